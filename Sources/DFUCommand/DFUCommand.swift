@@ -1,1 +1,72 @@
-// DFUCommand
+/// The `dfu` command line as a library: parse, run, render errors, return the exit code.
+///
+/// The executable only calls ``main(_:context:)`` with `CommandLine.arguments` and exits.
+public enum DFUCommand {
+    /// The version `dfu --version` prints.
+    public static let version = "0.1.0"
+
+    static let subcommands: [any Subcommand.Type] = []
+
+    private static func unknownCommandMessage(_ word: String) -> String {
+        if word.hasPrefix("-") { return "unknown option \(word)" }
+        var names: [String] = []
+        for command in subcommands { names.append(command.name) }
+        for name in names where EditDistance.between(Substring(name), Substring(word)) <= 2 {
+            return "unknown command '\(word)'; did you mean '\(name)'?"
+        }
+        return "unknown command '\(word)'"
+    }
+
+    private static func run(
+        _ command: any Subcommand.Type, _ arguments: [String], context: CommandContext
+    ) async -> ExitCode {
+        let parsed: ParsedArguments
+        do {
+            parsed = try ParsedArguments(arguments, specs: command.options, command: command.name)
+        } catch {
+            return ErrorReport.report(error, context: context)
+        }
+        do {
+            return try await command.run(parsed, context: context)
+        } catch {
+            return ErrorReport.report(error, context: context)
+        }
+    }
+
+    /// Runs `dfu` with `arguments` (without the program name) and returns the exit status.
+    public static func main(_ arguments: [String], context: CommandContext) async -> ExitCode {
+        guard let first = arguments.first else {
+            context.writeError(Help.overview())
+            return .usage
+        }
+        switch first {
+        case "-h", "--help":
+            context.writeOutput(Help.overview())
+            return .success
+        case "-V", "--version":
+            context.writeOutput("dfu \(version)\n")
+            return .success
+        case "help":
+            guard arguments.count > 1 else {
+                context.writeOutput(Help.overview())
+                return .success
+            }
+            guard let command = subcommands.first(where: { $0.name == arguments[1] }) else {
+                return ErrorReport.report(UsageError("unknown command '\(arguments[1])'"), context: context)
+            }
+            context.writeOutput(Help.help(for: command))
+            return .success
+        default:
+            break
+        }
+        guard let command = subcommands.first(where: { $0.name == first }) else {
+            return ErrorReport.report(UsageError(unknownCommandMessage(first)), context: context)
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            context.writeOutput(Help.help(for: command))
+            return .success
+        }
+        return await run(command, rest, context: context)
+    }
+}

@@ -1,0 +1,38 @@
+# dfu — build, test, demo and install.
+#   make            build a release binary (.build/release/dfu)
+#   make test       install what the tests need (as root), run every test
+#   make demo       the main job on a bundled sample package
+#   make install    PREFIX=/usr/local DESTDIR= (staging root)
+#   make clean
+
+SWIFT   ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BIN      = .build/release/dfu
+
+.PHONY: all build deps test demo install uninstall clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build -c release --product dfu
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+demo: build
+	$(BIN) inspect firmware-samples/secure-sd-bl-app.zip
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/dfu
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/dfu
+
+clean:
+	rm -rf .build

@@ -1,0 +1,32 @@
+/// The exit status of `dfu`, one value per outcome a script can branch on.
+///
+/// The numbers follow sysexits(3) where one fits and are documented in the README and `--help`.
+public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The process exit status.
+    public let rawValue: Int32
+
+    /// Makes an exit code from a process exit status.
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// Everything asked for was done.
+    public static let success = ExitCode(rawValue: 0)
+    /// The device rejected the update (the remote and extended error are named).
+    public static let deviceRejected = ExitCode(rawValue: 1)
+    /// The device was not found, or it stopped answering within its timeouts.
+    public static let deviceNotFound = ExitCode(rawValue: 2)
+    /// The command line was wrong (`EX_USAGE`).
+    public static let usage = ExitCode(rawValue: 64)
+    /// The package or firmware file is unusable (`EX_DATAERR`), including hash and signature failures.
+    public static let badPackage = ExitCode(rawValue: 65)
+    /// A file named on the command line could not be read (`EX_NOINPUT`).
+    public static let noInput = ExitCode(rawValue: 66)
+    /// BlueZ, the D-Bus system bus or the adapter is unavailable (`EX_UNAVAILABLE`).
+    public static let unavailable = ExitCode(rawValue: 69)
+    /// An internal error: a bug in `dfu` (`EX_SOFTWARE`).
+    public static let software = ExitCode(rawValue: 70)
+    /// Interrupted by Ctrl-C or SIGTERM.
+    public static let interrupted = ExitCode(rawValue: 130)
+
+    /// The number, for messages.
+    public var description: String { String(rawValue) }
+}

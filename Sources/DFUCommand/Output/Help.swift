@@ -1,0 +1,72 @@
+/// The text of `dfu --help` and `dfu COMMAND --help`.
+enum Help {
+    /// The exit-code table, shared by every help page and the README.
+    static let exitCodes: [(ExitCode, String)] = [
+        (.success, "success"),
+        (.deviceRejected, "the device rejected the update (the remote error is named)"),
+        (.deviceNotFound, "device not found, or it stopped answering within its timeouts"),
+        (.usage, "usage error: unknown option, bad value, missing argument"),
+        (.badPackage, "bad package or firmware file, hash or signature check failed"),
+        (.noInput, "a file named on the command line cannot be read"),
+        (.unavailable, "BlueZ, the D-Bus system bus or the Bluetooth adapter is unavailable"),
+        (.software, "internal error (a bug in dfu; please report it)"),
+        (.interrupted, "interrupted (Ctrl-C or SIGTERM)"),
+    ]
+
+    static func overview() -> String {
+        var text = """
+            dfu \(DFUCommand.version): update Nordic nRF5 firmware over Bluetooth LE through BlueZ
+
+            Usage: dfu COMMAND [OPTIONS]
+
+            Commands:
+
+            """
+        for command in DFUCommand.subcommands {
+            text += "  \(command.name.padding(12))\(command.abstract)\n"
+        }
+        text += """
+
+            Run 'dfu COMMAND --help' for a command's options and examples.
+
+            Options:
+              -h, --help      show this help
+              -V, --version   print the version
+
+            """
+        text += exitCodeSection()
+        return text
+    }
+
+    static func help(for command: any Subcommand.Type) -> String {
+        var text = "Usage: dfu \(command.name) \(command.synopsis)\n\n\(command.abstract)\n\n\(command.discussion)\n\nOptions:\n"
+        let rows = command.options.map { ($0.synopsis, $0.help) } + [("-h, --help", "show this help")]
+        let width = (rows.map(\.0.count).max() ?? 0) + 2
+        for (synopsis, help) in rows {
+            text += "  \(synopsis.padding(width))\(help)\n"
+        }
+        if !command.examples.isEmpty {
+            text += "\nExamples:\n"
+            for example in command.examples {
+                text += "  # \(example.comment)\n  \(example.command)\n"
+            }
+        }
+        text += "\n" + exitCodeSection()
+        return text
+    }
+
+    static func exitCodeSection() -> String {
+        var text = "Exit codes:\n"
+        for (code, meaning) in exitCodes {
+            text += "  \(String(code.rawValue).padding(5))\(meaning)\n"
+        }
+        return text
+    }
+}
+
+extension String {
+    /// The string padded with spaces to at least `width` characters.
+    func padding(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

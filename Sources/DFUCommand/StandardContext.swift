@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+extension CommandContext {
+    /// The real world: the process's stdout, stderr and environment.
+    public static func standard(environment: [String: String]) -> CommandContext {
+        CommandContext(
+            writeOutput: { StandardStream.write($0, to: STDOUT_FILENO) },
+            writeError: { StandardStream.write($0, to: STDERR_FILENO) },
+            environment: environment,
+            outputIsTerminal: isatty(STDOUT_FILENO) == 1,
+            errorIsTerminal: isatty(STDERR_FILENO) == 1)
+    }
+}
+
+/// Unbuffered writes to a file descriptor, retried on EINTR and partial writes.
+enum StandardStream {
+    /// Writes all of `text` to `fd`; a closed pipe ends the process quietly.
+    ///
+    /// The corresponding C function is `write`.
+    static func write(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import DFUCommand
+import Synchronization
+
+/// The result of running `dfu` in-process with a context that records its output.
+struct RecordedRun: Sendable {
+    let code: ExitCode
+    let output: String
+    let error: String
+
+    /// Runs `dfu ARGUMENTS` and records stdout, stderr and the exit code.
+    static func dfu(_ arguments: String..., environment: [String: String] = [:]) async -> RecordedRun {
+        let out = Mutex("")
+        let err = Mutex("")
+        let context = CommandContext(
+            writeOutput: { text in out.withLock { $0 += text } },
+            writeError: { text in err.withLock { $0 += text } },
+            environment: environment)
+        let code = await DFUCommand.main(arguments, context: context)
+        return RecordedRun(code: code, output: out.withLock { $0 }, error: err.withLock { $0 })
+    }
+
+    /// The lines written to standard error.
+    var errorLines: [Substring] { error.split(separator: "\n") }
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that building and testing dfu need, or says how to.
+#   scripts/install-deps.sh            build + test dependencies
+# As root, missing packages are installed with apt-get; otherwise the exact command is printed
+# and the script exits 1.
+set -euo pipefail
+
+packages=(pkg-config libdbus-1-dev libzip-dev libssl-dev zlib1g-dev dbus dbus-daemon)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "dfu needs these Debian packages: ${missing[*]}" >&2
+    echo "install them with:  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+fi
+
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
