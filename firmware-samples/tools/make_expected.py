@@ -1,0 +1,401 @@
+#!/usr/bin/env python3
+"""Compute expected.json for a folder of DFU packages, independently of the generators.
+
+Usage: make_expected.py LOG KEYS_DIR PACKAGES_DIR OUT.json
+
+Reads every *.zip in PACKAGES_DIR with zipfile and computes, per part, the
+sizes, zlib CRC-32, SHA-256 and CRC-16/CCITT of the .bin and .dat files. It
+decodes the init packets itself: Secure .dat files with the small protobuf
+reader below (field numbers from the dfu-cc protocol), Legacy .dat files with
+struct. Signatures are checked with the openssl CLI against every *-public.pem
+in KEYS_DIR. Nothing here imports nrfutil or adafruit-nrfutil.
+
+LOG is the log written by make-samples.sh: it says which command made each
+package and which seeded inputs went into it; that goes into `generator` and
+`inputs`. Field names follow shared/nordic-samples/samples.json where the two
+overlap.
+"""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+import zlib
+
+SYSTEM_PARTS = ["softdevice_bootloader", "softdevice", "bootloader"]
+PART_ORDER = SYSTEM_PARTS + ["application"]
+
+FW_TYPES = {0: "APPLICATION", 1: "SOFTDEVICE", 2: "BOOTLOADER", 3: "SOFTDEVICE_BOOTLOADER",
+            4: "EXTERNAL_APPLICATION"}
+HASH_TYPES = {0: "NO_HASH", 1: "CRC", 2: "SHA128", 3: "SHA256", 4: "SHA512"}
+OP_CODES = {0: "RESET", 1: "INIT"}
+SIGNATURE_TYPES = {0: "ECDSA_P256_SHA256", 1: "ED25519"}
+VALIDATION_TYPES = {0: "NO_VALIDATION", 1: "VALIDATE_GENERATED_CRC", 2: "VALIDATE_SHA256",
+                    3: "VALIDATE_ECDSA_P256_SHA256"}
+
+
+class DecodeError(ValueError):
+    """The bytes are not the message they claim to be."""
+
+
+# --- protobuf (wire format only) ---------------------------------------------
+
+def read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    """Return (value, next position) of the base-128 varint at POS."""
+    value, shift = 0, 0
+    while True:
+        if pos >= len(data):
+            raise DecodeError("varint runs past the end")
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+        if shift > 63:
+            raise DecodeError("varint longer than 10 bytes")
+
+
+def fields(data: bytes) -> list[tuple[int, int, object]]:
+    """Split a message into (field number, wire type, value); value is int or bytes."""
+    out, pos = [], 0
+    while pos < len(data):
+        key, pos = read_varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if number == 0:
+            raise DecodeError("field number 0")
+        if wire == 0:
+            value, pos = read_varint(data, pos)
+        elif wire == 2:
+            length, pos = read_varint(data, pos)
+            if pos + length > len(data):
+                raise DecodeError("length-delimited field runs past the end")
+            value, pos = data[pos:pos + length], pos + length
+        elif wire == 5:
+            if pos + 4 > len(data):
+                raise DecodeError("fixed32 runs past the end")
+            value, pos = int.from_bytes(data[pos:pos + 4], "little"), pos + 4
+        elif wire == 1:
+            if pos + 8 > len(data):
+                raise DecodeError("fixed64 runs past the end")
+            value, pos = int.from_bytes(data[pos:pos + 8], "little"), pos + 8
+        else:
+            raise DecodeError(f"wire type {wire}")
+        out.append((number, wire, value))
+    return out
+
+
+def packed_varints(data: bytes) -> list[int]:
+    """Decode a packed repeated varint field."""
+    out, pos = [], 0
+    while pos < len(data):
+        value, pos = read_varint(data, pos)
+        out.append(value)
+    return out
+
+
+def need(wire: int, expected: int, what: str) -> None:
+    if wire != expected:
+        raise DecodeError(f"{what}: wire type {wire}, expected {expected}")
+
+
+def decode_init_command(data: bytes) -> dict:
+    """InitCommand: 1 fw_version, 2 hw_version, 3 sd_req (repeated), 4 type, 5 sd_size,
+    6 bl_size, 7 app_size, 8 hash {1 hash_type, 2 hash}, 9 is_debug,
+    10 boot_validation {1 type, 2 bytes} (repeated)."""
+    init = {"fw_version": None, "hw_version": None, "sd_req": [], "type": None, "sd_size": 0,
+            "bl_size": 0, "app_size": 0, "hash_type": None, "hash_le": None, "is_debug": False,
+            "boot_validation": [], "boot_validation_bytes_le": []}
+    scalar = {1: "fw_version", 2: "hw_version", 5: "sd_size", 6: "bl_size", 7: "app_size"}
+    for number, wire, value in fields(data):
+        if number in scalar:
+            need(wire, 0, scalar[number])
+            init[scalar[number]] = value
+        elif number == 3:
+            ids = packed_varints(value) if wire == 2 else [value]
+            init["sd_req"] += [f"0x{v:X}" for v in ids]
+        elif number == 4:
+            need(wire, 0, "type")
+            init["type"] = FW_TYPES.get(value, value)
+        elif number == 8:
+            need(wire, 2, "hash")
+            for n, w, v in fields(value):
+                if n == 1:
+                    init["hash_type"] = HASH_TYPES.get(v, v)
+                elif n == 2:
+                    need(w, 2, "hash.hash")
+                    init["hash_le"] = v.hex()
+        elif number == 9:
+            need(wire, 0, "is_debug")
+            init["is_debug"] = bool(value)
+        elif number == 10:
+            need(wire, 2, "boot_validation")
+            kind, raw = None, b""
+            for n, w, v in fields(value):
+                if n == 1:
+                    kind = VALIDATION_TYPES.get(v, v)
+                elif n == 2:
+                    need(w, 2, "boot_validation.bytes")
+                    raw = v
+            init["boot_validation"].append(kind)
+            init["boot_validation_bytes_le"].append(raw.hex())
+    if init["type"] is None or init["hash_le"] is None:
+        raise DecodeError("InitCommand lacks type or hash")
+    return init
+
+
+def decode_command(data: bytes) -> tuple[dict, bytes]:
+    """Command: 1 op_code, 2 init. Returns (decoded, raw InitCommand bytes)."""
+    op_code, init_bytes = None, None
+    for number, wire, value in fields(data):
+        if number == 1:
+            need(wire, 0, "op_code")
+            op_code = OP_CODES.get(value, value)
+        elif number == 2:
+            need(wire, 2, "init")
+            init_bytes = value
+    if init_bytes is None:
+        raise DecodeError("Command without init")
+    decoded = {"op_code": op_code}
+    decoded.update(decode_init_command(init_bytes))
+    return decoded, init_bytes
+
+
+def decode_secure_dat(data: bytes) -> tuple[dict, bytes, bytes | None]:
+    """Packet: 1 command (unsigned) | 2 signed_command {1 command, 2 signature_type, 3 signature}.
+    Returns (decoded init, signed bytes = raw InitCommand, signature r||s little-endian or None)."""
+    top = fields(data)
+    if len(top) != 1:
+        raise DecodeError(f"Packet has {len(top)} top-level fields")
+    number, wire, value = top[0]
+    need(wire, 2, "Packet field")
+    if number == 1:
+        decoded, init_bytes = decode_command(value)
+        decoded.update({"signature_type": None, "signature_le": None})
+        return decoded, init_bytes, None
+    if number == 2:
+        command, signature_type, signature = None, None, None
+        for n, w, v in fields(value):
+            if n == 1:
+                need(w, 2, "signed_command.command")
+                command = v
+            elif n == 2:
+                signature_type = SIGNATURE_TYPES.get(v, v)
+            elif n == 3:
+                need(w, 2, "signed_command.signature")
+                signature = v
+        if command is None or signature is None:
+            raise DecodeError("SignedCommand lacks command or signature")
+        decoded, init_bytes = decode_command(command)
+        decoded.update({"signature_type": signature_type, "signature_le": signature.hex()})
+        return decoded, init_bytes, signature
+    raise DecodeError(f"Packet field {number}")
+
+
+# --- Legacy init packet -------------------------------------------------------
+
+def decode_legacy_dat(data: bytes) -> dict:
+    """device_type u16, device_revision u16, application_version u32, sd count u16,
+    sd_req u16 * count, then either crc16 u16 (dfu 0.5), or ext_packet_id u32 and:
+    0 -> crc16 u16 (0.6); 1 -> length u32 + SHA-256 (0.7); 2 -> length + SHA-256 + ECDSA (0.8)."""
+    def u(offset: int, size: int) -> int:
+        if offset + size > len(data):
+            raise DecodeError("legacy init packet too short")
+        return int.from_bytes(data[offset:offset + size], "little")
+
+    init = {"raw_hex": data.hex(), "device_type": u(0, 2), "device_revision": u(2, 2),
+            "application_version": u(4, 4)}
+    count = u(8, 2)
+    init["softdevice_req"] = [u(10 + 2 * i, 2) for i in range(count)]
+    rest = 10 + 2 * count
+    tail = len(data) - rest
+    if tail == 2:
+        init["firmware_crc16"] = u(rest, 2)
+    elif tail >= 4:
+        ext = u(rest, 4)
+        init["ext_packet_id"] = ext
+        if ext == 0 and tail == 6:
+            init["firmware_crc16"] = u(rest + 4, 2)
+        elif ext in (1, 2) and tail == (40 if ext == 1 else 104):
+            init["firmware_length"] = u(rest + 4, 4)
+            init["firmware_hash"] = data[rest + 8:rest + 40].hex()
+            if ext == 2:
+                init["init_packet_ecds"] = data[rest + 40:rest + 104].hex()
+        else:
+            raise DecodeError(f"legacy ext_packet_id {ext} with {tail} trailing bytes")
+    else:
+        raise DecodeError(f"legacy init packet with {tail} trailing bytes")
+    return init
+
+
+# --- checksums and signatures ---------------------------------------------------
+
+def crc16_ccitt(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE: polynomial 0x1021, initial 0xFFFF, no reflection, no final xor."""
+    crc = 0xFFFF
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
+            crc &= 0xFFFF
+    return crc
+
+
+def der_signature(r: bytes, s: bytes) -> bytes:
+    """ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER } from big-endian r and s."""
+    def integer(value: bytes) -> bytes:
+        value = value.lstrip(b"\0") or b"\0"
+        if value[0] & 0x80:
+            value = b"\0" + value
+        return bytes([0x02, len(value)]) + value
+    body = integer(r) + integer(s)
+    return bytes([0x30, len(body)]) + body
+
+
+def verifying_keys(signed: bytes, signature_be: bytes, keys: dict[str, str]) -> list[str]:
+    """Names of the public keys (openssl dgst -sha256 -verify) that accept the signature."""
+    accepted = []
+    with tempfile.TemporaryDirectory() as tmp:
+        data_path, sig_path = os.path.join(tmp, "data"), os.path.join(tmp, "sig")
+        with open(data_path, "wb") as f:
+            f.write(signed)
+        with open(sig_path, "wb") as f:
+            f.write(der_signature(signature_be[:32], signature_be[32:]))
+        for name, path in sorted(keys.items()):
+            result = subprocess.run(
+                ["openssl", "dgst", "-sha256", "-verify", path, "-signature", sig_path, data_path],
+                capture_output=True)
+            if result.returncode == 0:
+                accepted.append(name)
+    return accepted
+
+
+# --- packages ---------------------------------------------------------------------
+
+def read_log(path: str) -> dict[str, dict]:
+    """Map package file name -> {generator, inputs} from make-samples.sh's log."""
+    current_inputs: dict[str, dict] = {}
+    packages = {}
+    with open(path) as f:
+        for line in f:
+            cols = line.rstrip("\n").split("\t")
+            if cols[0] == "input":
+                name, kind, seed, shape = cols[1], cols[2], int(cols[3]), cols[4]
+                item = {"file": name, "format": kind, "seed": seed}
+                if kind == "bin":
+                    item["size"] = int(shape)
+                else:
+                    item["regions"] = [{"address": f"0x{int(a, 0):08X}", "size": int(s, 0)}
+                                       for a, s in (r.split(":") for r in shape.split())]
+                current_inputs[name] = item
+            elif cols[0] == "package":
+                name, tool, argv = cols[1], cols[2], cols[3:]
+                inputs = [current_inputs[a] for a in argv if a in current_inputs]
+                packages[name] = {"generator": {"tool": tool, "argv": argv}, "inputs": inputs}
+    return packages
+
+
+def describe_package(path: str, keys: dict[str, str], made: dict | None) -> dict:
+    with zipfile.ZipFile(path) as z:
+        infos = z.infolist()
+        files = {i.filename: z.read(i) for i in infos}
+    manifest = json.loads(files["manifest.json"])["manifest"]
+    legacy = "dfu_version" in manifest
+    entry = {
+        "file": os.path.basename(path),
+        "format": "legacy" if legacy else "secure",
+        "zip_size": os.path.getsize(path),
+        "entries": {i.filename: i.file_size for i in infos},
+        "compression": {i.filename: "deflated" if i.compress_type == zipfile.ZIP_DEFLATED else "stored"
+                        for i in infos},
+        "manifest": json.loads(files["manifest.json"]),
+    }
+    if legacy:
+        entry["dfu_version"] = manifest["dfu_version"]
+    if made:
+        entry.update(made)
+
+    parts, signed = [], []
+    for kind in PART_ORDER:
+        if kind not in manifest:
+            continue
+        spec = manifest[kind]
+        binary, dat = files[spec["bin_file"]], files[spec["dat_file"]]
+        part = {
+            "type": kind,
+            "bin_file": spec["bin_file"], "bin_size": len(binary),
+            "bin_crc32": f"{zlib.crc32(binary):08x}",
+            "bin_sha256": hashlib.sha256(binary).hexdigest(),
+            "bin_crc16_ccitt": f"{crc16_ccitt(binary):04x}",
+            "dat_file": spec["dat_file"], "dat_size": len(dat),
+            "dat_crc32": f"{zlib.crc32(dat):08x}",
+        }
+        checks = {}
+        if legacy:
+            init = decode_legacy_dat(dat)
+            part["init"] = init
+            part["manifest_init_packet_data"] = spec.get("init_packet_data")
+            if "sd_size" in spec:
+                part["sd_size"] = part["manifest_sd_size"] = spec["sd_size"]
+            if "bl_size" in spec:
+                part["bl_size"] = part["manifest_bl_size"] = spec["bl_size"]
+            if "firmware_crc16" in init:
+                checks["crc16_matches_bin"] = init["firmware_crc16"] == crc16_ccitt(binary)
+            if "firmware_hash" in init:
+                checks["sha256_matches_bin"] = init["firmware_hash"] == hashlib.sha256(binary).hexdigest()
+                checks["length_matches_bin"] = init["firmware_length"] == len(binary)
+            signed.append("init_packet_ecds" in init)
+        else:
+            init, init_bytes, signature = decode_secure_dat(dat)
+            part["init"] = init
+            if "info_read_only_metadata" in spec:
+                part["manifest_info_read_only_metadata"] = spec["info_read_only_metadata"]
+            for size_key in ("sd_size", "bl_size"):
+                if init[size_key]:
+                    part[size_key] = init[size_key]
+            checks["sha256_le_matches_bin"] = init["hash_le"] == hashlib.sha256(binary).digest()[::-1].hex()
+            checks["sizes_match_bin"] = init["sd_size"] + init["bl_size"] + init["app_size"] == len(binary)
+            if signature is not None:
+                signature_be = signature[31::-1] + signature[:31:-1]
+                accepted = verifying_keys(init_bytes, signature_be, keys)
+                init["signature_verified_by"] = accepted[0] if len(accepted) == 1 else (accepted or None)
+            else:
+                init["signature_verified_by"] = None
+            signed.append(signature is not None)
+        part["checks"] = checks
+        parts.append(part)
+    unknown = sorted(set(manifest) - set(PART_ORDER) - {"dfu_version"})
+    if unknown:
+        raise SystemExit(f"{path}: unknown manifest keys {unknown}")
+    entry["signed"] = all(signed) if signed else False
+    entry["parts"] = parts
+    return entry
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 5:
+        sys.stderr.write(__doc__)
+        return 64
+    log, keys_dir, packages_dir, out = argv[1:]
+    made = read_log(log)
+    keys = {name: os.path.join(keys_dir, name)
+            for name in os.listdir(keys_dir) if name.endswith("-public.pem")}
+    result = []
+    for name in sorted(os.listdir(packages_dir)):
+        if name.endswith(".zip"):
+            result.append(describe_package(os.path.join(packages_dir, name), keys, made.get(name)))
+    with open(out, "w") as f:
+        json.dump(result, f, indent=1, sort_keys=True)
+        f.write("\n")
+    failed = [(e["file"], p["type"], k) for e in result for p in e["parts"]
+              for k, v in p["checks"].items() if v is not True]
+    if failed:
+        raise SystemExit(f"checks failed: {failed}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
