@@ -214,7 +214,7 @@ secure "$BAD" signed-with-other-key.zip \
 "$PYTHON" "$HERE/tools/make_bad_fixtures.py" "$PACKAGES" "$BAD"
 
 # --- expected.json ------------------------------------------------------------
-"$PYTHON" "$HERE/tools/make_expected.py" "$LOG" "$KEYS" "$PACKAGES" "$PACKAGES/expected.json"
+"$PYTHON" "$HERE/tools/make_expected.py" "$LOG" "$KEYS" "$PACKAGES" "$PACKAGES/expected.json" "$PACKAGES/README.md"
 "$PYTHON" "$HERE/tools/make_expected.py" "$LOG" "$KEYS" "$SAMPLES" "$SAMPLES/expected.json"
 
 echo "done:"

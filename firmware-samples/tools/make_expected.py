@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compute expected.json for a folder of DFU packages, independently of the generators.
 
-Usage: make_expected.py LOG KEYS_DIR PACKAGES_DIR OUT.json
+Usage: make_expected.py LOG KEYS_DIR PACKAGES_DIR OUT.json [README.md]
 
 Reads every *.zip in PACKAGES_DIR with zipfile and computes, per part, the
 sizes, zlib CRC-32, SHA-256 and CRC-16/CCITT of the .bin and .dat files. It
@@ -375,11 +375,71 @@ def describe_package(path: str, keys: dict[str, str], made: dict | None) -> dict
     return entry
 
 
+def init_summary(part: dict) -> str:
+    """One line of the decoded init packet, for the README table."""
+    init = part["init"]
+    if "type" in init:
+        text = (f"{init['type']} fw={init['fw_version']} hw={init['hw_version']} "
+                f"sd_req=[{','.join(init['sd_req'])}]")
+        if init["sd_size"] or init["bl_size"]:
+            text += f" sd_size={init['sd_size']} bl_size={init['bl_size']}"
+        if init["is_debug"]:
+            text += " is_debug"
+        if init["boot_validation"] != ["VALIDATE_GENERATED_CRC"] * len(init["boot_validation"]):
+            text += f" boot_validation={','.join(init['boot_validation'])}"
+        signer = init["signature_verified_by"]
+        return text + (f" signed ({signer})" if init["signature_type"] else " unsigned")
+    text = (f"dev_type=0x{init['device_type']:04X} dev_rev=0x{init['device_revision']:04X} "
+            f"app_ver=0x{init['application_version']:X} "
+            f"sd_req=[{','.join(f'0x{v:X}' for v in init['softdevice_req'])}]")
+    if "ext_packet_id" in init:
+        text += f" ext_packet_id={init['ext_packet_id']}"
+    if "firmware_crc16" in init:
+        text += f" crc16=0x{init['firmware_crc16']:04X}"
+    return text
+
+
+def write_readme(path: str, result: list[dict]) -> None:
+    """A markdown table of RESULT, for people; expected.json stays the reference."""
+    lines = [
+        "# Valid DFU packages (test fixtures)",
+        "",
+        "Made by `firmware-samples/make-samples.sh` with Nordic's generators (nrfutil 6.1.7 for Secure,",
+        "adafruit-nrfutil 0.5.3.post16 for Legacy); see `firmware-samples/README.md` for the tools, seeds and",
+        "what is deterministic. The firmware images are synthetic (seeded pseudo-random bytes), NOT runnable",
+        "firmware. Signed packages are signed with `../keys/test-private.pem` (TEST ONLY).",
+        "",
+        "`expected.json` is the reference: for every zip, its entries, manifest, the generator command, the",
+        "seeded inputs, and per part (system part first, then application) the sizes, CRC-32, SHA-256 and",
+        "CRC-16/CCITT of the .bin and .dat, and the init packet decoded by",
+        "`firmware-samples/tools/make_expected.py` (plain Python: zipfile, zlib, hashlib, a small protobuf",
+        "reader, struct; signatures checked with the openssl CLI). Field names follow",
+        "`shared/nordic-samples/samples.json`. This table is generated from it.",
+        "",
+        "Note: both generators pad every image to a whole 4-byte word with 0xFF, so `secure-app-4095.zip`",
+        "holds a 4096-byte bin and `secure-app-4097.zip` a 4100-byte bin (the name gives the input size).",
+        "",
+        "| file | zip B | format | parts: bin (size, CRC-32) | init packet | made with |",
+        "|---|---|---|---|---|---|",
+    ]
+    for entry in result:
+        parts = "<br>".join(f"{p['type']}: {p['bin_file']} ({p['bin_size']}, {p['bin_crc32']})"
+                            for p in entry["parts"])
+        inits = "<br>".join(init_summary(p) for p in entry["parts"])
+        if entry["format"] == "legacy":
+            inits = f"dfu_version={entry['dfu_version']}<br>" + inits
+        generator = entry.get("generator")
+        made = f"`{generator['tool'].split()[0]} {' '.join(generator['argv'])}`" if generator else ""
+        lines.append(f"| `{entry['file']}` | {entry['zip_size']} | {entry['format']} | {parts} | {inits} | {made} |")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 5:
+    if len(argv) not in (5, 6):
         sys.stderr.write(__doc__)
         return 64
-    log, keys_dir, packages_dir, out = argv[1:]
+    log, keys_dir, packages_dir, out = argv[1:5]
     made = read_log(log)
     keys = {name: os.path.join(keys_dir, name)
             for name in os.listdir(keys_dir) if name.endswith("-public.pem")}
@@ -390,6 +450,8 @@ def main(argv: list[str]) -> int:
     with open(out, "w") as f:
         json.dump(result, f, indent=1, sort_keys=True)
         f.write("\n")
+    if len(argv) == 6:
+        write_readme(argv[5], result)
     failed = [(e["file"], p["type"], k) for e in result for p in e["parts"]
               for k, v in p["checks"].items() if v is not True]
     if failed:
