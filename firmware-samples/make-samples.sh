@@ -57,7 +57,7 @@ OUT=$WORK/out        # generator outputs before they are moved into place
 mkdir -p "$IN" "$OUT" "$KEYS" "$HEXES" "$PACKAGES" "$BAD"
 # The log, in the order things happen (inputs are rewritten under the same name):
 #   input <TAB> file <TAB> bin|hex <TAB> seed <TAB> size, or ADDR:SIZE regions
-#   package <TAB> zip <TAB> tool <TAB> argv...
+#   package <TAB> path of the zip <TAB> tool <TAB> argv...
 LOG=$WORK/log.tsv
 : >"$LOG"
 
@@ -74,10 +74,10 @@ synth_hex() {
     printf 'input\t%s\thex\t%s\t%s\n' "$name" "$seed" "$*" >>"$LOG"
 }
 
-# record PACKAGE TOOL ARG... — remember how a package was made (for expected.json).
+# record PATH TOOL ARG... — remember how the package at PATH was made (for expected.json).
 record() {
-    local package=$1 tool=$2; shift 2
-    { printf 'package\t%s\t%s' "$package" "$tool"; printf '\t%s' "$@"; printf '\n'; } >>"$LOG"
+    local path=$1 tool=$2; shift 2
+    { printf 'package\t%s\t%s' "$path" "$tool"; printf '\t%s' "$@"; printf '\n'; } >>"$LOG"
 }
 
 # secure DEST_DIR PACKAGE ARG... — nrfutil pkg generate, run inside $IN.
@@ -86,7 +86,7 @@ secure() {
     (cd "$IN" && "$NRFUTIL" pkg generate "$@" "$OUT/$package" >"$WORK/last.log" 2>&1) \
         || { cat "$WORK/last.log" >&2; exit 1; }
     mv "$OUT/$package" "$dest/$package"
-    record "$package" "nrfutil $nrfutil_version" pkg generate "$@" "$package"
+    record "$dest/$package" "nrfutil $nrfutil_version" pkg generate "$@" "$package"
 }
 
 # legacy DEST_DIR PACKAGE ARG... — adafruit-nrfutil dfu genpkg, run inside $IN.
@@ -95,7 +95,7 @@ legacy() {
     (cd "$IN" && "$ADAFRUIT_NRFUTIL" dfu genpkg "$@" "$OUT/$package" >"$WORK/last.log" 2>&1) \
         || { cat "$WORK/last.log" >&2; exit 1; }
     mv "$OUT/$package" "$dest/$package"
-    record "$package" "adafruit-nrfutil $adafruit_version" dfu genpkg "$@" "$package"
+    record "$dest/$package" "adafruit-nrfutil $adafruit_version" dfu genpkg "$@" "$package"
 }
 
 # --- keys (TEST ONLY) ---------------------------------------------------------
@@ -190,7 +190,7 @@ with zipfile.ZipFile(sys.argv[1]) as src, zipfile.ZipFile(sys.argv[2], "w", zipf
         fresh.compress_type, fresh.external_attr = zipfile.ZIP_DEFLATED, info.external_attr
         dst.writestr(fresh, src.read(info))
 PY
-printf 'package\tsecure-app-4096-deflated.zip\tpython3 zipfile\trepack\tsecure-app-4096.zip\t--deflate\n' >>"$LOG"
+printf 'package\t%s\tpython3 zipfile\trepack\tsecure-app-4096.zip\t--deflate\n' "$PACKAGES/secure-app-4096-deflated.zip" >>"$LOG"
 
 # --- Tests/Fixtures/packages/: Legacy -----------------------------------------
 legacy "$PACKAGES" legacy-app.zip --application app.bin
@@ -214,8 +214,8 @@ secure "$BAD" signed-with-other-key.zip \
 "$PYTHON" "$HERE/tools/make_bad_fixtures.py" "$PACKAGES" "$BAD"
 
 # --- expected.json ------------------------------------------------------------
-"$PYTHON" "$HERE/tools/make_expected.py" "$LOG" "$KEYS" "$PACKAGES" "$PACKAGES/expected.json" "$PACKAGES/README.md"
-"$PYTHON" "$HERE/tools/make_expected.py" "$LOG" "$KEYS" "$SAMPLES" "$SAMPLES/expected.json"
+"$PYTHON" "$HERE/tools/make_expected.py" "$LOG" "$KEYS" "$HEXES" "$PACKAGES" "$PACKAGES/expected.json" "$PACKAGES/README.md"
+"$PYTHON" "$HERE/tools/make_expected.py" "$LOG" "$KEYS" "$HEXES" "$SAMPLES" "$SAMPLES/expected.json"
 
 echo "done:"
 (cd "$ROOT" && ls -l firmware-samples/*.zip Tests/Fixtures/packages Tests/Fixtures/bad | sed 's/^/  /')

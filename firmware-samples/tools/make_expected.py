@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Compute expected.json for a folder of DFU packages, independently of the generators.
 
-Usage: make_expected.py LOG KEYS_DIR PACKAGES_DIR OUT.json [README.md]
+Usage: make_expected.py LOG KEYS_DIR HEX_DIR PACKAGES_DIR OUT.json [README.md]
 
 Reads every *.zip in PACKAGES_DIR with zipfile and computes, per part, the
 sizes, zlib CRC-32, SHA-256 and CRC-16/CCITT of the .bin and .dat files. It
 decodes the init packets itself: Secure .dat files with the small protobuf
 reader below (field numbers from the dfu-cc protocol), Legacy .dat files with
 struct. Signatures are checked with the openssl CLI against every *-public.pem
-in KEYS_DIR. Nothing here imports nrfutil or adafruit-nrfutil.
+in KEYS_DIR. A part made from the Intel HEX files in HEX_DIR is compared with
+this script's own conversion of them. Nothing here imports nrfutil or
+adafruit-nrfutil. With README.md, also writes a markdown table of the result.
 
 LOG is the log written by make-samples.sh: it says which command made each
 package and which seeded inputs went into it; that goes into `generator` and
@@ -273,10 +275,64 @@ def verifying_keys(signed: bytes, signature_be: bytes, keys: dict[str, str]) -> 
     return accepted
 
 
+# --- Intel HEX -------------------------------------------------------------------
+
+MBR_END = 0x1000
+UICR_START = 0x10000000
+
+
+def hex_to_bin(path: str, drop_mbr: bool) -> bytes:
+    """The image of an Intel HEX file as nrfutil turns it into a .bin: data at or above
+    UICR (0x10000000) dropped, the MBR page (below 0x1000) dropped for SoftDevices, gaps and the
+    tail up to a whole 4-byte word filled with 0xFF."""
+    memory: dict[int, int] = {}
+    base = 0
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            raw = bytes.fromhex(line[1:])
+            if sum(raw) & 0xFF:
+                raise DecodeError(f"{path}: bad record checksum")
+            count, address, kind, data = raw[0], int.from_bytes(raw[1:3], "big"), raw[3], raw[4:-1]
+            if len(data) != count:
+                raise DecodeError(f"{path}: bad record length")
+            if kind == 0x00:
+                for i, byte in enumerate(data):
+                    memory[base + address + i] = byte
+            elif kind == 0x04:
+                base = int.from_bytes(data, "big") << 16
+            elif kind == 0x02:
+                base = int.from_bytes(data, "big") << 4
+            elif kind == 0x01:
+                break
+    kept = [a for a in memory if a < UICR_START and (a >= MBR_END or not drop_mbr)]
+    start, end = min(kept), max(kept) + 1
+    size = (end - start + 3) // 4 * 4
+    # Everything in [start, start + size) is below UICR and, for SoftDevices, above the MBR.
+    return bytes(memory.get(start + i, 0xFF) for i in range(size))
+
+
+def hex_inputs_match(part: dict, binary: bytes, inputs: list[dict], input_dir: str | None) -> bool | None:
+    """Whether the part's .bin equals the conversion of the hex inputs it was made from;
+    None when the part was not made from hex files."""
+    hexes = {i["file"]: i for i in inputs if i["format"] == "hex"}
+    if input_dir is None or not hexes:
+        return None
+    if part["type"] == "application" and "app.hex" in hexes:
+        return binary == hex_to_bin(os.path.join(input_dir, "app.hex"), drop_mbr=False)
+    if part["type"] == "softdevice_bootloader" and {"softdevice.hex", "bootloader.hex"} <= set(hexes):
+        expected = (hex_to_bin(os.path.join(input_dir, "softdevice.hex"), drop_mbr=True)
+                    + hex_to_bin(os.path.join(input_dir, "bootloader.hex"), drop_mbr=False))
+        return binary == expected
+    return None
+
+
 # --- packages ---------------------------------------------------------------------
 
 def read_log(path: str) -> dict[str, dict]:
-    """Map package file name -> {generator, inputs} from make-samples.sh's log."""
+    """Map package path (real path) -> {generator, inputs} from make-samples.sh's log."""
     current_inputs: dict[str, dict] = {}
     packages = {}
     with open(path) as f:
@@ -292,13 +348,14 @@ def read_log(path: str) -> dict[str, dict]:
                                        for a, s in (r.split(":") for r in shape.split())]
                 current_inputs[name] = item
             elif cols[0] == "package":
-                name, tool, argv = cols[1], cols[2], cols[3:]
+                path, tool, argv = cols[1], cols[2], cols[3:]
                 inputs = [current_inputs[a] for a in argv if a in current_inputs]
-                packages[name] = {"generator": {"tool": tool, "argv": argv}, "inputs": inputs}
+                packages[os.path.realpath(path)] = {"generator": {"tool": tool, "argv": argv},
+                                                    "inputs": inputs}
     return packages
 
 
-def describe_package(path: str, keys: dict[str, str], made: dict | None) -> dict:
+def describe_package(path: str, keys: dict[str, str], made: dict, hex_dir: str) -> dict:
     with zipfile.ZipFile(path) as z:
         infos = z.infolist()
         files = {i.filename: z.read(i) for i in infos}
@@ -315,8 +372,7 @@ def describe_package(path: str, keys: dict[str, str], made: dict | None) -> dict
     }
     if legacy:
         entry["dfu_version"] = manifest["dfu_version"]
-    if made:
-        entry.update(made)
+    entry.update(made)
 
     parts, signed = [], []
     for kind in PART_ORDER:
@@ -334,6 +390,9 @@ def describe_package(path: str, keys: dict[str, str], made: dict | None) -> dict
             "dat_crc32": f"{zlib.crc32(dat):08x}",
         }
         checks = {}
+        from_hex = hex_inputs_match(part, binary, made["inputs"], hex_dir)
+        if from_hex is not None:
+            checks["bin_matches_hex_inputs"] = from_hex
         if legacy:
             init = decode_legacy_dat(dat)
             part["init"] = init
@@ -436,22 +495,26 @@ def write_readme(path: str, result: list[dict]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) not in (5, 6):
+    if len(argv) not in (6, 7):
         sys.stderr.write(__doc__)
         return 64
-    log, keys_dir, packages_dir, out = argv[1:5]
+    log, keys_dir, hex_dir, packages_dir, out = argv[1:6]
     made = read_log(log)
     keys = {name: os.path.join(keys_dir, name)
             for name in os.listdir(keys_dir) if name.endswith("-public.pem")}
     result = []
     for name in sorted(os.listdir(packages_dir)):
         if name.endswith(".zip"):
-            result.append(describe_package(os.path.join(packages_dir, name), keys, made.get(name)))
+            path = os.path.join(packages_dir, name)
+            recipe = made.get(os.path.realpath(path))
+            if recipe is None:
+                raise SystemExit(f"{path}: not in the log, so its recipe is unknown")
+            result.append(describe_package(path, keys, recipe, hex_dir))
     with open(out, "w") as f:
         json.dump(result, f, indent=1, sort_keys=True)
         f.write("\n")
-    if len(argv) == 6:
-        write_readme(argv[5], result)
+    if len(argv) == 7:
+        write_readme(argv[6], result)
     failed = [(e["file"], p["type"], k) for e in result for p in e["parts"]
               for k, v in p["checks"].items() if v is not True]
     if failed:
