@@ -401,6 +401,11 @@ def describe_package(path: str, keys: dict[str, str], made: dict, hex_dir: str) 
                 part["sd_size"] = part["manifest_sd_size"] = spec["sd_size"]
             if "bl_size" in spec:
                 part["bl_size"] = part["manifest_bl_size"] = spec["bl_size"]
+            manifest_init = spec.get("init_packet_data", {})
+            checks["manifest_init_matches_dat"] = all(
+                init.get(k) == (v.hex() if isinstance(v, bytes) else v) for k, v in manifest_init.items())
+            if "sd_size" in spec or "bl_size" in spec:
+                checks["manifest_sizes_match_bin"] = spec.get("sd_size", 0) + spec.get("bl_size", 0) == len(binary)
             if "firmware_crc16" in init:
                 checks["crc16_matches_bin"] = init["firmware_crc16"] == crc16_ccitt(binary)
             if "firmware_hash" in init:
@@ -411,7 +416,10 @@ def describe_package(path: str, keys: dict[str, str], made: dict, hex_dir: str) 
             init, init_bytes, signature = decode_secure_dat(dat)
             part["init"] = init
             if "info_read_only_metadata" in spec:
-                part["manifest_info_read_only_metadata"] = spec["info_read_only_metadata"]
+                metadata = spec["info_read_only_metadata"]
+                part["manifest_info_read_only_metadata"] = metadata
+                checks["manifest_sizes_match_init"] = (
+                    metadata.get("sd_size", 0) == init["sd_size"] and metadata.get("bl_size", 0) == init["bl_size"])
             for size_key in ("sd_size", "bl_size"):
                 if init[size_key]:
                     part[size_key] = init[size_key]
