@@ -211,7 +211,7 @@ legacy "$PACKAGES" legacy-sd-bl-app.zip \
 secure "$BAD" signed-with-other-key.zip \
     --application app.bin --application-version 1 "${HW[@]}" "${SDREQ[@]}" --key-file other-private.pem
 # The rest are cut or rewritten from the packages above by plain Python.
-"$PYTHON" "$HERE/tools/make_bad_fixtures.py" "$PACKAGES" "$BAD"
+"$PYTHON" "$HERE/tools/make_bad_fixtures.py" "$PACKAGES" "$BAD" "$KEYS"
 
 # --- expected.json ------------------------------------------------------------
 "$PYTHON" "$HERE/tools/make_expected.py" "$LOG" "$KEYS" "$HEXES" "$PACKAGES" "$PACKAGES/expected.json" "$PACKAGES/README.md"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write Tests/Fixtures/bad/: one broken DFU input per file, one cause each.
 
-Usage: make_bad_fixtures.py PACKAGES_DIR BAD_DIR
+Usage: make_bad_fixtures.py PACKAGES_DIR BAD_DIR KEYS_DIR
 
 Every file is derived with the Python standard library from the valid packages
 that make-samples.sh has just generated (secure-app-1024.zip, secure-bl.zip,
@@ -9,9 +9,12 @@ secure-sd.zip, legacy-app.zip), except signed-with-other-key.zip, which
 make-samples.sh makes with nrfutil before calling this script. Entries written
 here carry the fixed time 1980-01-01 00:00:00, so the output depends only on
 the input packages. Also writes BAD_DIR/README.md and BAD_DIR/expected.json
-from the table below, so the three never disagree.
+from the table below, so the three never disagree. Finally it checks, with
+plain Python and the openssl CLI (through make_expected.py), that every file
+shows its defect and, where it can, nothing else; it stops with an error if not.
 """
 
+import hashlib
 import json
 import os
 import random
@@ -19,6 +22,8 @@ import struct
 import sys
 import zipfile
 import zlib
+
+from make_expected import DecodeError, crc16_ccitt, decode_legacy_dat, decode_secure_dat, verifying_keys
 
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 MIB = 1024 * 1024
@@ -144,11 +149,92 @@ def patch_declared_size(path: str, name: str, declared: int) -> None:
         f.write(raw)
 
 
+def verify_defects(bad: str, keys_dir: str) -> None:
+    """Check that each file shows the defect its row describes."""
+    keys = {n: os.path.join(keys_dir, n) for n in ("test-public.pem", "other-public.pem")}
+
+    def path(name: str) -> str:
+        return os.path.join(bad, name)
+
+    def contents(name: str) -> dict[str, bytes]:
+        with zipfile.ZipFile(path(name)) as z:
+            return {i.filename: z.read(i) for i in z.infolist()}
+
+    def app(name: str) -> tuple[dict, dict[str, bytes]]:
+        files = contents(name)
+        return json.loads(files["manifest.json"])["manifest"]["application"], files
+
+    def fails_to_decode(data: bytes) -> bool:
+        try:
+            decode_secure_dat(data)
+        except DecodeError:
+            return True
+        return False
+
+    def signed_init(dat: bytes) -> tuple[dict, list[str]]:
+        init, signed, signature = decode_secure_dat(dat)
+        return init, verifying_keys(signed, signature[31::-1] + signature[:31:-1], keys)
+
+    checks = {}
+    checks["not-a-zip.zip"] = not zipfile.is_zipfile(path("not-a-zip.zip"))
+    checks["empty.zip"] = os.path.getsize(path("empty.zip")) == 0
+    checks["truncated.zip"] = not zipfile.is_zipfile(path("truncated.zip"))
+    checks["no-manifest.zip"] = "manifest.json" not in contents("no-manifest.zip")
+    try:
+        json.loads(contents("invalid-json.zip")["manifest.json"])
+        checks["invalid-json.zip"] = False
+    except json.JSONDecodeError:
+        checks["invalid-json.zip"] = True
+    spec, files = app("missing-file.zip")
+    checks["missing-file.zip"] = spec["bin_file"] not in files and spec["dat_file"] in files
+    manifest = json.loads(contents("two-system-parts.zip")["manifest.json"])["manifest"]
+    checks["two-system-parts.zip"] = set(manifest) == {"bootloader", "softdevice"}
+    manifest = json.loads(contents("unknown-part.zip")["manifest.json"])["manifest"]
+    checks["unknown-part.zip"] = set(manifest) == {"firmware"}
+    with zipfile.ZipFile(path("zip-bomb.zip")) as z:
+        info = z.getinfo("app.bin")
+        with open(path("zip-bomb.zip"), "rb") as f:
+            f.seek(info.header_offset)
+            header = f.read(30)
+            name_len, extra_len = struct.unpack_from("<HH", header, 26)
+            f.seek(info.header_offset + 30 + name_len + extra_len)
+            inflated = zlib.decompressobj(-15).decompress(f.read(info.compress_size))
+    checks["zip-bomb.zip"] = (info.file_size == 4096 and struct.unpack_from("<I", header, 22)[0] == 4096
+                              and len(inflated) == 32 * MIB and zlib.crc32(inflated) == info.CRC)
+    with zipfile.ZipFile(path("oversize.zip")) as z:
+        checks["oversize.zip"] = z.getinfo("app.bin").file_size == 20 * MIB > 16 * MIB
+    for name, evil in (("dotdot-path.zip", "../evil.bin"), ("absolute-path.zip", "/etc/evil.bin")):
+        spec, files = app(name)
+        checks[name] = spec["bin_file"] == evil and evil in files
+    spec, files = app("truncated-init.zip")
+    checks["truncated-init.zip"] = fails_to_decode(files[spec["dat_file"]])
+    spec, files = app("garbage-init.zip")
+    checks["garbage-init.zip"] = fails_to_decode(files[spec["dat_file"]])
+    spec, files = app("hash-mismatch.zip")
+    init, signers = signed_init(files[spec["dat_file"]])
+    binary = files[spec["bin_file"]]
+    checks["hash-mismatch.zip"] = (init["hash_le"] != hashlib.sha256(binary).digest()[::-1].hex()
+                                   and init["app_size"] == len(binary) and signers == ["test-public.pem"])
+    spec, files = app("legacy-crc-mismatch.zip")
+    init = decode_legacy_dat(files[spec["dat_file"]])
+    checks["legacy-crc-mismatch.zip"] = init["firmware_crc16"] != crc16_ccitt(files[spec["bin_file"]])
+    spec, files = app("signed-with-other-key.zip")
+    init, signers = signed_init(files[spec["dat_file"]])
+    checks["signed-with-other-key.zip"] = (
+        signers == ["other-public.pem"]
+        and init["hash_le"] == hashlib.sha256(files[spec["bin_file"]]).digest()[::-1].hex())
+
+    unchecked = {name for name, _, _ in CAUSES} - set(checks)
+    failed = sorted(name for name, ok in checks.items() if not ok)
+    if unchecked or failed:
+        raise SystemExit(f"bad fixtures: unchecked {sorted(unchecked)}, defect not shown by {failed}")
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 3:
+    if len(argv) != 4:
         sys.stderr.write(__doc__)
         return 64
-    packages, bad = argv[1], argv[2]
+    packages, bad, keys_dir = argv[1], argv[2], argv[3]
     os.makedirs(bad, exist_ok=True)
 
     def out(name: str) -> str:
@@ -220,6 +306,8 @@ def main(argv: list[str]) -> int:
     missing = [name for name, _, _ in CAUSES if not os.path.exists(out(name))]
     if missing:
         raise SystemExit(f"not made: {missing}")
+
+    verify_defects(bad, keys_dir)
 
     facts = []
     for name, cause, description in CAUSES:

@@ -423,12 +423,18 @@ def describe_package(path: str, keys: dict[str, str], made: dict, hex_dir: str) 
             for size_key in ("sd_size", "bl_size"):
                 if init[size_key]:
                     part[size_key] = init[size_key]
+            for kind_name, raw_hex in zip(init["boot_validation"], init["boot_validation_bytes_le"]):
+                if kind_name == "VALIDATE_ECDSA_P256_SHA256" and kind == "application":
+                    raw = bytes.fromhex(raw_hex)
+                    accepted = verifying_keys(binary, raw[31::-1] + raw[:31:-1], keys)
+                    checks["boot_validation_signature_verifies_with_test_public"] = accepted == ["test-public.pem"]
             checks["sha256_le_matches_bin"] = init["hash_le"] == hashlib.sha256(binary).digest()[::-1].hex()
             checks["sizes_match_bin"] = init["sd_size"] + init["bl_size"] + init["app_size"] == len(binary)
             if signature is not None:
                 signature_be = signature[31::-1] + signature[:31:-1]
                 accepted = verifying_keys(init_bytes, signature_be, keys)
                 init["signature_verified_by"] = accepted[0] if len(accepted) == 1 else (accepted or None)
+                checks["signature_verifies_with_test_public_only"] = accepted == ["test-public.pem"]
             else:
                 init["signature_verified_by"] = None
             signed.append(signature is not None)
