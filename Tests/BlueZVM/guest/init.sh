@@ -73,10 +73,23 @@ start_bluetooth() {
     # All controllers in one btvirt process, so they can see and connect to each other. btvirt is
     # started before anything else runs, and with spares: under software emulation the kernel's
     # HCI_Reset to an early controller can time out while btvirt is still creating the others,
-    # and such a controller never becomes usable. The scenarios get the first usable ones.
-    btvirt -L "-l$created" > "$out/btvirt.log" 2>&1 &
-    bluezvm_log "btvirt started with $created LE controllers"
-    bluezvm_wait_until 60 "$wanted usable controllers" has_usable_controllers "$wanted" || return 1
+    # and such a controller never becomes usable. The scenarios get the first usable ones. If
+    # even the spares are not enough, btvirt starts over once with fresh controllers.
+    local attempt btvirt_pid
+    for attempt in 1 2; do
+        btvirt -L "-l$created" >> "$out/btvirt.log" 2>&1 &
+        btvirt_pid=$!
+        bluezvm_log "btvirt started with $created LE controllers (attempt $attempt)"
+        if bluezvm_wait_until 20 "$wanted usable controllers" has_usable_controllers "$wanted"; then
+            break
+        fi
+        bluezvm_log "usable controllers: $(usable_controllers | tr '\n' ' ')"
+        kill "$btvirt_pid" 2> /dev/null
+        wait "$btvirt_pid" 2> /dev/null
+        bluezvm_wait_until 10 "btvirt's controllers to go" eval '[ -z "$(ls /sys/class/bluetooth)" ]'
+        ((attempt < 2)) || return 1
+    done
+    echo "controllers_usable_uptime_s $(bluezvm_seconds_since 0)" >> "$out/timings"
     mapfile -t controllers < <(usable_controllers | head -n "$wanted")
     bluezvm_log "usable controllers: $(usable_controllers | tr '\n' ' ')"
 
@@ -149,11 +162,14 @@ run_scenario() {
     wait "$console_pid"
     case $status in
         0) verdict=PASS ;;
-        124) verdict="FAIL (timed out after ${BLUEZVM_SCENARIO_TIMEOUT}s)" ;;
+        124 | 137) verdict="FAIL (timed out after ${BLUEZVM_SCENARIO_TIMEOUT}s)" ;;
         *) verdict="FAIL (exit status $status)" ;;
     esac
     bluezvm_log "scenario $name: $verdict in $(bluezvm_seconds_since "$started")s"
-    echo "${verdict%% *} $name $(bluezvm_seconds_since "$started")s" >> "$out/results"
+    # One line per scenario: PASS|FAIL NAME SECONDS [why]
+    local line="${verdict%% *} $name $(bluezvm_seconds_since "$started")s"
+    [ "$verdict" = PASS ] || line+=" ${verdict#FAIL }"
+    echo "$line" >> "$out/results"
 }
 
 # Stops btmon and bluetoothd cleanly, so the trace and the log are complete.
