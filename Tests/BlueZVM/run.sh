@@ -227,6 +227,7 @@ echo
 say "---- results ----"
 [ -s "$out/results" ] && sed 's/^/bluez-vm: /' "$out/results"
 sed 's/^/bluez-vm: timing /' "$out/timings"
+[ -s "$out/measurements" ] && sed 's/^/bluez-vm: measured /' "$out/measurements"
 if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then
     say "FAIL: the VM hit the ${timeout_s} s limit"
     exit 1
@@ -237,5 +238,5 @@ if [ "$verdict" = PASS ] && [ "$passed" = "${#scenario_names[@]}" ]; then
     say "PASS: ${passed} of ${#scenario_names[@]} scenarios"
     exit 0
 fi
-say "FAIL: guest result '$verdict', ${passed:-0} of ${#scenario_names[@]} scenarios passed; see $out"
+say "FAIL: guest result '$verdict', ${passed:-0} of ${#scenario_names[@]} scenarios passed, qemu exit status $qemu_status; see $out"
 exit 1

@@ -167,6 +167,9 @@ run_scenario() {
     esac
     bluezvm_log "scenario $name: $verdict in $(bluezvm_seconds_since "$started")s"
     # One line per scenario: PASS|FAIL NAME SECONDS [why]
+    if [ -s "$folder/measurements" ]; then
+        sed "s/^/$name: /" "$folder/measurements" >> "$out/measurements"
+    fi
     local line="${verdict%% *} $name $(bluezvm_seconds_since "$started")s"
     [ "$verdict" = PASS ] || line+=" ${verdict#FAIL }"
     echo "$line" >> "$out/results"

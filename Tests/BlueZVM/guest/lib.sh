@@ -212,3 +212,24 @@ bluezvm_session_stop_all() {
         bluezvm_session_stop "$name"
     done
 }
+
+# bluezvm_record TEXT...: appends one line to the scenario's measurements; the suite gathers them
+# into out/measurements as "SCENARIO: TEXT".
+bluezvm_record() {
+    echo "$*" >> "$BLUEZVM_OUT/measurements"
+}
+
+# bluezvm_measure LABEL COMMAND...: runs COMMAND and records its wall time and the CPU time of it
+# and its children: "LABEL wall_s=… user_s=… sys_s=… status=…". Returns COMMAND's status.
+bluezvm_measure() {
+    local label=$1
+    shift
+    local TIMEFORMAT='%R %U %S' timing status wall user system
+    timing=$(mktemp /run/bluez-vm/timing.XXXXXX)
+    { time "$@" 2>&4 4>&-; } 4>&2 2> "$timing"
+    status=$?
+    read -r wall user system < "$timing"
+    rm -f "$timing"
+    bluezvm_record "$label wall_s=$wall user_s=$user sys_s=$system status=$status"
+    return $status
+}

@@ -59,7 +59,7 @@ bluezvm_check "$central starts discovery" bluezvm_session_expect scanner 30 'Dis
 discovery_started=$(bluezvm_now_cs)
 bluezvm_check "$central discovers $peripheral_address" \
     bluezvm_session_expect scanner 30 "NEW.* Device $peripheral_address"
-bluezvm_log "discovered after $(bluezvm_seconds_since "$discovery_started")s"
+bluezvm_record "discovery_s $(bluezvm_seconds_since "$discovery_started")"
 
 device=$(bluezvm_device_path "$central" "$peripheral_address")
 device_property() {
