@@ -23,3 +23,9 @@ bluez-vm-deps:
 
 test-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
 	$(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) $(BLUEZVM_FLAGS) $(BLUEZVM_SCENARIOS)
+
+# The harness's own check: usage errors, and one boot whose failing and hanging scenarios must be
+# reported as such (Tests/BlueZVM/selftest.sh).
+.PHONY: test-bluez-harness
+test-bluez-harness: bluez-vm-deps
+	$(BLUEZVM_DIR)/selftest.sh $(BLUEZVM_FLAGS)
