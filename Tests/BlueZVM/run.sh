@@ -122,12 +122,11 @@ fi
 
 # The newest installed Debian kernel whose modules include the virtual HCI driver.
 kernel_version=""
-for modules in $(ls -1d /lib/modules/* 2> /dev/null | sort -V); do
-    version=$(basename "$modules")
-    if [ -r "/boot/vmlinuz-$version" ] && [ -n "$(find "$modules" -name 'hci_vhci.ko*' -print -quit)" ]; then
+while read -r version; do
+    if [ -r "/boot/vmlinuz-$version" ] && [ -n "$(find "/lib/modules/$version" -name 'hci_vhci.ko*' -print -quit)" ]; then
         kernel_version=$version
     fi
-done
+done < <(find /lib/modules -mindepth 1 -maxdepth 1 -printf '%f\n' 2> /dev/null | sort -V)
 if [ -z "$kernel_version" ]; then
     echo "bluez-vm: no readable /boot/vmlinuz-* with hci_vhci; install linux-image-amd64 (Tests/BlueZVM/install.sh)" >&2
     exit 2
@@ -159,6 +158,7 @@ find "$out" -mindepth 1 -delete
 qemu=(qemu-system-x86_64 -machine pc -m "$memory" -smp "$cpus" -nodefaults -no-user-config
     -display none -serial stdio -monitor none -no-reboot -kernel "$kernel" -initrd "$initramfs")
 kvm_args=(-accel kvm -cpu host)
+# shellcheck disable=SC2054  # the commas belong to qemu's option syntax
 tcg_args=(-accel tcg,thread=multi -cpu max)
 
 # Succeeds when a KVM guest boots to the initramfs within 15 s. Fails at once when /dev/kvm is

@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck source-path=SCRIPTDIR
 # The BlueZ VM's first process after the initramfs: it runs as PID 1 on the host's root
 # filesystem (read-only over 9p), brings up the kernel's Bluetooth stack, btvirt's virtual LE
 # controllers, a system D-Bus, btmon and the real bluetoothd, runs the suite's scenarios one after
@@ -68,7 +69,10 @@ start_bluetooth() {
     local wanted=$BLUEZVM_CONTROLLERS created=$((BLUEZVM_CONTROLLERS + BLUEZVM_SPARE_CONTROLLERS))
 
     bluezvm_log "loading bluetooth and hci_vhci"
-    modprobe bluetooth && modprobe hci_vhci || { bluezvm_log "modprobe failed"; return 1; }
+    if ! modprobe bluetooth || ! modprobe hci_vhci; then
+        bluezvm_log "modprobe failed"
+        return 1
+    fi
 
     # All controllers in one btvirt process, so they can see and connect to each other. btvirt is
     # started before anything else runs, and with spares: under software emulation the kernel's
@@ -109,7 +113,6 @@ start_bluetooth() {
     bluezvm_wait_dbus 60 "bluetoothd to export ${names[*]}" \
         "type='signal',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesAdded'" \
         bluezvm_has_adapters "${names[@]}" || return 1
-    ready_cs=$(bluezvm_now_cs)
     bluezvm_log "READY: bluetoothd exports ${names[*]}"
     echo "bluetoothd_ready_uptime_s $(bluezvm_seconds_since 0)" >> "$out/timings"
 
@@ -141,6 +144,7 @@ reset_bluetooth() {
 # run_scenario INDEX: runs scenario INDEX of the job with its own output folder and deadline,
 # streams its output to the console and records PASS or FAIL in out/results.
 run_scenario() {
+    # shellcheck disable=SC2154  # scenario_names and scenario_commands come from job.env
     local name=${scenario_names[$1]} command=${scenario_commands[$1]}
     local folder="$out/scenarios/$name" started pid console_pid status verdict
     mkdir -p "$folder"
@@ -170,7 +174,8 @@ run_scenario() {
     if [ -s "$folder/measurements" ]; then
         sed "s/^/$name: /" "$folder/measurements" >> "$out/measurements"
     fi
-    local line="${verdict%% *} $name $(bluezvm_seconds_since "$started")s"
+    local line
+    line="${verdict%% *} $name $(bluezvm_seconds_since "$started")s"
     [ "$verdict" = PASS ] || line+=" ${verdict#FAIL }"
     echo "$line" >> "$out/results"
 }

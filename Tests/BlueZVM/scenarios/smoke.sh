@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck source-path=SCRIPTDIR
 # Smoke scenario: the harness itself works. bluetoothd is on the system bus and exports two
 # btvirt controllers, both power on, one advertises through bluetoothd's LEAdvertisingManager1
 # (bluetoothctl's advertise menu) and the other discovers that advertisement by the advertiser's
