@@ -141,6 +141,10 @@ if ! [ -s "$initramfs" ] || [ "$here/initramfs.sh" -nt "$initramfs" ] \
 fi
 
 # --- the job the guest reads -----------------------------------------------------------------
+# The folder is emptied first, so it must be new, empty or an earlier run's output.
+if [ -d "$out" ] && [ -n "$(ls -A "$out")" ] && ! [ -e "$out/job.env" ]; then
+    usage_error "refusing to empty '$out': it is not an earlier run's output"
+fi
 mkdir -p "$out"
 out=$(realpath "$out")
 find "$out" -mindepth 1 -delete

@@ -35,6 +35,7 @@ check "fewer than 2 controllers is a usage error" exits_with 2 --controllers 1
 check "a missing scenario file is a usage error" exits_with 2 "$here/scenarios/no-such-scenario.sh"
 check "--command without NAME= is a usage error" exits_with 2 --command 'true'
 check "two scenarios with one name are a usage error" exits_with 2 --command 'a=true' --command 'a=true'
+check "a folder that is not an earlier run's output is not emptied" exits_with 2 --out "$here"
 
 # Everything a scenario is promised: the repository, the helpers, its own writable folder as the
 # working directory, the adapters and their addresses.

@@ -75,10 +75,11 @@ start_bluetooth() {
     fi
 
     # All controllers in one btvirt process, so they can see and connect to each other. btvirt is
-    # started before anything else runs, and with spares: under software emulation the kernel's
-    # HCI_Reset to an early controller can time out while btvirt is still creating the others,
-    # and such a controller never becomes usable. The scenarios get the first usable ones. If
-    # even the spares are not enough, btvirt starts over once with fresh controllers.
+    # started before anything else runs, and with spares: under software emulation on a busy
+    # host, the kernel's HCI_Reset to the first controller (only ever hci0 here) times out while
+    # btvirt is still creating the others, and that controller never becomes usable. The
+    # scenarios get the first usable ones. If even the spares are not enough, btvirt starts over
+    # once with fresh controllers.
     local attempt btvirt_pid
     for attempt in 1 2; do
         btvirt -L "-l$created" >> "$out/btvirt.log" 2>&1 &
