@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the BlueZ VM harness needs, or says how to.
+#   Tests/BlueZVM/install.sh
+# As root, missing packages are installed with apt-get --no-install-recommends; otherwise the
+# exact command is printed and the script exits 1. Nothing here is booted on the host: the
+# kernel package only provides the guest kernel and its modules.
+set -euo pipefail
+
+packages=(
+    qemu-system-x86     # the VM
+    linux-image-amd64   # guest kernel with bluetooth.ko and hci_vhci.ko as modules
+    bluez               # bluetoothd 5.66, bluetoothctl, btmgmt, btmon
+    bluez-test-tools    # btvirt: virtual LE controllers over /dev/vhci
+    busybox-static      # the initramfs's only program
+    cpio                # packs the initramfs
+    kmod                # modprobe, for module dependencies on the host and in the guest
+    dbus                # the guest's system bus (dbus-daemon, dbus-send, dbus-monitor)
+    systemd             # busctl, used by scenarios to read bluetoothd's object tree
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "the BlueZ VM harness needs these Debian packages: ${missing[*]}" >&2
+    echo "install them with:  sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+fi
+
+echo "bluez-vm: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
