@@ -1,0 +1,28 @@
+import Foundation
+
+/// Locates `<package root>/../shared`, the project's shared test data, if present.
+enum SharedData {
+    /// The package root, derived from this file's path (`Tests/DFUCoreTests/SharedData.swift`).
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `<package root>/../shared/nordic-samples`.
+    static let nordicSamples = packageRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared").appendingPathComponent("nordic-samples")
+
+    /// Whether the Nordic samples (with `samples.json`) are there.
+    static var hasNordicSamples: Bool {
+        FileManager.default.fileExists(atPath: nordicSamples.appendingPathComponent("samples.json").path)
+    }
+
+    /// The bytes of a file under `nordic-samples`, by relative path.
+    static func sample(_ relativePath: String) throws -> [UInt8] {
+        try [UInt8](Data(contentsOf: nordicSamples.appendingPathComponent(relativePath)))
+    }
+
+    /// The bytes of a committed fixture under `Tests/DFUCoreTests/Fixtures`.
+    static func fixture(_ relativePath: String) throws -> [UInt8] {
+        let url = packageRoot.appendingPathComponent("Tests/DFUCoreTests/Fixtures").appendingPathComponent(relativePath)
+        return try [UInt8](Data(contentsOf: url))
+    }
+}
