@@ -26,3 +26,18 @@ enum SharedData {
         return try [UInt8](Data(contentsOf: url))
     }
 }
+
+import ZipArchive
+
+extension SharedData {
+    /// Whether a committed fixture exists (they always should; this keeps a missing one visible as a skip).
+    static func fixtureExists(_ relativePath: String) -> Bool {
+        FileManager.default.fileExists(
+            atPath: packageRoot.appendingPathComponent("Tests/DFUCoreTests/Fixtures").appendingPathComponent(relativePath).path)
+    }
+
+    /// One entry of a committed fixture zip.
+    static func fixtureEntry(_ zipPath: String, _ entry: String) throws -> [UInt8] {
+        try ZipArchive(bytes: fixture(zipPath)).read(entry)
+    }
+}
