@@ -41,3 +41,11 @@ extension SharedData {
         try ZipArchive(bytes: fixture(zipPath)).read(entry)
     }
 }
+
+/// Reading zips in tests.
+enum ZipArchiveHelper {
+    /// All entries of a zip.
+    static func entries(_ bytes: [UInt8]) throws -> [String: [UInt8]] {
+        try ZipArchive.readAll(bytes: bytes)
+    }
+}

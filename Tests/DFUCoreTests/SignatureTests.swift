@@ -1,0 +1,66 @@
+import DFUCore
+import DFUCrypto
+import Testing
+import ZipArchive
+
+/// Signature checks on `Fixtures/Signing/signed_app.zip`, a package nrfutil 6.1.7 signed with
+/// `signing-key.pem` (see the README there).
+@Suite(.enabled(if: SharedData.fixtureExists("Signing/signed_app.zip")))
+struct SignatureTests {
+    static func entries() throws -> [String: [UInt8]] {
+        try ZipArchive.readAll(bytes: SharedData.fixture("Signing/signed_app.zip"))
+    }
+
+    static func key(_ name: String) throws -> ECDSAP256.PublicKey {
+        try ECDSAP256.PublicKey(pem: SharedData.fixture("Signing/\(name)"))
+    }
+
+    @Test func withoutAKeyTheSignatureIsNotChecked() throws {
+        let report = try DFUPackage.inspect(entries: Self.entries())
+        #expect(report.parts.first?.signature == .notChecked)
+        #expect(report.parts.first?.imageCheck == .matches(.sha256(.littleEndian)))
+        _ = try report.checkedPackage()
+    }
+
+    @Test(arguments: ["signing-key.pub.pem", "signing-key.pem"])
+    func theSigningKeyVerifiesTheSignature(_ keyFile: String) throws {
+        let report = try DFUPackage.inspect(entries: Self.entries(), key: Self.key(keyFile))
+        #expect(report.parts.first?.signature == .valid)
+        _ = try DFUPackage(entries: Self.entries(), key: Self.key(keyFile))
+    }
+
+    @Test func anotherKeyDoesNotVerifyIt() throws {
+        let report = try DFUPackage.inspect(entries: Self.entries(), key: Self.key("other-key.pub.pem"))
+        #expect(report.parts.first?.signature == .invalid)
+        #expect(throws: PackageError.invalidSignature(name: "app.dat")) {
+            _ = try DFUPackage(entries: Self.entries(), key: Self.key("other-key.pub.pem"))
+        }
+        #expect(PackageError.invalidSignature(name: "app.dat").description == "app.dat: init packet signature does not verify with the given key")
+    }
+
+    @Test func aTamperedSignatureDoesNotVerify() throws {
+        var entries = try Self.entries()
+        var dat = try #require(entries["app.dat"])
+        dat[dat.count - 1] ^= 0x01  // last byte of s
+        entries["app.dat"] = dat
+        #expect(throws: PackageError.invalidSignature(name: "app.dat")) {
+            _ = try DFUPackage(entries: entries, key: Self.key("signing-key.pem"))
+        }
+    }
+
+    @Test func aTamperedInitCommandDoesNotVerify() throws {
+        var entries = try Self.entries()
+        var dat = try #require(entries["app.dat"])
+        #expect(dat[9] == 0x08 && dat[10] == 0x07)  // InitCommand.fw_version = 7
+        dat[10] = 0x08  // fw_version = 8
+        entries["app.dat"] = dat
+        let report = try DFUPackage.inspect(entries: entries, key: Self.key("signing-key.pem"))
+        #expect(report.parts.first?.signature == .invalid)
+    }
+
+    @Test func anUnsignedPackageIsRefusedWhenAKeyIsGiven() throws {
+        let report = try DFUPackage.inspect(entries: TestPackages.secureApplication(), key: Self.key("signing-key.pem"))
+        #expect(report.parts.first?.signature == .unsigned)
+        #expect(throws: PackageError.unsignedInitPacket(name: "app.dat")) { try report.checkedPackage() }
+    }
+}
