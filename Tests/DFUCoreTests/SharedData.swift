@@ -15,6 +15,15 @@ enum SharedData {
         FileManager.default.fileExists(atPath: nordicSamples.appendingPathComponent("samples.json").path)
     }
 
+    /// `<package root>/Tests/Fixtures`: packages made with Nordic's generators, bad inputs, keys.
+    static let generatedFixtures = packageRoot.appendingPathComponent("Tests/Fixtures")
+
+    /// Whether the generated fixtures (with their `expected.json` files) are there.
+    static var hasGeneratedFixtures: Bool {
+        FileManager.default.fileExists(atPath: generatedFixtures.appendingPathComponent("packages/expected.json").path)
+            && FileManager.default.fileExists(atPath: generatedFixtures.appendingPathComponent("bad/expected.json").path)
+    }
+
     /// The bytes of a file under `nordic-samples`, by relative path.
     static func sample(_ relativePath: String) throws -> [UInt8] {
         try [UInt8](Data(contentsOf: nordicSamples.appendingPathComponent(relativePath)))

@@ -99,8 +99,11 @@ struct PartInspector {
     private func checkAgreement(
         _ command: SecureInitPacket.InitCommand, with part: FirmwarePart, datName: String
     ) throws(PackageError) {
-        // proto2 default of `type` is APPLICATION.
-        guard (command.firmwareType ?? .application) == SecureInitPacket.FirmwareType(kind) else {
+        // proto2 default of `type` is APPLICATION; nrfutil's `--external-app` puts an
+        // EXTERNAL_APPLICATION init packet in the application part.
+        let type = command.firmwareType ?? .application
+        let fits = type == SecureInitPacket.FirmwareType(kind) || (kind == .application && type == .externalApplication)
+        guard fits else {
             throw .wrongFirmwareType(name: datName, part: kind, found: command.firmwareType)
         }
         let fields: [(String, UInt32?, UInt32)] = [
