@@ -76,6 +76,8 @@ struct GeneratedFixturesTests {
                 #expect(packet.signature?.bytes.hexString == want.signature_le)
                 #expect(found.imageCheck == .matches(.sha256(.littleEndian)))
                 #expect(found.signature == (package.signed ? .valid : .unsigned))
+                let signsImage = want.boot_validation?.contains("VALIDATE_ECDSA_P256_SHA256") == true
+                #expect(found.bootValidationSignature == (signsImage ? .valid : .unsigned))
             case .legacy(let packet):
                 #expect(found.part.initPacket.hexString == want.raw_hex)
                 #expect(packet.header?.softdeviceRequirements == want.softdevice_req)

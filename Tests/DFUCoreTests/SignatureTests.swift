@@ -64,3 +64,48 @@ struct SignatureTests {
         #expect(throws: PackageError.unsignedInitPacket(name: "app.dat")) { try report.checkedPackage() }
     }
 }
+
+/// `Fixtures/Signing/signed_app_boot_validation.zip`: nrfutil 6.1.7 with
+/// `VALIDATE_ECDSA_P256_SHA256` boot validation, signed with `signing-key.pem`.
+@Suite(.enabled(if: SharedData.fixtureExists("Signing/signed_app_boot_validation.zip")))
+struct BootValidationSignatureTests {
+    static func entries() throws -> [String: [UInt8]] {
+        try ZipArchive.readAll(bytes: SharedData.fixture("Signing/signed_app_boot_validation.zip"))
+    }
+
+    @Test func withoutAKeyItIsNotChecked() throws {
+        let report = try DFUPackage.inspect(entries: Self.entries())
+        #expect(report.parts.first?.bootValidationSignature == .notChecked)
+    }
+
+    @Test func theSigningKeyVerifiesTheImageSignature() throws {
+        let report = try DFUPackage.inspect(entries: Self.entries(), key: SignatureTests.key("signing-key.pub.pem"))
+        #expect(report.parts.first?.signature == .valid)
+        #expect(report.parts.first?.bootValidationSignature == .valid)
+        _ = try report.checkedPackage()
+    }
+
+    @Test func anotherKeyDoesNotVerifyIt() throws {
+        let report = try DFUPackage.inspect(entries: Self.entries(), key: SignatureTests.key("other-key.pub.pem"))
+        #expect(report.parts.first?.bootValidationSignature == .invalid)
+    }
+
+    @Test func aChangedImageFailsTheBootValidationSignatureButNotTheInitPacketSignature() throws {
+        // The init packet signature covers the InitCommand only; the boot validation signature
+        // covers the image itself.
+        var entries = try Self.entries()
+        var image = try #require(entries["app.bin"])
+        image[0] ^= 0xFF
+        entries["app.bin"] = image
+        let report = try DFUPackage.inspect(entries: entries, key: SignatureTests.key("signing-key.pem"))
+        #expect(report.parts.first?.bootValidationSignature == .invalid)
+        #expect(report.parts.first?.imageCheck == .mismatch(.sha256(.littleEndian)))
+        #expect(report.parts.first?.signature == .valid)
+    }
+
+    @Test func unsignedBootValidationIsReportedAsSuch() throws {
+        let report = try DFUPackage.inspect(entries: SignatureTests.entries(), key: SignatureTests.key("signing-key.pem"))
+        // signed_app.zip uses VALIDATE_GENERATED_CRC: nothing to verify.
+        #expect(report.parts.first?.bootValidationSignature == .unsigned)
+    }
+}

@@ -39,6 +39,8 @@ public enum PackageError: Error, Sendable, Hashable, CustomStringConvertible {
     case hashNotCheckable(name: String, reason: String)
     /// The signature of an init packet does not verify with the given key.
     case invalidSignature(name: String)
+    /// An ECDSA signature in the init packet's `boot_validation` does not verify with the given key.
+    case invalidBootValidationSignature(name: String)
     /// A key was given but the init packet is not signed.
     case unsignedInitPacket(name: String)
     /// A key was given but this signature cannot be checked.
@@ -85,6 +87,8 @@ public enum PackageError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(name): init packet hash cannot be checked (\(reason))"
         case .invalidSignature(let name):
             "\(name): init packet signature does not verify with the given key"
+        case .invalidBootValidationSignature(let name):
+            "\(name): init packet boot validation signature does not verify with the given key"
         case .unsignedInitPacket(let name):
             "\(name): init packet is not signed, but a key was given"
         case .unverifiableSignature(let name, let reason):

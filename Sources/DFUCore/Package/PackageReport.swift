@@ -24,7 +24,7 @@ public struct PackageReport: Sendable, Hashable {
     /// The package, once every image matches its init packet and, with a key, every signature verifies.
     ///
     /// Throws ``PackageError/hashMismatch(name:imageName:)``, ``PackageError/hashNotCheckable(name:reason:)``,
-    /// ``PackageError/invalidSignature(name:)``, and with a key ``PackageError/unsignedInitPacket(name:)``
+    /// ``PackageError/invalidSignature(name:)``, ``PackageError/invalidBootValidationSignature(name:)``, and with a key ``PackageError/unsignedInitPacket(name:)``
     /// or ``PackageError/unverifiableSignature(name:reason:)``.
     public func checkedPackage() throws(PackageError) -> DFUPackage {
         for report in parts {
@@ -43,6 +43,7 @@ public struct PackageReport: Sendable, Hashable {
             case .unsigned: if keyWasGiven { throw .unsignedInitPacket(name: datName) }
             case .unverifiable(let reason): if keyWasGiven { throw .unverifiableSignature(name: datName, reason: reason) }
             }
+            if report.bootValidationSignature == .invalid { throw .invalidBootValidationSignature(name: datName) }
         }
         return DFUPackage(format: format, parts: parts.map(\.part))
     }

@@ -29,6 +29,7 @@ struct PartInspector {
         var contents = InitPacketContents.none
         var imageCheck = ImageCheck.notChecked(reason: "no init packet")
         var signature = SignatureStatus.unsigned
+        var bootValidationSignature = SignatureStatus.unsigned
         var command: SecureInitPacket.InitCommand? = nil
 
         switch format {
@@ -67,10 +68,12 @@ struct PartInspector {
             imageName: imageName, initPacketName: initBytes.isEmpty ? nil : initPacketName)
         if let command {
             try checkAgreement(command, with: part, datName: datName)
+            bootValidationSignature = checkBootValidations(command.bootValidations, softdeviceSize: sizes.softdevice)
         }
         return PartReport(
             part: part, crc32: CRC32.checksum(image), crc16: CRC16.checksum(image), sha256: digest,
-            initPacket: contents, imageCheck: imageCheck, signature: signature)
+            initPacket: contents, imageCheck: imageCheck, signature: signature,
+            bootValidationSignature: bootValidationSignature)
     }
 
     /// The SoftDevice and bootloader sizes inside the image, checked against its size.
@@ -139,6 +142,22 @@ struct PartInspector {
         }
         guard let key else { return .notChecked }
         return ECDSAP256.verify(signature: signature.bigEndianRS, of: message, with: key) ? .valid : .invalid
+    }
+
+    /// The ECDSA signatures of `boot_validation` entries, over the image as nrfutil signs it: the
+    /// whole image, except for a SoftDevice+bootloader image where it signs the SoftDevice alone.
+    private func checkBootValidations(
+        _ validations: [SecureInitPacket.BootValidation], softdeviceSize: UInt32
+    ) -> SignatureStatus {
+        let signatures = validations.filter { $0.type == .ecdsaP256SHA256 }
+        guard !signatures.isEmpty else { return .unsigned }
+        guard let key else { return .notChecked }
+        let signed = kind == .softdeviceBootloader ? Array(image.prefix(Int(softdeviceSize))) : image
+        for validation in signatures {
+            let rs = SecureInitPacket.Signature(type: .ecdsaP256SHA256, bytes: validation.bytes).bigEndianRS
+            if !ECDSAP256.verify(signature: rs, of: signed, with: key) { return .invalid }
+        }
+        return .valid
     }
 
     /// Legacy: the CRC-16, or the stated length and SHA-256, against the image.

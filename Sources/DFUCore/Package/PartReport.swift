@@ -14,11 +14,14 @@ public struct PartReport: Sendable, Hashable {
     public let imageCheck: ImageCheck
     /// What is known about the init packet's signature.
     public let signature: SignatureStatus
+    /// What is known about the ECDSA signatures in the init packet's `boot_validation` entries,
+    /// which the bootloader checks at every boot: `.unsigned` when there are none.
+    public let bootValidationSignature: SignatureStatus
 
     /// Makes a report from computed values.
     public init(
         part: FirmwarePart, crc32: UInt32, crc16: UInt16, sha256: [UInt8], initPacket: InitPacketContents,
-        imageCheck: ImageCheck, signature: SignatureStatus
+        imageCheck: ImageCheck, signature: SignatureStatus, bootValidationSignature: SignatureStatus = .unsigned
     ) {
         self.part = part
         self.crc32 = crc32
@@ -27,6 +30,7 @@ public struct PartReport: Sendable, Hashable {
         self.initPacket = initPacket
         self.imageCheck = imageCheck
         self.signature = signature
+        self.bootValidationSignature = bootValidationSignature
     }
 
     /// What the part replaces.
