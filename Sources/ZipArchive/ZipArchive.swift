@@ -95,14 +95,14 @@ public struct ZipArchive {
         let archive = try ZipArchive(bytes: bytes)
         var total: UInt64 = 0
         for entry in archive.entries {
-            total &+= entry.size
-            if entry.size > UInt64.max / 2 || total > UInt64(max(totalLimit, 0)) {
-                // A single huge entry is reported as such; otherwise the sum is too big.
-                if entry.size > UInt64(max(entryLimit, 0)) {
-                    throw ZipError(
-                        .entryTooLarge(name: entry.name, size: entry.size, limit: entryLimit),
-                        message: "\(entry.name): the entry declares \(entry.size) bytes, more than the \(entryLimit) allowed")
-                }
+            guard entry.size <= UInt64(max(entryLimit, 0)) else {
+                throw ZipError(
+                    .entryTooLarge(name: entry.name, size: entry.size, limit: entryLimit),
+                    message: "\(entry.name): the entry declares \(entry.size) bytes, more than the \(entryLimit) allowed")
+            }
+            // Each size is at most the entry limit (an Int), so the sum of 1000 of them cannot overflow.
+            total += entry.size
+            guard total <= UInt64(max(totalLimit, 0)) else {
                 throw ZipError(
                     .totalTooLarge(size: total, limit: totalLimit),
                     message: "the zip entries declare more than \(totalLimit) bytes in total")

@@ -81,6 +81,13 @@ final class ZipHandle {
         }
         defer { zip_fclose(file) }
         // One byte more than declared, so that an entry producing extra data is noticed.
+        // Callers check `declared` against their limit first; this guard only keeps the
+        // arithmetic from trapping on a limit as large as Int.max.
+        guard declared < UInt64(Int.max) else {
+            throw ZipError(
+                .entryTooLarge(name: name, size: declared, limit: Int.max - 1),
+                message: "\(name): the entry declares \(declared) bytes, too many to read")
+        }
         let capacity = Int(declared) + 1
         var bytes = [UInt8](repeating: 0, count: capacity)
         var filled = 0

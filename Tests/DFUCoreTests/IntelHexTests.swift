@@ -14,7 +14,7 @@ import Testing
             Self.endOfFile,
         ])
         #expect(hex.segments == [IntelHex.Segment(address: 0, bytes: [1, 2, 3, 4])])
-        #expect(hex.image(for: .application) == [1, 2, 3, 4])
+        #expect(try hex.image(for: .application) == [1, 2, 3, 4])
     }
 
     @Test func extendedLinearAddressMovesTheBase() throws {
@@ -54,7 +54,7 @@ import Testing
             ":0410080005060708CA",  // 4 bytes at 0x1008, leaving 0x1004–0x1007 empty
             Self.endOfFile,
         ])
-        #expect(hex.image(for: .application) == [1, 2, 3, 4, 0xFF, 0xFF, 0xFF, 0xFF, 5, 6, 7, 8])
+        #expect(try hex.image(for: .application) == [1, 2, 3, 4, 0xFF, 0xFF, 0xFF, 0xFF, 5, 6, 7, 8])
     }
 
     @Test func softdeviceImagesLeaveTheMBROut() throws {
@@ -62,9 +62,9 @@ import Testing
             ":080FFC000102030405060708C9",  // 8 bytes at 0x0FFC: 4 in the MBR, 4 from 0x1000
             Self.endOfFile,
         ])
-        #expect(hex.image(for: .softdevice) == [5, 6, 7, 8])
-        #expect(hex.image(for: .softdeviceBootloader) == [5, 6, 7, 8])
-        #expect(hex.image(for: .application) == [1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(try hex.image(for: .softdevice) == [5, 6, 7, 8])
+        #expect(try hex.image(for: .softdeviceBootloader) == [5, 6, 7, 8])
+        #expect(try hex.image(for: .application) == [1, 2, 3, 4, 5, 6, 7, 8])
     }
 
     @Test(arguments: PartKind.allCases)
@@ -75,7 +75,22 @@ import Testing
             ":041014000080070051",  // 4 bytes at 0x10001014 (UICR, bootloader address)
             Self.endOfFile,
         ])
-        #expect(hex.image(for: kind) == [1, 2, 3, 4])
+        #expect(try hex.image(for: kind) == [1, 2, 3, 4])
+    }
+
+    @Test func dataFarApartIsRefusedInsteadOfFillingGigabytes() throws {
+        let hex = try Self.parse([
+            ":0400000001020304F2",  // 4 bytes at 0x0000
+            ":02000004F0000A",  // type 04: base 0xF0000000
+            ":0400000001020304F2",  // 4 bytes at 0xF0000000
+            Self.endOfFile,
+        ])
+        #expect(throws: PackageError.imageTooLarge(name: "fw.hex", size: 0xF000_0004, limit: 16 << 20)) {
+            _ = try hex.image(for: .application)
+        }
+        #expect(
+            PackageError.imageTooLarge(name: "fw.hex", size: 0xF000_0004, limit: 16 << 20).description
+                == "fw.hex: the data spans 4026531844 bytes, more than the 16777216 an image may have")
     }
 
     struct BadHex: CustomTestStringConvertible, Sendable {
@@ -124,7 +139,7 @@ import Testing
     func convertsLikeTheOracle(_ pair: OraclePair) throws {
         let hex = try IntelHex(text: SharedData.sample("ios/TestFirmwares/\(pair.name).hex"), name: pair.name + ".hex")
         let expected = try SharedData.sample("ios/TestFirmwares/\(pair.name).bin")
-        #expect(hex.image(for: pair.kind) == expected)
+        #expect(try hex.image(for: pair.kind) == expected)
     }
 
     /// The SoftDevice+bootloader HEX holds the bootloader far above the SoftDevice. The oracle
@@ -133,7 +148,7 @@ import Testing
     func combinedSoftdeviceBootloaderHexStartsWithTheOracleSoftdevice() throws {
         let hex = try IntelHex(text: SharedData.sample("ios/TestFirmwares/nrf51422_sdk_5.2_sd_bl.hex"), name: "sd_bl.hex")
         let expected = try SharedData.sample("ios/TestFirmwares/nrf51422_sdk_5.2_sd_bl.bin")
-        let image = hex.image(for: .softdeviceBootloader)
+        let image = try hex.image(for: .softdeviceBootloader)
         #expect(image.count > expected.count)
         #expect(Array(image.prefix(expected.count)) == expected)
     }

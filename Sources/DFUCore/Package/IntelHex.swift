@@ -25,6 +25,12 @@ public struct IntelHex: Sendable, Hashable {
     public let segments: [Segment]
     /// The start address from a type 03 (CS:IP as one 32-bit value) or 05 record, if any.
     public let startAddress: UInt32?
+    /// The file name, for messages.
+    public let name: String
+
+    /// The largest flat image made from a HEX file (16 MiB, the zip entry cap): data far apart
+    /// would otherwise make a gap-filled image of up to 4 GiB.
+    public static let maximumImageSize = 16 << 20
 
     /// The Master Boot Record area of nRF5 chips, left out of SoftDevice images.
     public static let mbrRegion: Range<UInt64> = 0..<0x1000
@@ -75,12 +81,14 @@ public struct IntelHex: Sendable, Hashable {
         guard sawEnd else { throw .invalidIntelHex(name: name, line: lineNumber, cause: "the file has no end-of-file record") }
         self.segments = try Self.merge(runs, name: name)
         self.startAddress = startAddress
+        self.name = name
     }
 
     /// The flat image nrfutil would build for a part of `kind`: UICR left out, and for a
     /// SoftDevice (alone or with a bootloader) the MBR too; then from the lowest to the highest
-    /// address left, with gaps filled with 0xFF.
-    public func image(for kind: PartKind) -> [UInt8] {
+    /// address left, with gaps filled with 0xFF. Throws ``PackageError/imageTooLarge(name:size:limit:)``
+    /// when that span exceeds ``maximumImageSize``.
+    public func image(for kind: PartKind) throws(PackageError) -> [UInt8] {
         let dropsMBR = kind == .softdevice || kind == .softdeviceBootloader
         var kept: [(address: UInt64, bytes: ArraySlice<UInt8>)] = []
         for segment in segments {
@@ -92,7 +100,11 @@ public struct IntelHex: Sendable, Hashable {
         }
         guard let first = kept.first, let last = kept.last else { return [] }
         let start = first.address
-        var image = [UInt8](repeating: 0xFF, count: Int(last.address + UInt64(last.bytes.count) - start))
+        let span = last.address + UInt64(last.bytes.count) - start
+        guard span <= UInt64(Self.maximumImageSize) else {
+            throw .imageTooLarge(name: name, size: span, limit: Self.maximumImageSize)
+        }
+        var image = [UInt8](repeating: 0xFF, count: Int(span))
         for piece in kept {
             let at = Int(piece.address - start)
             image.replaceSubrange(at..<(at + piece.bytes.count), with: piece.bytes)

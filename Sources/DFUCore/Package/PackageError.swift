@@ -45,6 +45,8 @@ public enum PackageError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsignedInitPacket(name: String)
     /// A key was given but this signature cannot be checked.
     case unverifiableSignature(name: String, reason: String)
+    /// An Intel HEX file spans more addresses than a flat image may hold.
+    case imageTooLarge(name: String, size: UInt64, limit: Int)
     /// An Intel HEX file is malformed.
     case invalidIntelHex(name: String, line: Int, cause: String)
 
@@ -93,6 +95,8 @@ public enum PackageError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(name): init packet is not signed, but a key was given"
         case .unverifiableSignature(let name, let reason):
             "\(name): init packet signature cannot be checked (\(reason))"
+        case .imageTooLarge(let name, let size, let limit):
+            "\(name): the data spans \(size) bytes, more than the \(limit) an image may have"
         case .invalidIntelHex(let name, let line, let cause):
             "\(name): line \(line): \(cause)"
         }
