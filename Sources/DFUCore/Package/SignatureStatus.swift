@@ -22,3 +22,16 @@ public enum SignatureStatus: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension SignatureStatus {
+    /// The status as one lowercase word for JSON, e.g. `not_checked`.
+    public var jsonName: String {
+        switch self {
+        case .unsigned: "unsigned"
+        case .notChecked: "not_checked"
+        case .valid: "valid"
+        case .invalid: "invalid"
+        case .unverifiable: "unverifiable"
+        }
+    }
+}
