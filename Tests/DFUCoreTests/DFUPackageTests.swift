@@ -124,6 +124,9 @@ import Testing
         var noSizes = TestPackages.secureSystemAndApplication()
         noSizes["manifest.json"] = Array(#"{"manifest":{"softdevice_bootloader":{"bin_file":"sd_bl.bin","dat_file":"sd_bl.dat"}}}"#.utf8)
         noSizes["sd_bl.dat"] = InitCommandFields(type: 3, sdSize: nil, blSize: nil, hash: [0]).unsignedPacket()
+        var noOpCode = TestPackages.secureApplication()
+        // Packet.command { init { … } } without op_code
+        noOpCode["app.dat"] = Proto.bytes(1, Proto.bytes(2, InitCommandFields.describing(TestPackages.image(64), as: .application).encoded()))
         var resetCommand = TestPackages.secureApplication()
         resetCommand["app.dat"] = Proto.bytes(1, Proto.uint(1, 0) + Proto.bytes(3, Proto.uint(1, 10)))  // RESET, timeout 10
 
@@ -194,6 +197,9 @@ import Testing
                 message: "app.dat: init packet is truncated (ends inside field 8 'hash')"),
             BadPackage(
                 testDescription: "reset command", entries: resetCommand, error: .notAnInitCommand(name: "app.dat"),
+                message: "app.dat: init packet holds no init command"),
+            BadPackage(
+                testDescription: "init command without op_code", entries: noOpCode, error: .notAnInitCommand(name: "app.dat"),
                 message: "app.dat: init packet holds no init command"),
             BadPackage(
                 testDescription: "init packet for a bootloader", entries: with { $0.type = 2 },

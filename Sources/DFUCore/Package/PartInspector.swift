@@ -41,7 +41,8 @@ struct PartInspector {
             } catch {
                 throw .malformedInitPacket(name: datName, defect: error)
             }
-            guard packet.opCode == nil || packet.opCode == .`init`, let initCommand = packet.initCommand else {
+            // An absent op_code reads as RESET (proto2's first enum value), which bootloaders refuse.
+            guard packet.opCode == .`init`, let initCommand = packet.initCommand else {
                 throw .notAnInitCommand(name: datName)
             }
             contents = .secure(packet)
