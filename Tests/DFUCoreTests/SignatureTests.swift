@@ -109,3 +109,43 @@ struct BootValidationSignatureTests {
         #expect(report.parts.first?.bootValidationSignature == .unsigned)
     }
 }
+
+/// Legacy packages made by nrfutil 0.5.3 (see `Fixtures/Signing/README.md`).
+@Suite(.enabled(if: SharedData.fixtureExists("Signing/legacy_signed_app.zip")))
+struct LegacySignatureTests {
+    static func entries(_ name: String) throws -> [String: [UInt8]] {
+        try ZipArchive.readAll(bytes: SharedData.fixture("Signing/\(name)"))
+    }
+
+    @Test func dfuVersion07CarriesLengthAndPlainOrderSHA256() throws {
+        let report = try DFUPackage.inspect(entries: Self.entries("legacy_hash_app.zip"))
+        #expect(report.dfuVersion == 0.7)
+        let part = try #require(report.parts.first)
+        guard case .legacy(let packet) = part.initPacket else { throw Failure.notLegacy }
+        #expect(packet.extensionID == 1)
+        #expect(packet.integrity == .sha256(length: 1028, hash: part.sha256))
+        #expect(part.imageCheck == .matches(.sha256(.bigEndian)))
+        #expect(part.signature == .unsigned)
+        _ = try report.checkedPackage()
+    }
+
+    @Test func dfuVersion08SignatureVerifiesWithTheSigningKeyOnly() throws {
+        let entries = try Self.entries("legacy_signed_app.zip")
+        let unchecked = try DFUPackage.inspect(entries: entries)
+        #expect(unchecked.parts.first?.signature == .notChecked)
+        guard case .legacy(let packet) = unchecked.parts.first?.initPacket else { throw Failure.notLegacy }
+        #expect(packet.header == LegacyInitPacket.Header(deviceType: 0x52, deviceRevision: 1, applicationVersion: 9, softdeviceRequirements: [0xFFFE]))
+        #expect(packet.extensionID == 2)
+
+        let valid = try DFUPackage.inspect(entries: entries, key: SignatureTests.key("signing-key.pub.pem"))
+        #expect(valid.parts.first?.signature == .valid)
+        #expect(valid.parts.first?.imageCheck == .matches(.sha256(.bigEndian)))
+        _ = try valid.checkedPackage()
+
+        #expect(throws: PackageError.invalidSignature(name: "app.dat")) {
+            _ = try DFUPackage(entries: entries, key: SignatureTests.key("other-key.pub.pem"))
+        }
+    }
+
+    enum Failure: Error { case notLegacy }
+}

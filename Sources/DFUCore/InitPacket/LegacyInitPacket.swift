@@ -53,9 +53,10 @@ public struct LegacyInitPacket: Sendable, Hashable {
     public enum Integrity: Sendable, Hashable {
         /// CRC-16/CCITT-FALSE of the image.
         case crc16(UInt16)
-        /// Image length and SHA-256 (extension 1).
+        /// Image length and SHA-256 (extension 1); nrfutil 0.5.x stores the digest in plain order.
         case sha256(length: UInt32, hash: [UInt8])
-        /// Image length, SHA-256 and an ECDSA P-256 signature (extension 2).
+        /// Image length, SHA-256 and an ECDSA P-256 signature (extension 2), r‖s big-endian,
+        /// over every byte of the packet before it.
         case signedSHA256(length: UInt32, hash: [UInt8], signature: [UInt8])
     }
 

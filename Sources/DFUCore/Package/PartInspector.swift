@@ -58,7 +58,7 @@ struct PartInspector {
                     throw .malformedInitPacket(name: datName, defect: error)
                 }
                 contents = .legacy(packet)
-                (imageCheck, signature) = try check(packet, digest: digest, datName: datName)
+                (imageCheck, signature) = try check(packet, bytes: initBytes, digest: digest, datName: datName)
             }
         }
 
@@ -161,9 +161,10 @@ struct PartInspector {
         return .valid
     }
 
-    /// Legacy: the CRC-16, or the stated length and SHA-256, against the image.
+    /// Legacy: the CRC-16, or the stated length and SHA-256, against the image; and a DFU 0.8
+    /// signature, which nrfutil 0.5.x makes over every byte before it, stored r‖s big-endian.
     private func check(
-        _ packet: LegacyInitPacket, digest: [UInt8], datName: String
+        _ packet: LegacyInitPacket, bytes: [UInt8], digest: [UInt8], datName: String
     ) throws(PackageError) -> (ImageCheck, SignatureStatus) {
         switch packet.integrity {
         case .crc16(let crc):
@@ -175,8 +176,10 @@ struct PartInspector {
                     imageName: imageName)
             }
             let imageCheck = Self.compare(sha256: hash, with: digest)
-            guard case .signedSHA256 = packet.integrity else { return (imageCheck, .unsigned) }
-            return (imageCheck, key == nil ? .notChecked : .unverifiable(reason: "Legacy init packet signatures are not supported"))
+            guard case .signedSHA256(_, _, let signature) = packet.integrity else { return (imageCheck, .unsigned) }
+            guard let key else { return (imageCheck, .notChecked) }
+            let valid = ECDSAP256.verify(signature: signature, of: Array(bytes.dropLast(signature.count)), with: key)
+            return (imageCheck, valid ? .valid : .invalid)
         }
     }
 
