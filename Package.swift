@@ -35,8 +35,10 @@ let package = Package(
         .executableTarget(name: "dfu", dependencies: ["DFUCommand"], swiftSettings: strict),
 
         .testTarget(name: "DFUCryptoTests", dependencies: ["DFUCrypto"], swiftSettings: strict),
-        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive"], swiftSettings: strict),
-        .testTarget(name: "DFUCoreTests", dependencies: ["DFUCore", "DFUCrypto"], swiftSettings: strict),
+        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "DFUCrypto"], swiftSettings: strict),
+        .testTarget(
+            name: "DFUCoreTests", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive"], exclude: ["Fixtures"],
+            swiftSettings: strict),
         .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
         .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore"], swiftSettings: strict),

@@ -1,0 +1,66 @@
+/// A cursor over bytes that reads little-endian integers and byte runs, never past the end.
+///
+/// The verbs follow SwiftNIO's `ByteBuffer`: `read…` consumes and moves the reader index,
+/// `get…(at:)` looks without moving; every read returns nil when too few bytes remain, so a
+/// decoder turns short input into its own typed error instead of trapping.
+public struct ByteReader: Sendable, Hashable {
+    /// The bytes being read; indices are those of the original collection.
+    public let bytes: ArraySlice<UInt8>
+    /// The index of the next byte to read.
+    public private(set) var readerIndex: Int
+
+    /// Reads `bytes` from their start.
+    public init(_ bytes: [UInt8]) {
+        self.init(bytes[...])
+    }
+
+    /// Reads `bytes` from their start index.
+    public init(_ bytes: ArraySlice<UInt8>) {
+        self.bytes = bytes
+        self.readerIndex = bytes.startIndex
+    }
+
+    /// How many bytes are left to read.
+    public var readableBytes: Int { bytes.endIndex - readerIndex }
+
+    /// How many bytes have been read so far.
+    public var bytesRead: Int { readerIndex - bytes.startIndex }
+
+    /// Reads a little-endian integer, or returns nil (reading nothing) when too few bytes remain.
+    public mutating func readInteger<T: FixedWidthInteger>(as type: T.Type = T.self) -> T? {
+        guard let value = getInteger(at: readerIndex, as: type) else { return nil }
+        readerIndex += MemoryLayout<T>.size
+        return value
+    }
+
+    /// The little-endian integer at `index`, or nil when it would run past the end.
+    public func getInteger<T: FixedWidthInteger>(at index: Int, as type: T.Type = T.self) -> T? {
+        let size = MemoryLayout<T>.size
+        guard index >= bytes.startIndex, index <= bytes.endIndex - size else { return nil }
+        var value: T = 0
+        for offset in 0..<size {
+            value |= T(truncatingIfNeeded: bytes[index + offset]) << (offset * 8)
+        }
+        return value
+    }
+
+    /// Reads one byte, or returns nil at the end.
+    public mutating func readByte() -> UInt8? {
+        readInteger(as: UInt8.self)
+    }
+
+    /// Reads `count` bytes, or returns nil (reading nothing) when fewer remain or `count` is negative.
+    public mutating func readBytes(count: Int) -> ArraySlice<UInt8>? {
+        guard count >= 0, count <= readableBytes else { return nil }
+        let slice = bytes[readerIndex..<readerIndex + count]
+        readerIndex += count
+        return slice
+    }
+
+    /// Reads everything that is left.
+    public mutating func readRemainingBytes() -> ArraySlice<UInt8> {
+        let slice = bytes[readerIndex...]
+        readerIndex = bytes.endIndex
+        return slice
+    }
+}

@@ -1,0 +1,55 @@
+import DFUCore
+import Testing
+
+@Suite struct ByteReaderTests {
+    @Test func readsLittleEndianIntegersInOrder() {
+        var reader = ByteReader([0x01, 0x34, 0x12, 0x78, 0x56, 0x34, 0x12])
+        #expect(reader.readInteger(as: UInt8.self) == 0x01)
+        #expect(reader.readInteger(as: UInt16.self) == 0x1234)
+        #expect(reader.readInteger(as: UInt32.self) == 0x1234_5678)
+        #expect(reader.readableBytes == 0)
+    }
+
+    @Test func shortReadReturnsNilAndConsumesNothing() {
+        var reader = ByteReader([0xAA, 0xBB, 0xCC])
+        #expect(reader.readInteger(as: UInt32.self) == nil)
+        #expect(reader.readBytes(count: 4) == nil)
+        #expect(reader.readBytes(count: -1) == nil)
+        #expect(reader.readableBytes == 3)
+        #expect(reader.readBytes(count: 3).map(Array.init) == [0xAA, 0xBB, 0xCC])
+        #expect(reader.readByte() == nil)
+    }
+
+    @Test func getDoesNotMoveTheReaderIndex() {
+        let reader = ByteReader([0x00, 0x10, 0x20])
+        #expect(reader.getInteger(at: 1, as: UInt16.self) == 0x2010)
+        #expect(reader.getInteger(at: 2, as: UInt16.self) == nil)
+        #expect(reader.getInteger(at: -1, as: UInt8.self) == nil)
+        #expect(reader.readerIndex == 0)
+    }
+
+    @Test func worksOnSlicesWithTheirOwnIndices() {
+        let bytes: [UInt8] = [9, 9, 0x01, 0x02]
+        var reader = ByteReader(bytes[2...])
+        #expect(reader.readInteger(as: UInt16.self) == 0x0201)
+        #expect(reader.bytesRead == 2)
+    }
+}
+
+@Suite struct CRC16Tests {
+    @Test func checkValueOfTheStandardTestStringIs29B1() {
+        #expect(CRC16.checksum(Array("123456789".utf8)) == 0x29B1)
+    }
+
+    @Test func checksumOfNoBytesIsTheInitialValue() {
+        #expect(CRC16.checksum([UInt8]()) == 0xFFFF)
+    }
+
+    @Test func runningChecksumEqualsOneShotChecksum() {
+        let bytes = TestPackages.image(5000)
+        var running = CRC16()
+        running.update(bytes[..<777])
+        running.update(bytes[777...])
+        #expect(running.value == CRC16.checksum(bytes))
+    }
+}
