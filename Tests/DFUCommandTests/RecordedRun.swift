@@ -9,6 +9,11 @@ struct RecordedRun: Sendable {
 
     /// Runs `dfu ARGUMENTS` and records stdout, stderr and the exit code.
     static func dfu(_ arguments: String..., environment: [String: String] = [:]) async -> RecordedRun {
+        await dfu(arguments: arguments, environment: environment)
+    }
+
+    /// Runs `dfu` with an argument list built at run time.
+    static func dfu(arguments: [String], environment: [String: String] = [:]) async -> RecordedRun {
         let out = Mutex("")
         let err = Mutex("")
         let context = CommandContext(

@@ -21,8 +21,11 @@ extension PartReport: Encodable {
         try container.encode(bootloaderSize, forKey: .blSize)
         switch initPacket {
         case .none: break
-        case .secure(let packet): try container.encode(SecureJSON(packet), forKey: .initPacket)
-        case .legacy(let packet): try container.encode(LegacyJSON(packet), forKey: .initPacket)
+        case .secure(let packet):
+            try container.encode(SecureJSON(packet, check: imageCheck, signature: signature), forKey: .initPacket)
+        case .legacy(let packet):
+            try container.encode(
+                LegacyJSON(packet, kind: kind, check: imageCheck, signature: signature), forKey: .initPacket)
         }
         try container.encode(CheckJSON(imageCheck), forKey: .hashCheck)
         try container.encode(signature.jsonName, forKey: .signature)
@@ -34,7 +37,9 @@ extension PartReport: Encodable {
         let type: String?
         let fwVersion: UInt32?
         let hwVersion: UInt32?
-        let sdReq: [String]
+        let sdReq: [UInt32]
+        let hashOK: Bool
+        let signatureOK: Bool?
         let sdSize: UInt32?
         let blSize: UInt32?
         let appSize: UInt32?
@@ -45,13 +50,15 @@ extension PartReport: Encodable {
         let signatureType: String?
         let signature: String?
 
-        init(_ packet: SecureInitPacket) {
+        init(_ packet: SecureInitPacket, check: ImageCheck, signature status: SignatureStatus) {
             let command = packet.initCommand
+            hashOK = check.isMatch
+            signatureOK = status.isVerified
             opCode = packet.opCode?.description
             type = command?.firmwareType?.description
             fwVersion = command?.firmwareVersion
             hwVersion = command?.hardwareVersion
-            sdReq = command?.softdeviceRequirements.map { "0x" + String($0, radix: 16, uppercase: true) } ?? []
+            sdReq = command?.softdeviceRequirements ?? []
             sdSize = command?.softdeviceSize
             blSize = command?.bootloaderSize
             appSize = command?.applicationSize
@@ -67,6 +74,27 @@ extension PartReport: Encodable {
             case opCode = "op_code", type, fwVersion = "fw_version", hwVersion = "hw_version", sdReq = "sd_req"
             case sdSize = "sd_size", blSize = "bl_size", appSize = "app_size", hashType = "hash_type", hash
             case isDebug = "is_debug", bootValidation = "boot_validation", signatureType = "signature_type", signature
+            case hashOK = "hash_ok", signatureOK = "signature_ok"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(opCode, forKey: .opCode)
+            try container.encode(type, forKey: .type)
+            try container.encode(fwVersion, forKey: .fwVersion)
+            try container.encode(hwVersion, forKey: .hwVersion)
+            try container.encode(sdReq, forKey: .sdReq)
+            try container.encode(sdSize, forKey: .sdSize)
+            try container.encode(blSize, forKey: .blSize)
+            try container.encode(appSize, forKey: .appSize)
+            try container.encode(hashType, forKey: .hashType)
+            try container.encode(hash, forKey: .hash)
+            try container.encode(hashOK, forKey: .hashOK)
+            try container.encode(isDebug, forKey: .isDebug)
+            try container.encode(bootValidation, forKey: .bootValidation)
+            try container.encode(signatureType, forKey: .signatureType)
+            try container.encode(signature, forKey: .signature)
+            try container.encode(signatureOK, forKey: .signatureOK)
         }
     }
 
@@ -75,37 +103,62 @@ extension PartReport: Encodable {
         let bytes: String
     }
 
+    /// The Legacy init packet, with the fields every part shares (`fw_version`, `hw_version`,
+    /// `sd_req`, `type`, `hash_type`, `hash_ok`, `signature_type`, `signature_ok`) next to the
+    /// Legacy names of nrfutil 0.5.x (`device_type`, `application_version`, …). `fw_version` is the
+    /// application version and `hw_version` the device type.
     private struct LegacyJSON: Encodable {
-        let deviceType: UInt16?
-        let deviceRevision: UInt16?
-        let applicationVersion: UInt32?
-        let softdeviceRequirements: [UInt16]?
-        let extensionID: UInt32?
-        let firmwareCRC16: UInt16?
-        let firmwareLength: UInt32?
-        let firmwareHash: String?
-        let signature: String?
+        let packet: LegacyInitPacket
+        let kind: PartKind
+        let hashOK: Bool
+        let signatureOK: Bool?
 
-        init(_ packet: LegacyInitPacket) {
-            deviceType = packet.header?.deviceType
-            deviceRevision = packet.header?.deviceRevision
-            applicationVersion = packet.header?.applicationVersion
-            softdeviceRequirements = packet.header?.softdeviceRequirements
-            extensionID = packet.extensionID
-            switch packet.integrity {
-            case .crc16(let crc):
-                (firmwareCRC16, firmwareLength, firmwareHash, signature) = (crc, nil, nil, nil)
-            case .sha256(let length, let hash):
-                (firmwareCRC16, firmwareLength, firmwareHash, signature) = (nil, length, hash.hexString, nil)
-            case .signedSHA256(let length, let hash, let bytes):
-                (firmwareCRC16, firmwareLength, firmwareHash, signature) = (nil, length, hash.hexString, bytes.hexString)
-            }
+        init(_ packet: LegacyInitPacket, kind: PartKind, check: ImageCheck, signature: SignatureStatus) {
+            self.packet = packet
+            self.kind = kind
+            hashOK = check.isMatch
+            signatureOK = signature.isVerified
         }
 
         enum CodingKeys: String, CodingKey {
+            case fwVersion = "fw_version", hwVersion = "hw_version", sdReq = "sd_req", type, hashType = "hash_type"
+            case hashOK = "hash_ok", signatureType = "signature_type", signatureOK = "signature_ok"
             case deviceType = "device_type", deviceRevision = "device_revision", applicationVersion = "application_version"
             case softdeviceRequirements = "softdevice_req", extensionID = "ext_packet_id", firmwareCRC16 = "firmware_crc16"
             case firmwareLength = "firmware_length", firmwareHash = "firmware_hash", signature = "init_packet_ecds"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            let header = packet.header
+            try container.encode(header?.applicationVersion, forKey: .fwVersion)
+            try container.encode(header?.deviceType, forKey: .hwVersion)
+            try container.encode(header?.softdeviceRequirements ?? [], forKey: .sdReq)
+            try container.encode(kind.rawValue.uppercased(), forKey: .type)
+            try container.encodeIfPresent(header?.deviceType, forKey: .deviceType)
+            try container.encodeIfPresent(header?.deviceRevision, forKey: .deviceRevision)
+            try container.encodeIfPresent(header?.applicationVersion, forKey: .applicationVersion)
+            try container.encodeIfPresent(header?.softdeviceRequirements, forKey: .softdeviceRequirements)
+            try container.encodeIfPresent(packet.extensionID, forKey: .extensionID)
+            switch packet.integrity {
+            case .crc16(let crc):
+                try container.encode("CRC16", forKey: .hashType)
+                try container.encode(crc, forKey: .firmwareCRC16)
+                try container.encodeNil(forKey: .signatureType)
+            case .sha256(let length, let hash):
+                try container.encode("SHA256", forKey: .hashType)
+                try container.encode(length, forKey: .firmwareLength)
+                try container.encode(hash.hexString, forKey: .firmwareHash)
+                try container.encodeNil(forKey: .signatureType)
+            case .signedSHA256(let length, let hash, let signature):
+                try container.encode("SHA256", forKey: .hashType)
+                try container.encode(length, forKey: .firmwareLength)
+                try container.encode(hash.hexString, forKey: .firmwareHash)
+                try container.encode(signature.hexString, forKey: .signature)
+                try container.encode("ECDSA_P256_SHA256", forKey: .signatureType)
+            }
+            try container.encode(hashOK, forKey: .hashOK)
+            try container.encode(signatureOK, forKey: .signatureOK)
         }
     }
 

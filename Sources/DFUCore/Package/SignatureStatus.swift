@@ -24,6 +24,16 @@ public enum SignatureStatus: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension SignatureStatus {
+    /// For JSON's `signature_ok`: true when verified, false when it failed or could not be
+    /// checked, nil when no key was given or nothing is signed.
+    public var isVerified: Bool? {
+        switch self {
+        case .valid: true
+        case .invalid, .unverifiable: false
+        case .unsigned, .notChecked: nil
+        }
+    }
+
     /// The status as one lowercase word for JSON, e.g. `not_checked`.
     public var jsonName: String {
         switch self {

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// The built `dfu` executable, run as a process: exit statuses, streams, no crash on bad input.
+@Suite struct ExecutableTests {
+    struct Outcome {
+        let status: Int32
+        let output: String
+        let error: String
+    }
+
+    static func run(_ arguments: [String]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = TestData.dfuExecutable
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+            error: String(decoding: errData, as: UTF8.self))
+    }
+
+    @Test func inspectOfTheBundledSampleSucceeds() throws {
+        let sample = TestData.root.appendingPathComponent("firmware-samples/secure-sd-bl-app.zip").path
+        let outcome = try Self.run(["inspect", sample])
+        #expect(outcome.status == 0)
+        #expect(outcome.error.isEmpty)
+        #expect(outcome.output.contains("Part 1 of 2: softdevice_bootloader"))
+        #expect(outcome.output.contains("Part 2 of 2: application"))
+    }
+
+    @Test func everyBadFixtureExitsWith65AndOneLineWithoutCrashing() throws {
+        let folder = TestData.fixtures.appendingPathComponent("bad")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".zip") }
+        #expect(files.count >= 17)
+        for file in files.sorted() {
+            let outcome = try Self.run(["inspect", folder.appendingPathComponent(file).path,
+                                        "--key", TestData.fixtures.appendingPathComponent("keys/test-public.pem").path])
+            #expect(outcome.status == 65, "\(file): \(outcome.error)")
+            #expect(outcome.output.isEmpty, "\(file)")
+            #expect(outcome.error.split(separator: "\n").count == 1, "\(file): \(outcome.error)")
+            #expect(outcome.error.hasPrefix("dfu: "), "\(file)")
+        }
+    }
+
+    @Test func usageErrorExitsWith64() throws {
+        let outcome = try Self.run(["inspect", "--bogus"])
+        #expect(outcome.status == 64)
+        #expect(outcome.error == "dfu: unknown option --bogus (see 'dfu inspect --help')\n")
+    }
+
+    @Test func helpOfEveryCommandShowsExamplesAndExitCodes() throws {
+        let outcome = try Self.run(["inspect", "--help"])
+        #expect(outcome.status == 0)
+        #expect(outcome.output.contains("Examples:"))
+        #expect(outcome.output.contains("Exit codes:"))
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Paths to the project's test data and to the shared data beside the checkout.
+enum TestData {
+    /// The package root, from this file's path (`Tests/DFUCommandTests/TestData.swift`).
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `Tests/Fixtures`, committed with the project.
+    static let fixtures = root.appendingPathComponent("Tests/Fixtures")
+
+    /// `<root>/../shared/nordic-samples`, present only on the project's own machines.
+    static let nordicSamples = root.deletingLastPathComponent().appendingPathComponent("shared/nordic-samples")
+
+    static var hasNordicSamples: Bool {
+        FileManager.default.fileExists(atPath: nordicSamples.appendingPathComponent("samples.json").path)
+    }
+
+    /// A JSON file decoded as an array of objects.
+    static func jsonArray(_ url: URL) throws -> [[String: Any]] {
+        let data = try Data(contentsOf: url)
+        guard let array = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        return array
+    }
+
+    /// The built `dfu` executable, next to the test bundle.
+    static var dfuExecutable: URL {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("dfu")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return root.appendingPathComponent(".build/debug/dfu")
+    }
+}
