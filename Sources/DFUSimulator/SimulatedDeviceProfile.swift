@@ -48,12 +48,12 @@ public struct SimulatedDeviceProfile: Sendable {
         }
     }
 
-    /// The application's firmware, nil for an application without DFU (it cannot be updated over the air).
-    public var applicationFirmware: (any SimulatedFirmware)? {
+    /// The application's firmware.
+    public var applicationFirmware: any SimulatedFirmware {
         switch application {
         case .buttonless(let app): app
         case .legacy(let app): app
-        case .plain: nil
+        case .plain: SimulatedPlainApplication()
         }
     }
 }

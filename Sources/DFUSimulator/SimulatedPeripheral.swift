@@ -19,8 +19,8 @@ public struct SimulatedPeripheral: Sendable {
     public init(profile: SimulatedDeviceProfile, storage: SimulatedStorage = SimulatedStorage(), startInBootloader: Bool = false) {
         self.profile = profile
         self.storage = storage
-        if !startInBootloader, storage.application != nil, let app = profile.applicationFirmware {
-            firmware = app
+        if !startInBootloader, storage.application != nil {
+            firmware = profile.applicationFirmware
             address = profile.address
             inBootloader = false
         } else {
@@ -36,13 +36,9 @@ public struct SimulatedPeripheral: Sendable {
         availableFrom = time
         switch target {
         case .application where storage.application != nil:
-            if let app = profile.applicationFirmware {
-                firmware = app
-                address = profile.address
-                inBootloader = false
-                return
-            }
-            fallthrough
+            firmware = profile.applicationFirmware
+            address = profile.address
+            inBootloader = false
         case .application, .bootloader:
             var name: String?
             if case .bootloader(let chosen) = target { name = chosen }

@@ -326,7 +326,8 @@ public final class SimulatedTransport: DFUTransport {
                     + link.exchangeTime(attPayload: bytes.count)
                 connection.pending.append(PendingNotification(time: delivered, characteristic: characteristic, bytes: bytes))
             case .reboot(let target, let delay):
-                let at = time + delay
+                // The device resets after its answers went out.
+                let at = time + delay + air.faults.responseDelay
                 connection.dropAt = min(connection.dropAt ?? at, at)
                 connection.pendingBoot = (target, at)
             }

@@ -20,7 +20,8 @@ import Testing
                                         options: Fixtures.options(prn: testCase.prn))
         let report = try result.get()
         #expect(report.partsSent == [.application])
-        #expect(transport.peripheral().storage.application == part.image)
+        let installed = transport.peripheral().storage.application == part.image
+        #expect(installed, "the installed application differs from the image sent")
         #expect(transport.violations.isEmpty)
     }
 }

@@ -261,6 +261,7 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
         var peer = peer
         var reconnections = 0
         var restarted = false
+        var lastStep = DFUStep.connecting
         context.uploadStart = nil
         context.lastReport = nil
         while true {
@@ -278,6 +279,7 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
             case .restart:
                 restarted = true
             case .linkLost(let error):
+                if case .disconnected(let step, _) = error { lastStep = step }
                 guard reconnections < options.reconnectAttempts else {
                     if case .disconnected(let step, _) = error { throw .disconnected(step: step, attempts: reconnections + 1) }
                     throw error
@@ -287,10 +289,16 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
             }
             await transport.disconnect()
             report(.connecting, part: context.partNumber, context: context, bytes: 0, total: part.image.count)
-            peer = try await connect(DFUConnectParameters(
+            let parameters = DFUConnectParameters(
                 selector: DFUDeviceSelector(addresses: [peer.address], serviceUUIDs: options.uuids.bootloaderServices),
-                scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout, uuids: options.uuids),
-                step: .findingBootloader)
+                scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout, uuids: options.uuids)
+            do {
+                peer = try await connect(parameters, step: .findingBootloader)
+            } catch .bootloaderNotFound where lastStep == .validatingFirmware {
+                // The link dropped after the last Execute and no bootloader advertises any more:
+                // the device activated the image and reset into it.
+                return peer
+            }
         }
     }
 

@@ -214,12 +214,9 @@ public struct SecureDFUStateMachine: Sendable {
     }
 
     /// The link dropped.
+    /// While validating (the last Execute) this cannot tell a reset after activation from a lost
+    /// request: the runner looks for the bootloader again and resumes if it is still there.
     public mutating func disconnected() -> SecureDFUAction {
-        if phase == .executingData && objectEnd == image.count {
-            // The final Execute was sent; the device validated and reset before its answer got through.
-            phase = .resetting
-            return .awaitReset
-        }
         if phase == .resetting { return .awaitReset }
         return fail(.disconnected(step: step, attempts: 1))
     }
