@@ -341,7 +341,7 @@ public struct SecureDFUStateMachine: Sendable {
             packetsSinceReset = 0
             return stream()
         }
-        if offset > 0 {
+        if offset > 0, offset <= total {
             // Mismatch: roll back to the start of the object holding the last byte.
             setObject(start: (offset - 1) / dataMaxSize * dataMaxSize, crcKnown: nil)
         } else {
@@ -352,7 +352,7 @@ public struct SecureDFUStateMachine: Sendable {
     }
 
     private mutating func setObject(start: Int, crcKnown: UInt32?) {
-        objectStart = max(0, start)
+        objectStart = min(max(0, start), image.count)
         objectEnd = min(objectStart + dataMaxSize, image.count)
         crcAtObjectStart = crcKnown ?? CRC32.checksum(image[0..<objectStart])
         sent = objectStart
