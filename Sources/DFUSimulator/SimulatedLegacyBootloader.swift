@@ -128,9 +128,11 @@ public struct SimulatedLegacyBootloader: SimulatedFirmware {
             phase = .idle
             context.effects.append(.reboot(into: .application, after: .milliseconds(20)))
         case .reset:
+            // Reset abandons the transfer; Start DFU already invalidated the application, so the
+            // device comes back in DFU mode.
             phase = .idle
             context.storage.legacyTransferInterrupted = false
-            context.effects.append(.reboot(into: .application, after: .milliseconds(20)))
+            context.effects.append(.reboot(into: .bootloader(name: nil), after: .milliseconds(20)))
         default:
             respond(op, .notSupported, context: &context)
         }

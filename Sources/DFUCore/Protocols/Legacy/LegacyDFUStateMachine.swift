@@ -228,7 +228,8 @@ public struct LegacyDFUStateMachine: Sendable {
 
     private mutating func stream() -> LegacyDFUAction {
         let total = part.image.count
-        let count = prn == 0 ? Int.max : prn
+        let left = (total - sent + Self.packetSize - 1) / Self.packetSize
+        let count = prn == 0 ? left : min(prn, left)
         let end = min(total, sent + count * Self.packetSize)
         let batch = chunks(part.image, from: sent, to: end)
         sent = end
