@@ -33,6 +33,7 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
         var peer = try await connect(DFUConnectParameters(
             selector: device, scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout,
             uuids: options.uuids), step: .connecting)
+        let applicationAddress = peer.address
         var mode = try await detectMode(peer)
         if mode.isApplication {
             report(.enablingDFUMode, part: 1, context: context, bytes: 0, total: firstPart.image.count)
@@ -58,7 +59,7 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
             index += 1
             if index < parts.count {
                 report(.connecting, part: index + 1, context: context, bytes: 0, total: parts[index].image.count)
-                peer = try await findBootloader(near: peer.address, name: nil, sameAddressOnly: false, previousApp: nil)
+                peer = try await findDeviceBetweenParts(bootloader: peer.address, application: applicationAddress)
                 mode = try await detectMode(peer)
                 if mode.isApplication {
                     (peer, mode) = try await enterBootloader(from: peer, mode: mode, context: &context)
@@ -166,6 +167,20 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
             throw .unsupportedDevice(reason: "\(fresh.address) still shows its application's services after the jump to the bootloader")
         }
         return fresh
+    }
+
+    /// After a part the device resets: into its bootloader (same address or + 1) when the application
+    /// was invalidated (SoftDevice updates), or back into the application (bootloader-only updates),
+    /// which is then switched again.
+    private func findDeviceBetweenParts(bootloader: DFUDeviceAddress, application: DFUDeviceAddress) async throws(DFUError) -> DFUPeer {
+        if options.bootloaderAddress != nil || options.bootloaderName != nil {
+            return try await findBootloader(near: bootloader, name: nil, sameAddressOnly: false, previousApp: nil)
+        }
+        var addresses = [bootloader, bootloader.bootloaderAddress]
+        if !addresses.contains(application) { addresses.append(application) }
+        return try await connect(DFUConnectParameters(
+            selector: DFUDeviceSelector(addresses: addresses), scanTimeout: options.scanTimeout,
+            connectTimeout: options.connectTimeout, uuids: options.uuids), step: .findingBootloader)
     }
 
     private func enterBootloader(from peer: DFUPeer, mode: Mode, context: inout UpdateContext) async throws(DFUError)
