@@ -27,6 +27,8 @@ public struct SimulatedFaults: Sendable, Hashable {
     public var corruptedPackets: Set<Int> = []
     /// Extra delay before every notification.
     public var responseDelay: Duration = .zero
+    /// This many connection attempts fail (after the device was found) before one succeeds.
+    public var failedConnections = 0
     /// The host keeps the GATT database it saw at an address: after a same-address jump it reports
     /// the application's services until told to discard its cache.
     public var staleServicesAfterJump = false

@@ -87,6 +87,10 @@ public final class SimulatedTransport: DFUTransport {
                 return .failure(.deviceNotFound)
             }
             let connected = best.time + link.connectionInterval * link.setupIntervals
+            if air.faults.failedConnections > 0 {
+                air.faults.failedConnections -= 1
+                return .failure(.failed("the connection failed to be established (simulated)"))
+            }
             let device = air.peripherals[best.index]
             let real = Self.endpoints(of: device.firmware, uuids: parameters.uuids)
             var reported = real
@@ -109,7 +113,7 @@ public final class SimulatedTransport: DFUTransport {
             clock.advance(to: time)
             return peer
         case .failure(let error):
-            clock.advance(to: now + parameters.scanTimeout)
+            clock.advance(to: now + (error == .deviceNotFound ? parameters.scanTimeout : parameters.connectTimeout))
             throw error
         }
     }

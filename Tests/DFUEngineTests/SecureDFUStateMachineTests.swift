@@ -245,3 +245,29 @@ import Testing
         }
     }
 }
+
+extension SecureDFUStateMachineTests {
+    @Test func perObjectDelayWaitsAfterEveryCreate() {
+        var machine = SecureDFUStateMachine(initPacket: Self.initPacket, image: Self.big, configuration: .init(
+            packetReceiptNotifications: 0, packetSize: 244, firstObjectDelay: .milliseconds(400), objectDelay: .milliseconds(100)))
+        _ = machine.start()
+        _ = machine.received([0x60, 0x02, 0x01])
+        _ = machine.received([0x60, 0x06, 0x01] + Self.le32(256) + Self.le32(5) + Self.le32(CRC32.checksum(Self.initPacket)))
+        _ = machine.received([0x60, 0x04, 0x01])
+        _ = machine.received([0x60, 0x06, 0x01] + Self.le32(4096) + Self.le32(0) + Self.le32(0))
+        #expect(machine.received([0x60, 0x01, 0x01]) == .wait(.milliseconds(400)))
+        _ = machine.delayElapsed()
+        _ = machine.packetsWritten()
+        _ = machine.received([0x60, 0x03, 0x01] + Self.le32(4096) + Self.le32(CRC32.checksum(Self.big[0..<4096])))
+        #expect(machine.received([0x60, 0x04, 0x01]) == .send(.create(.data, size: 4096)))
+        #expect(machine.received([0x60, 0x01, 0x01]) == .wait(.milliseconds(100)))
+    }
+
+    @Test func lateReceiptIsIgnoredWhileAnotherAnswerIsAwaited() {
+        var machine = Self.atDataSelect(image: Self.big)
+        _ = machine.received([0x60, 0x06, 0x01] + Self.le32(4096) + Self.le32(0) + Self.le32(0))
+        // Waiting for Create's answer, a stale receipt (60 03 01 …) arrives first.
+        #expect(machine.received([0x60, 0x03, 0x01] + Self.le32(244) + Self.le32(1)) == .awaitNotification)
+        #expect(machine.received([0x60, 0x01, 0x01]) != .awaitNotification)
+    }
+}

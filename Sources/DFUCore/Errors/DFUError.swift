@@ -35,6 +35,16 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
         }
     }
 
+    /// Whether a connection attempt failed in a way another attempt may fix (not "not found").
+    public var isConnectionFailure: Bool {
+        switch self {
+        case .timeout(step: .connecting, _), .timeout(step: .findingBootloader, _),
+             .disconnected(step: .connecting, _), .disconnected(step: .findingBootloader, _),
+             .transport(step: .connecting, _), .transport(step: .findingBootloader, _): true
+        default: false
+        }
+    }
+
     /// One sentence: what happened, and what to try.
     public var description: String {
         switch self {

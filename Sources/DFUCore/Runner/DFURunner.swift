@@ -132,6 +132,17 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
     // MARK: - Connections
 
     private func connect(_ parameters: DFUConnectParameters, step: DFUStep) async throws(DFUError) -> DFUPeer {
+        var attempt = 1
+        while true {
+            do {
+                return try await connectOnce(parameters, step: step)
+            } catch let error where attempt < options.connectionAttempts && error.isConnectionFailure {
+                attempt += 1
+            }
+        }
+    }
+
+    private func connectOnce(_ parameters: DFUConnectParameters, step: DFUStep) async throws(DFUError) -> DFUPeer {
         do {
             return try await transport.connect(parameters)
         } catch .deviceNotFound {
@@ -368,6 +379,15 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
                     } else {
                         action = machine.packetsWritten()
                     }
+                } catch .disconnected {
+                    action = machine.disconnected()
+                } catch {
+                    throw wrap(error, step: machine.step)
+                }
+            case .awaitNotification:
+                do {
+                    action = try await awaitNotification(from: .secureControlPoint, within: options.responseTimeout)
+                        .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
                 } catch .disconnected {
                     action = machine.disconnected()
                 } catch {

@@ -126,6 +126,10 @@ public struct SecureDFUStateMachine: Sendable {
         } catch {
             return fail(.unexpectedResponse(step: step, bytes: bytes))
         }
+        if response.request == .calculateChecksum, response.result == .success, expectedOpCode != .calculateChecksum {
+            // A receipt that arrived after its timeout was answered by a checksum request: already handled.
+            return .awaitNotification
+        }
         guard response.request == expectedOpCode else { return fail(.unexpectedResponse(step: step, bytes: bytes)) }
         if response.result != .success {
             return failed(response)
