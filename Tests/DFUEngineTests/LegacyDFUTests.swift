@@ -175,3 +175,33 @@ import Testing
         #expect(error.isInitPacketRejection)
     }
 }
+
+extension LegacyDFUTests {
+    struct RequestCut: CustomTestStringConvertible, Sendable {
+        let name: String
+        let trigger: SimulatedFaults.RequestTrigger
+        var testDescription: String { name }
+    }
+
+    /// Disconnects at each Legacy control point request, before the device sees it or after.
+    static let requestCuts: [RequestCut] = [
+        ("Start DFU", UInt8(0x01)), ("Initialize", 0x02), ("PRN request", 0x08), ("Receive", 0x03), ("Validate", 0x04),
+    ].flatMap { name, op in
+        [true, false].map { before in
+            RequestCut(name: "\(before ? "before" : "after") \(name)", trigger: .init(opCode: op, beforeDelivery: before))
+        }
+    }
+
+    @Test(arguments: requestCuts)
+    func disconnectAtARequestRestartsAndCompletes(_ cut: RequestCut) async throws {
+        var faults = SimulatedFaults()
+        faults.disconnectAtRequest = cut.trigger
+        let transport = SimulatedTransport(peripherals: [Fixtures.legacyDevice(storage: SimulatedStorage(application: nil, softdeviceID: 0x0080))],
+                                           faults: faults)
+        let report = try await Fixtures.run(Self.package, on: transport).get()
+        let installed = transport.peripheral().storage.application == Self.part.image
+        #expect(installed)
+        #expect(report.reconnections == 1)
+        #expect(transport.violations.isEmpty)
+    }
+}

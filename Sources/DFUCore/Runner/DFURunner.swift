@@ -430,6 +430,9 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
             }
             switch action {
             case .send(let bytes, let expectsResponse):
+                if bytes == [LegacyDFUOpCode.validate.rawValue] {
+                    report(.validating, part: context.partNumber, context: context, bytes: part.image.count, total: part.image.count)
+                }
                 do {
                     try await transport.write(bytes, to: .legacyControlPoint, type: .withResponse)
                     if expectsResponse {
