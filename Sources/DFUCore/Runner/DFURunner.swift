@@ -217,8 +217,7 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
                 try await transport.enableNotifications(on: .legacyControlPoint)
             } catch { throw wrap(error, step: .enablingNotifications) }
             do {
-                try await transport.write([LegacyDFUOpCode.startDFU.rawValue, PartKind.application.legacyImageType],
-                                          to: .legacyControlPoint, type: .withResponse)
+                try await transport.write(LegacyDFURequest.startDFU(.application).bytes, to: .legacyControlPoint, type: .withResponse)
             } catch .disconnected {
                 // The application may reset before acknowledging.
             } catch { throw wrap(error, step: .enteringBootloader) }
@@ -423,19 +422,19 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
         var action = machine.start()
         while true {
             if Task.isCancelled {
-                try? await transport.write([LegacyDFUOpCode.reset.rawValue], to: .legacyControlPoint, type: .withResponse)
+                try? await transport.write(LegacyDFURequest.reset.bytes, to: .legacyControlPoint, type: .withResponse)
                 await transport.disconnect()
                 report(.aborted, part: context.partNumber, context: context, bytes: machine.bytesSent, total: part.image.count)
                 throw .aborted(step: machine.step)
             }
             switch action {
-            case .send(let bytes, let expectsResponse):
-                if bytes == [LegacyDFUOpCode.validate.rawValue] {
+            case .send(let request):
+                if request == .validate {
                     report(.validating, part: context.partNumber, context: context, bytes: part.image.count, total: part.image.count)
                 }
                 do {
-                    try await transport.write(bytes, to: .legacyControlPoint, type: .withResponse)
-                    if expectsResponse {
+                    try await transport.write(request.bytes, to: .legacyControlPoint, type: .withResponse)
+                    if request.expectsResponse {
                         action = try await awaitNotification(from: .legacyControlPoint, within: options.responseTimeout)
                             .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
                     } else {
@@ -469,7 +468,7 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
                 do { try await clock.sleep(for: duration) } catch { continue }
                 action = machine.delayElapsed()
             case .resetAndRestart:
-                try? await transport.write([LegacyDFUOpCode.reset.rawValue], to: .legacyControlPoint, type: .withResponse)
+                try? await transport.write(LegacyDFURequest.reset.bytes, to: .legacyControlPoint, type: .withResponse)
                 _ = await transport.waitForDisconnection(within: options.responseTimeout)
                 return .restart
             case .awaitReset:

@@ -1,8 +1,8 @@
 /// What the Legacy DFU state machine asks the runner to do next.
 public enum LegacyDFUAction: Sendable, Hashable {
     /// Write to the control point (with response). Then feed the next notification to `received(_:)`
-    /// when `expectsResponse`, else call `requestWritten()`.
-    case send([UInt8], expectsResponse: Bool)
+    /// when the request expects a response, else call `requestWritten()`.
+    case send(LegacyDFURequest)
     /// Write each packet (always ≤ 20 bytes) without response; then feed the next notification when
     /// `awaitReceipt`, else call `packetsWritten()`.
     case writePackets([[UInt8]], awaitReceipt: Bool)

@@ -74,8 +74,7 @@ public struct LegacyDFUStateMachine: Sendable {
 
     private mutating func sendStart() -> LegacyDFUAction {
         phase = .startRequest
-        return usesOriginalStart ? .send([0x01], expectsResponse: false)
-            : .send([0x01, part.kind.legacyImageType], expectsResponse: false)
+        return usesOriginalStart ? .send(.startDFUOriginal) : .send(.startDFU(part.kind))
     }
 
     /// A control point write that expects no notification went out.
@@ -97,7 +96,7 @@ public struct LegacyDFUStateMachine: Sendable {
             return .writePackets(chunks(part.initPacket, from: 0, to: part.initPacket.count), awaitReceipt: configuration.slowMode)
         case .prnRequest:
             phase = .receiveRequest
-            return .send([LegacyDFUOpCode.receiveFirmware.rawValue], expectsResponse: false)
+            return .send(.receiveFirmware)
         case .receiveRequest:
             if configuration.slowMode {
                 phase = .waitingBeforeData
@@ -117,7 +116,7 @@ public struct LegacyDFUStateMachine: Sendable {
         switch phase {
         case .initPackets:
             phase = .initComplete
-            return .send([LegacyDFUOpCode.initialize.rawValue, 0x01], expectsResponse: true)
+            return .send(.initializeComplete)
         case .streaming:
             if sent < part.image.count { return stream() }
             phase = .awaitingReceived
@@ -138,14 +137,16 @@ public struct LegacyDFUStateMachine: Sendable {
 
     /// A notification arrived on the control point.
     public mutating func received(_ bytes: [UInt8]) -> LegacyDFUAction {
-        var reader = WireReader(bytes)
-        guard let first = reader.readByte() else { return fail(.unexpectedResponse(step: step, bytes: bytes)) }
-        if first == LegacyDFUOpCode.packetReceipt.rawValue {
+        let notification: LegacyDFUNotification
+        do {
+            notification = try LegacyDFUNotification(bytes: bytes)
+        } catch {
+            return fail(.unexpectedResponse(step: step, bytes: bytes))
+        }
+        if case .packetReceipt(let count) = notification {
             // A receipt for the very last packet may come before the final response: keep waiting.
             if phase == .awaitingReceived { return .writePackets([], awaitReceipt: true) }
-            guard phase == .awaitingReceipt, let count = reader.readUInt32() else {
-                return fail(.unexpectedResponse(step: step, bytes: bytes))
-            }
+            guard phase == .awaitingReceipt else { return fail(.unexpectedResponse(step: step, bytes: bytes)) }
             // SDK 5.2 fills only 16 bits: compare what was filled.
             let matches = count == UInt32(sent) || (count <= 0xFFFF && count == UInt32(sent) & 0xFFFF)
             guard matches else {
@@ -154,11 +155,9 @@ public struct LegacyDFUStateMachine: Sendable {
             }
             return sent < part.image.count ? stream() : awaitReceived()
         }
-        guard first == LegacyDFUOpCode.response.rawValue, let op = reader.readByte(), let raw = reader.readByte() else {
+        guard case .response(let request, let status) = notification else {
             return fail(.unexpectedResponse(step: step, bytes: bytes))
         }
-        let status = LegacyDFUStatus(rawValue: raw)
-        let request = LegacyDFUOpCode(rawValue: op)
         switch (phase, request) {
         case (.startSizes, .startDFU):
             if status == .success { return beginInit() }
@@ -183,13 +182,13 @@ public struct LegacyDFUStateMachine: Sendable {
             }
             guard sent == part.image.count else { return fail(.unexpectedResponse(step: step, bytes: bytes)) }
             phase = .validating
-            return .send([LegacyDFUOpCode.validate.rawValue], expectsResponse: true)
+            return .send(.validate)
         case (.validating, .validate):
             guard status == .success else {
                 return fail(.remote(step: step, request: "Validate Firmware", status: .legacy(status)))
             }
             phase = .activating
-            return .send([LegacyDFUOpCode.activateAndReset.rawValue], expectsResponse: false)
+            return .send(.activateAndReset)
         default:
             return fail(.unexpectedResponse(step: step, bytes: bytes))
         }
@@ -210,20 +209,16 @@ public struct LegacyDFUStateMachine: Sendable {
         if part.initPacket.isEmpty { return requestReceipts() }
         phase = .initBegin
         // SDK ≤ 6 takes `02` and the CRC-16 on the packet; SDK 7+ brackets the packet with 02 00 / 02 01.
-        return configuration.slowMode ? .send([LegacyDFUOpCode.initialize.rawValue], expectsResponse: false)
-            : .send([LegacyDFUOpCode.initialize.rawValue, 0x00], expectsResponse: false)
+        return configuration.slowMode ? .send(.initializeCRC) : .send(.initializeBegin)
     }
 
     private mutating func requestReceipts() -> LegacyDFUAction {
         phase = .prnRequest
         if prn == 0 {
             phase = .receiveRequest
-            return .send([LegacyDFUOpCode.receiveFirmware.rawValue], expectsResponse: false)
+            return .send(.receiveFirmware)
         }
-        var frame = WireWriter()
-        frame.write(LegacyDFUOpCode.packetReceiptRequest.rawValue)
-        frame.write(UInt16(clamping: prn))
-        return .send(frame.bytes, expectsResponse: false)
+        return .send(.packetReceiptRequest(UInt16(clamping: prn)))
     }
 
     private mutating func stream() -> LegacyDFUAction {
