@@ -47,6 +47,10 @@ import Testing
         let report = try await Fixtures.run(package, on: transport).get()
         #expect(report.partsSkipped == [.softdeviceBootloader])
         #expect(report.partsSent == [.application])
+        // Same connection: the application follows the rejected init packet directly.
+        #expect(report.reconnections == 0)
+        let connections = transport.trace.filter { if case .connected = $0.event { true } else { false } }
+        #expect(connections.count == 2)
         let appMatches = transport.peripheral().storage.application == package.parts[1].image
         #expect(appMatches)
         #expect(transport.violations.isEmpty)

@@ -22,7 +22,18 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
     }
 
     /// Sends every part of `package` in scope to the device `device` selects.
+    ///
+    /// On failure the link is closed before the error is thrown.
     public func update(_ package: DFUPackage, device: DFUDeviceSelector) async throws(DFUError) -> DFUUpdateReport {
+        do {
+            return try await run(package, device: device)
+        } catch {
+            await transport.disconnect()
+            throw error
+        }
+    }
+
+    private func run(_ package: DFUPackage, device: DFUDeviceSelector) async throws(DFUError) -> DFUUpdateReport {
         let parts = package.parts.filter { options.scope.includes($0.kind) }
         guard let firstPart = parts.first else {
             throw .invalidPart(package.parts.first?.kind ?? .application,
@@ -404,7 +415,7 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
             case .fail(let error):
                 context.report.fellBackToPRN1 = context.report.fellBackToPRN1 || machine.fellBackToPRN1
                 if case .disconnected = error { return .linkLost(error) }
-                await transport.disconnect()
+                // The link stays up: after a rejected system part the application goes over it.
                 throw error
             }
         }
@@ -478,7 +489,6 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
                 return .completed
             case .fail(let error):
                 if case .disconnected = error { return .linkLost(error) }
-                await transport.disconnect()
                 throw error
             }
         }
