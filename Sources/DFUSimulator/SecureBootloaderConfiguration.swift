@@ -20,6 +20,9 @@ public struct SecureBootloaderConfiguration: Sendable, Hashable {
     public var defaultName = "DfuTarg"
     /// Whether Abort (0x0C, SDK 15+) is understood.
     public var supportsAbort = true
+    /// SDK 15.2 behaviour: after a link loss the partly received object is dropped, so Select
+    /// reports only whole executed pages.
+    public var reportsOnlyFullPagesAfterLinkLoss = false
     /// Fault: reject every init packet with this extended error.
     public var rejectInitPacketWith: SecureDFUExtendedError?
     /// Fault: never answer control point writes.

@@ -81,6 +81,11 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
     public mutating func connectionDropped(context: inout SimulatedContext) {
         prnTarget = 0
         prnCounter = 0
+        if configuration.reportsOnlyFullPagesAfterLinkLoss, received.count > lastExecuted {
+            received.removeLast(received.count - lastExecuted)
+            receivedCRC = CRC32(continuingFrom: lastExecutedCRC)
+            objectOpen = false
+        }
     }
 
     // MARK: - Requests

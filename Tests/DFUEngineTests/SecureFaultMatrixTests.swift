@@ -134,3 +134,25 @@ import Testing
         #expect(transport.violations.isEmpty)
     }
 }
+
+extension SecureFaultMatrixTests {
+    @Test(arguments: [2_000, 4_096, 6_000, 10_000])
+    func resumesOnSDK15Point2BootloadersThatKeepOnlyWholePages(afterBytes bytes: Int) async throws {
+        var configuration = SecureBootloaderConfiguration()
+        configuration.reportsOnlyFullPagesAfterLinkLoss = true
+        var faults = SimulatedFaults()
+        let part = Fixtures.securePart(size: Self.size)
+        faults.disconnectAfterPacketBytes = bytes + part.initPacket.count
+        let transport = SimulatedTransport(peripherals: [Fixtures.secureDevice(configuration: configuration)], faults: faults)
+        let report = try await Fixtures.run(DFUPackage(format: .secure, parts: [part]), on: transport).get()
+        #expect(report.reconnections == 1)
+        let installed = transport.peripheral().storage.application == part.image
+        #expect(installed)
+        #expect(transport.violations.isEmpty)
+        // After the loss Select reports the last executed page boundary: the client executes that page
+        // again and gets 60 04 08 (already executed). Cut at 4096 nothing was executed yet: offset 0.
+        if bytes > 4096 {
+            #expect(transport.trace.contains { $0.event == .notification(.secureControlPoint, [0x60, 0x04, 0x08]) })
+        }
+    }
+}
