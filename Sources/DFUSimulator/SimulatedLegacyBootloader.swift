@@ -187,25 +187,27 @@ public struct SimulatedLegacyBootloader: SimulatedFirmware {
     }
 
     private mutating func validateInit(context: inout SimulatedContext) {
-        if configuration.version == nil || initPacket.count == 2 {
-            phase = .initialized
-            return respond(.initialize, .success, context: &context)
-        }
-        guard let parsed = LegacyInitPacket(bytes: initPacket) else {
+        guard let parsed = try? LegacyInitPacket(bytes: initPacket, dfuVersion: nil) else {
             return respond(.initialize, .operationFailed, context: &context)
         }
-        let installed = UInt16(truncatingIfNeeded: context.storage.softdeviceID)
-        guard parsed.softdeviceRequirements.contains(0xFFFE) || parsed.softdeviceRequirements.contains(installed) else {
-            return respond(.initialize, .operationFailed, context: &context)
+        if let header = parsed.header {
+            let installed = UInt16(truncatingIfNeeded: context.storage.softdeviceID)
+            let accepted = header.softdeviceRequirements
+            guard accepted.contains(0xFFFE) || accepted.contains(installed) else {
+                return respond(.initialize, .operationFailed, context: &context)
+            }
         }
         phase = .initialized
         respond(.initialize, .success, context: &context)
     }
 
     private func imageMatchesInitPacket() -> Bool {
-        guard initPacket.count >= 2 else { return true }
-        let crc = UInt16(initPacket[initPacket.count - 2]) | UInt16(initPacket[initPacket.count - 1]) << 8
-        return crc == CRC16.checksum(image)
+        guard !initPacket.isEmpty, let parsed = try? LegacyInitPacket(bytes: initPacket, dfuVersion: nil) else { return true }
+        switch parsed.integrity {
+        case .crc16(let crc): return crc == CRC16.checksum(image)
+        case .sha256(let length, let hash), .signedSHA256(let length, let hash, _):
+            return Int(length) == image.count && hash == SHA256.digest(image)
+        }
     }
 
     private func install(into storage: inout SimulatedStorage) {

@@ -37,7 +37,7 @@ enum Fixtures {
                            softdeviceSize: UInt32? = nil, initPacket: [UInt8]? = nil) -> FirmwarePart {
         let image = image(size: size, seed: seed)
         let sd = kind == .softdeviceBootloader ? softdeviceSize ?? UInt32(size / 2) : nil
-        return FirmwarePart(kind: kind, image: image, initPacket: initPacket ?? LegacyInitPacket(image: image).bytes,
+        return FirmwarePart(kind: kind, image: image, initPacket: initPacket ?? LegacyInitPacketBuilder(image: image).bytes,
                             softdeviceSize: sd, bootloaderSize: sd.map { UInt32(size) - $0 })
     }
 

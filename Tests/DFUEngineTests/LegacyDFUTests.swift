@@ -76,7 +76,7 @@ import Testing
         var configuration = LegacyBootloaderConfiguration()
         configuration.version = nil
         let image = Fixtures.image(size: 400, seed: 3)
-        let part = FirmwarePart(kind: .application, image: image, initPacket: LegacyInitPacket(image: image).bytes.suffix(2))
+        let part = FirmwarePart(kind: .application, image: image, initPacket: LegacyInitPacketBuilder(image: image).bytes.suffix(2))
         let transport = SimulatedTransport(peripherals: [Fixtures.legacyDevice(configuration)])
         let start = transport.clock.now
         _ = try await Fixtures.run(DFUPackage(format: .legacy, parts: [part]), on: transport).get()
@@ -165,7 +165,7 @@ import Testing
     @Test func softDeviceMismatchInTheInitPacketIsRejected() async throws {
         let image = Fixtures.image(size: 400)
         let part = FirmwarePart(kind: .application, image: image,
-                                initPacket: LegacyInitPacket(image: image, softdeviceRequirements: [0x0064]).bytes)
+                                initPacket: LegacyInitPacketBuilder(image: image, softdeviceRequirements: [0x0064]).bytes)
         let transport = SimulatedTransport(peripherals: [Fixtures.legacyDevice()])
         let result = await Fixtures.run(DFUPackage(format: .legacy, parts: [part]), on: transport)
         guard case .failure(let error) = result, case .remote(.sendingInitParameters, _, .legacy(.operationFailed)) = error else {
