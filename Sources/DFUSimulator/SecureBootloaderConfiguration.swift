@@ -29,8 +29,6 @@ public struct SecureBootloaderConfiguration: Sendable, Hashable {
     public var neverAnswers = false
     /// The GATT UUIDs it uses.
     public var uuids = DFUServiceUUIDs()
-    /// Flash timings.
-    public var flash = FlashTimings()
 
     /// The defaults of an SDK 15–17 release build.
     public init() {}

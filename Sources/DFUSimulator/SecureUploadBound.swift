@@ -1,11 +1,13 @@
 /// The fastest a Secure upload can be on a ``LinkModel``, whatever the client does:
-/// air time, plus one connection interval for every mandatory request/response and receipt,
-/// or the flash time if that is longer (flash overlaps the link except for the last page).
+/// air time, plus two connection intervals for every mandatory request/answer and receipt (the
+/// request goes in one event, the answer comes in the next, the following request can only go in
+/// the one after), or the flash time if that is longer (flash overlaps the link except for the
+/// last page). Connection set-up and the client's own delays (first-object delay) are not included.
 public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
     /// Time the packets occupy the air (packet exchanges back to back).
     public let air: Duration
     /// Mandatory round trips: init (Set PRN, Select, Create, Checksum, Execute, [Set PRN], Select),
-    /// Create/Checksum/Execute per object and one per PRN receipt, each at least one interval.
+    /// Create/Checksum/Execute per object and one per PRN receipt, each two intervals.
     public let roundTrips: Duration
     /// Page erases plus word writes of the whole image, plus the bootloader's bank preparation.
     public let flash: Duration
@@ -29,7 +31,7 @@ public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
         }
         air = link.exchangeTime(attPayload: payload) * packets
         let requests = 6 + (prn > 0 ? 1 : 0) + 3 * objects + receipts
-        roundTrips = link.connectionInterval * requests
+        roundTrips = link.connectionInterval * (2 * requests)
         flash = link.flash.pageErase * objects + link.flash.writeTime(bytes: imageSize) + link.flash.firstObjectPreparation
         lastPage = link.flash.writeTime(bytes: min(objectSize, imageSize))
     }

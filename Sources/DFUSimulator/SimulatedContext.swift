@@ -6,6 +6,8 @@ public struct SimulatedContext: Sendable {
     public let subscribed: Set<String>
     /// Whether the link is bonded.
     public let isBonded: Bool
+    /// How long the device's flash takes (from the link model).
+    public let flash: FlashTimings
     /// The device's flash: what is installed.
     public var storage: SimulatedStorage
     /// What the firmware answers with (appended by the handler).
@@ -14,8 +16,10 @@ public struct SimulatedContext: Sendable {
     public var violations: [String] = []
 
     /// Makes a context.
-    public init(now: Duration, subscribed: Set<String>, isBonded: Bool, storage: SimulatedStorage) {
+    public init(now: Duration, subscribed: Set<String>, isBonded: Bool, storage: SimulatedStorage,
+                flash: FlashTimings = FlashTimings()) {
         self.now = now
+        self.flash = flash
         self.subscribed = subscribed
         self.isBonded = isBonded
         self.storage = storage

@@ -193,10 +193,10 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
             objectSize = size
             objectOpen = true
             let start = max(context.now, flashBusyUntil)
-            var erase = configuration.flash.pageErase
+            var erase = context.flash.pageErase
             if !preparedBank {
                 preparedBank = true
-                erase += configuration.flash.firstObjectPreparation
+                erase += context.flash.firstObjectPreparation
             }
             flashBusyUntil = start + erase
             respond(.createObject, .success, context: &context)
@@ -229,7 +229,7 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
             received += bytes
             receivedCRC.update(bytes)
             let start = max(context.now, flashBusyUntil)
-            flashBusyUntil = start + configuration.flash.writeTime(bytes: bytes.count)
+            flashBusyUntil = start + context.flash.writeTime(bytes: bytes.count)
             bufferReleaseTimes.append(flashBusyUntil)
         }
         prnCounter += 1
@@ -326,7 +326,7 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
     private mutating func postValidate(_ initCommand: SecureInitCommand, context: inout SimulatedContext) {
         // The bootloader finishes its flash writes, then hashes the image.
         let flashWait = max(.zero, flashBusyUntil - context.now)
-        let hashing = configuration.flash.hashPerKilobyte * (received.count / 1024 + 1)
+        let hashing = context.flash.hashPerKilobyte * (received.count / 1024 + 1)
         let delay = flashWait + hashing
         let matches: Bool
         switch initCommand.hashType {

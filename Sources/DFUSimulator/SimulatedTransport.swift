@@ -315,7 +315,7 @@ public final class SimulatedTransport: DFUTransport {
         guard var connection = air.connection else { return nil }
         var device = air.peripherals[connection.index]
         var context = SimulatedContext(now: time, subscribed: connection.subscribed, isBonded: device.profile.isBonded,
-                                       storage: device.storage)
+                                       storage: device.storage, flash: link.flash)
         var firmware = device.firmware
         let error = handler(&firmware, &context)
         device.firmware = firmware
@@ -344,7 +344,7 @@ public final class SimulatedTransport: DFUTransport {
         guard let connection = air.connection else { return }
         var device = air.peripherals[connection.index]
         var context = SimulatedContext(now: time, subscribed: connection.subscribed, isBonded: device.profile.isBonded,
-                                       storage: device.storage)
+                                       storage: device.storage, flash: link.flash)
         var firmware = device.firmware
         firmware.connectionDropped(context: &context)
         device.firmware = firmware

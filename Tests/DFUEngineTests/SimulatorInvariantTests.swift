@@ -4,8 +4,8 @@ import Testing
 
 /// The simulator must fail loudly when a client breaks the protocol: these drive it by hand, badly.
 @Suite struct SimulatorInvariantTests {
-    static func connected(_ device: SimulatedPeripheral) async throws -> SimulatedTransport {
-        let transport = SimulatedTransport(peripherals: [device])
+    static func connected(_ device: SimulatedPeripheral, link: LinkModel = LinkModel()) async throws -> SimulatedTransport {
+        let transport = SimulatedTransport(peripherals: [device], link: link)
         _ = try await transport.connect(DFUConnectParameters(
             selector: .address(device.address), scanTimeout: .seconds(1), connectTimeout: .seconds(1), uuids: DFUServiceUUIDs()))
         return transport
@@ -42,9 +42,9 @@ import Testing
     }
 
     @Test func outrunningTheFlashSilentlyDropsWrites() async throws {
-        var configuration = SecureBootloaderConfiguration()
-        configuration.flash.wordWrite = .milliseconds(1)  // 61 ms per 244-byte packet
-        let transport = try await Self.connected(Fixtures.secureDevice(configuration: configuration))
+        var link = LinkModel()
+        link.flash.wordWrite = .milliseconds(1)  // 61 ms per 244-byte packet
+        let transport = try await Self.connected(Fixtures.secureDevice(), link: link)
         try await transport.enableNotifications(on: .secureControlPoint)
         let part = Fixtures.securePart(size: 8_192)
         for request in [SecureDFURequest.create(.command, size: UInt32(part.initPacket.count))] {

@@ -2,6 +2,8 @@
 public struct DFUOptions: Sendable, Hashable {
     /// Packet Receipt Notification interval for firmware (0 = off). Default 12.
     public var packetReceiptNotifications: UInt16 = 12
+    /// The PRN interval used for the rest of a Secure transfer once a loss was detected. Default 1 (as Android).
+    public var packetReceiptNotificationsAfterLoss: UInt16 = 1
     /// Treat a Legacy device without DFU Version characteristic as a bootloader. Default off.
     public var forceDFU = false
     /// GATT UUIDs of every role.

@@ -21,17 +21,20 @@ public struct SecureDFUStateMachine: Sendable {
         public var objectDelay: Duration
         /// Attempts per object before a checksum mismatch is fatal.
         public var objectAttempts: Int
+        /// PRN interval for the rest of the transfer after a detected loss (at least 1).
+        public var packetReceiptNotificationsAfterLoss: UInt16
 
         /// Makes a configuration.
         public init(packetReceiptNotifications: UInt16 = 12, packetSize: Int = 244, resume: Bool = true,
                     firstObjectDelay: Duration = .milliseconds(400), objectDelay: Duration = .zero,
-                    objectAttempts: Int = 3) {
+                    objectAttempts: Int = 3, packetReceiptNotificationsAfterLoss: UInt16 = 1) {
             self.packetReceiptNotifications = packetReceiptNotifications
             self.packetSize = max(1, packetSize)
             self.resume = resume
             self.firstObjectDelay = firstObjectDelay
             self.objectDelay = objectDelay
             self.objectAttempts = max(1, objectAttempts)
+            self.packetReceiptNotificationsAfterLoss = max(1, packetReceiptNotificationsAfterLoss)
         }
 
         /// The configuration an options value implies for a link with this write length.
@@ -39,7 +42,8 @@ public struct SecureDFUStateMachine: Sendable {
             self.init(packetReceiptNotifications: options.packetReceiptNotifications,
                       packetSize: options.securePacketSize(maximumWriteLength: maximumWriteLength),
                       resume: options.resume, firstObjectDelay: options.firstObjectDelay,
-                      objectDelay: options.objectDelay, objectAttempts: options.objectAttempts)
+                      objectDelay: options.objectDelay, objectAttempts: options.objectAttempts,
+                      packetReceiptNotificationsAfterLoss: options.packetReceiptNotificationsAfterLoss)
         }
     }
 
@@ -87,7 +91,7 @@ public struct SecureDFUStateMachine: Sendable {
     public private(set) var bytesExecuted = 0
     /// Firmware bytes written in total on this connection (including repeats after a loss).
     public private(set) var bytesWritten = 0
-    /// Whether the PRN was forced to 1 after a detected loss.
+    /// Whether the PRN was lowered (to 1 by default) after a detected loss.
     public var fellBackToPRN1: Bool { lossDetected }
 
     /// Makes a machine for one part.
@@ -175,7 +179,7 @@ public struct SecureDFUStateMachine: Sendable {
         case .executingData:
             return executedObject()
         case .settingFallbackPRN:
-            devicePRN = 1
+            devicePRN = configuration.packetReceiptNotificationsAfterLoss
             packetsSinceReset = 0
             return createObject()
         case .idle, .sendingCommand, .delaying, .streaming, .resetting, .failed:
@@ -441,9 +445,10 @@ public struct SecureDFUStateMachine: Sendable {
         }
         if lost {
             lossDetected = true
-            if devicePRN != 1 {
+            let fallback = configuration.packetReceiptNotificationsAfterLoss
+            if devicePRN == 0 || devicePRN > fallback {
                 phase = .settingFallbackPRN
-                return .send(.setPRN(1))
+                return .send(.setPRN(fallback))
             }
         }
         return createObject()
