@@ -10,7 +10,8 @@ public struct SimulatedTraceEntry: Sendable, Hashable, CustomStringConvertible {
         case write(DFUEndpoint, [UInt8])
         /// The device notified/indicated on an endpoint.
         case notification(DFUEndpoint, [UInt8])
-        /// A packet was lost on the air (fault) or dropped by a full receive queue is not visible here.
+        /// A packet was lost on the air (fault). Drops by a full receive queue happen inside the
+        /// bootloader and are not visible on the air.
         case lostOnAir(DFUEndpoint, [UInt8])
         /// The link dropped.
         case disconnected

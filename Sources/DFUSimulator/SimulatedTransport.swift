@@ -102,9 +102,9 @@ public final class SimulatedTransport: DFUTransport {
             }
             air.connection = Connection(index: best.index, start: connected, uuids: parameters.uuids, real: real)
             air.trace.append(SimulatedTraceEntry(time: connected, event: .connected(device.address)))
-            let others = device.firmware.services.count - (real.isEmpty ? 0 : 1)
+            // Simulated GATT tables omit GAP and GATT, so every service counts.
             let peer = DFUPeer(address: device.address, name: device.firmware.advertisedName, endpoints: reported,
-                               serviceCount: max(1, others + (real.isEmpty ? 0 : 1)),
+                               serviceCount: device.firmware.services.count,
                                maximumWriteLength: link.maximumWriteLength, isBonded: device.profile.isBonded)
             return .success((peer, connected))
         }
@@ -127,7 +127,8 @@ public final class SimulatedTransport: DFUTransport {
         }
     }
 
-    /// Writes to the device, paced to the link.
+    /// Writes to the device. A write without response returns when its packet goes on the air, so the
+    /// sender is paced by the link (as with a socket from `AcquireWrite`) and can only outrun the flash.
     public func write(_ bytes: [UInt8], to endpoint: DFUEndpoint, type: DFUWriteType) async throws(DFUTransportError) {
         try exchange(endpoint: endpoint, bytes: bytes, withoutResponse: type == .withoutResponse) {
             air, connection, characteristic, arrival in
