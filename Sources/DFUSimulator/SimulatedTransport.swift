@@ -253,6 +253,9 @@ public final class SimulatedTransport: DFUTransport {
                 return (.disconnected, now)
             }
             let characteristic = connection.uuids.uuids(of: endpoint).characteristic.uppercased()
+            guard bytes.count <= link.maximumWriteLength else {
+                return (.failed("a write of \(bytes.count) bytes is longer than the ATT MTU allows (\(link.maximumWriteLength))"), now)
+            }
             let exchange = link.exchangeTime(attPayload: bytes.count)
             let start = Self.slot(for: &connection, at: now, exchange: exchange, link: link)
             let arrival = start + exchange

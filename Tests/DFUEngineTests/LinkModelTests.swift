@@ -70,3 +70,30 @@ import Testing
         #expect(options.objectAttempts == 3)
     }
 }
+
+extension LinkModelTests {
+    @Test(arguments: [23, 100, 185, 247])
+    func secureUploadFitsPacketsToTheMTU(mtu: Int) async throws {
+        var link = LinkModel()
+        link.mtu = mtu
+        let part = Fixtures.securePart(size: 9_000)
+        let transport = SimulatedTransport(peripherals: [Fixtures.secureDevice()], link: link)
+        _ = try await Fixtures.run(DFUPackage(format: .secure, parts: [part]), on: transport).get()
+        let installed = transport.peripheral().storage.application == part.image
+        #expect(installed)
+        let sizes = Set(transport.trace.compactMap { if case .write(.securePacket, let bytes) = $0.event { bytes.count } else { nil } })
+        let expected = (mtu - 3) / 4 * 4
+        #expect(sizes.max() == expected)
+    }
+
+    @Test func writesLongerThanTheMTUAreRefused() async throws {
+        var link = LinkModel()
+        link.mtu = 23
+        let transport = SimulatedTransport(peripherals: [Fixtures.secureDevice()], link: link)
+        _ = try await transport.connect(DFUConnectParameters(selector: .address(transport.peripheral().address),
+                                                             scanTimeout: .seconds(1), connectTimeout: .seconds(1), uuids: DFUServiceUUIDs()))
+        await #expect(throws: DFUTransportError.failed("a write of 21 bytes is longer than the ATT MTU allows (20)")) {
+            try await transport.write(Array(repeating: 0, count: 21), to: .securePacket, type: .withoutResponse)
+        }
+    }
+}

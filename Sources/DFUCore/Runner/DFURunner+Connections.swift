@@ -4,6 +4,7 @@ extension DFURunner {
     // MARK: - Connections
 
     func connect(_ parameters: DFUConnectParameters, step: DFUStep) async throws(DFUError) -> DFUPeer {
+        if Task.isCancelled { throw .aborted(step: step) }
         var attempt = 1
         while true {
             do {
@@ -68,6 +69,7 @@ extension DFURunner {
 
     func enterBootloader(from peer: DFUPeer, mode: Mode, context: inout UpdateContext) async throws(DFUError)
         -> (DFUPeer, Mode) {
+        if Task.isCancelled { throw .aborted(step: .enteringBootloader) }
         switch mode {
         case .buttonless(let variant):
             let name: String?
