@@ -1,0 +1,19 @@
+/// The seam between the command line and a Bluetooth stack: opens one link per device.
+///
+/// `dfu` uses BlueZ; tests hand in simulated devices on a virtual clock, so a whole
+/// `dfu upload` runs in-process, fast and deterministic.
+public struct TransportProvider: Sendable {
+    /// Opens a link for the device `device` (as the user named it) on `adapter` (nil = the default
+    /// adapter). Throws ``TransportUnavailableError`` when the stack, the bus or the adapter is missing.
+    public var open: @Sendable (_ adapter: String?, _ device: String) async throws -> TransportSession
+
+    /// Makes a provider from its opening function.
+    public init(open: @escaping @Sendable (_ adapter: String?, _ device: String) async throws -> TransportSession) {
+        self.open = open
+    }
+
+    /// A provider that always fails with `reason` (exit 69): used until a Bluetooth stack is linked in.
+    public static func unavailable(_ reason: String) -> TransportProvider {
+        TransportProvider { _, _ in throw TransportUnavailableError(reason: reason) }
+    }
+}
