@@ -65,9 +65,6 @@ struct DeviceUpload: Sendable {
             }
             if previous?.state != progress.state || previous?.part != progress.part {
                 renderer.handle(.state(device, progress))
-                if verbosity >= 1 {
-                    renderer.handle(.log(device, .info, "part \(progress.part)/\(progress.totalParts): \(ProgressText.state(progress.state))"))
-                }
             }
             if progress.state == .uploading || progress.state == .validating {
                 renderer.handle(.progress(device, progress, elapsed: elapsed))

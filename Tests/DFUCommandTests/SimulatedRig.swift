@@ -1,0 +1,138 @@
+import DFUCommand
+import DFUCore
+import DFUSimulator
+import Synchronization
+
+/// Simulated devices behind a ``TransportProvider``: each device label gets its own simulated
+/// link on its own virtual clock, kept across runs (so a second run finds the device where the
+/// first left it). Records which adapter opened which device and how many links were open at once.
+final class SimulatedRig: Sendable {
+    /// A device address used throughout the tests.
+    static let firstAddress = "C0:FF:EE:00:00:01"
+
+    private struct State {
+        var transports: [String: SimulatedTransport] = [:]
+        var opened: [(adapter: String?, device: String)] = []
+        var open = 0
+        var mostOpen = 0
+    }
+
+    private let state = Mutex(State())
+    /// When set, interrupts the run once this many firmware bytes went to the Packet characteristic.
+    let interruptAfterPacketBytes: Int?
+    /// Receives the interrupt.
+    let interrupts = InterruptController()
+
+    /// Devices by label (as `DeviceTarget` prints them: upper-case addresses, or names).
+    init(_ devices: [String: SimulatedPeripheral], faults: [String: SimulatedFaults] = [:], interruptAfterPacketBytes: Int? = nil) {
+        self.interruptAfterPacketBytes = interruptAfterPacketBytes
+        state.withLock { state in
+            for (label, peripheral) in devices {
+                state.transports[label] = SimulatedTransport(peripherals: [peripheral], faults: faults[label] ?? SimulatedFaults())
+            }
+        }
+    }
+
+    /// A Secure device with an application that has the buttonless service without bonds and
+    /// SoftDevice FWID 0xB7 (what the fixture packages require).
+    static func secureDevice(_ address: String = firstAddress, variant: ButtonlessVariant = .withoutBonds,
+                             configure: (inout SecureBootloaderConfiguration) -> Void = { _ in },
+                             application: (inout SimulatedButtonlessApplication) -> Void = { _ in }) -> SimulatedPeripheral {
+        var configuration = SecureBootloaderConfiguration()
+        configure(&configuration)
+        var app = SimulatedButtonlessApplication(variant: variant)
+        application(&app)
+        let profile = SimulatedDeviceProfile(
+            address: DFUDeviceAddress(address) ?? DFUDeviceAddress("00:00:00:00:00:01").unsafelyUnwrapped,
+            bootloader: .secure(configuration), application: .buttonless(app))
+        return SimulatedPeripheral(profile: profile, storage: SimulatedStorage(softdeviceID: 0xB7, softdeviceIDAfterUpdate: 0x101))
+    }
+
+    /// The provider the command gets.
+    var provider: TransportProvider {
+        TransportProvider { [self] adapter, device in
+            let transport: SimulatedTransport = state.withLock { state in
+                state.opened.append((adapter, device))
+                state.open += 1
+                state.mostOpen = max(state.mostOpen, state.open)
+                if let existing = state.transports[device] { return existing }
+                let empty = SimulatedTransport(peripherals: [])
+                state.transports[device] = empty
+                return empty
+            }
+            let link: any DFUTransport = interruptAfterPacketBytes.map { limit in
+                InterruptingTransport(base: transport, limit: limit, interrupts: interrupts)
+            } ?? transport
+            return TransportSession(transport: link, clock: transport.clock) { [self] in
+                state.withLock { $0.open -= 1 }
+            }
+        }
+    }
+
+    /// The simulated link of a device.
+    func transport(_ device: String = firstAddress) -> SimulatedTransport? { state.withLock { $0.transports[device] } }
+
+    /// The adapters devices were opened on, by device.
+    var adapters: [String: String?] {
+        state.withLock { Dictionary($0.opened.map { ($0.device, $0.adapter) }, uniquingKeysWith: { first, _ in first }) }
+    }
+
+    /// The most links open at the same time.
+    var mostOpenAtOnce: Int { state.withLock { $0.mostOpen } }
+
+    /// Every write a device received on an endpoint.
+    func writes(_ device: String = firstAddress, to endpoint: DFUEndpoint) -> [[UInt8]] {
+        (transport(device)?.trace ?? []).compactMap { entry in
+            if case .write(endpoint, let bytes) = entry.event { return bytes }
+            return nil
+        }
+    }
+
+    /// Firmware bytes a device received on its Packet characteristic (init packets included).
+    func packetBytes(_ device: String = firstAddress) -> Int {
+        writes(device, to: .securePacket).reduce(0) { $0 + $1.count }
+    }
+
+    /// Runs `dfu ARGUMENTS` against the rig.
+    func dfu(_ arguments: [String], environment: [String: String] = [:], errorIsTerminal: Bool = false,
+             columns: Int? = nil) async -> RecordedRun {
+        await RecordedRun.dfu(arguments: arguments, environment: environment, errorIsTerminal: errorIsTerminal,
+                              transports: provider, interrupts: interrupts, columns: columns)
+    }
+}
+
+/// A simulated link that interrupts the run after a number of packet bytes, as Ctrl-C would.
+final class InterruptingTransport: DFUTransport {
+    let base: SimulatedTransport
+    let limit: Int
+    let interrupts: InterruptController
+    let sent = Mutex(0)
+
+    init(base: SimulatedTransport, limit: Int, interrupts: InterruptController) {
+        self.base = base
+        self.limit = limit
+        self.interrupts = interrupts
+    }
+
+    func connect(_ parameters: DFUConnectParameters) async throws(DFUTransportError) -> DFUPeer {
+        try await base.connect(parameters)
+    }
+    func enableNotifications(on endpoint: DFUEndpoint) async throws(DFUTransportError) {
+        try await base.enableNotifications(on: endpoint)
+    }
+    func write(_ bytes: [UInt8], to endpoint: DFUEndpoint, type: DFUWriteType) async throws(DFUTransportError) {
+        try await base.write(bytes, to: endpoint, type: type)
+        guard endpoint == .securePacket || endpoint == .legacyPacket else { return }
+        let total = sent.withLock { sent in
+            sent += bytes.count
+            return sent
+        }
+        if total >= limit { interrupts.interrupt() }
+    }
+    func read(_ endpoint: DFUEndpoint) async throws(DFUTransportError) -> [UInt8] { try await base.read(endpoint) }
+    func nextNotification(within timeout: Duration) async throws(DFUTransportError) -> DFUNotification {
+        try await base.nextNotification(within: timeout)
+    }
+    func waitForDisconnection(within timeout: Duration) async -> Bool { await base.waitForDisconnection(within: timeout) }
+    func disconnect() async { await base.disconnect() }
+}
