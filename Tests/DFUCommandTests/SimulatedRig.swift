@@ -34,8 +34,8 @@ final class SimulatedRig: Sendable {
     }
 
     /// A Secure device with an application that has the buttonless service without bonds and
-    /// SoftDevice FWID 0xB7 (what the fixture packages require).
-    static func secureDevice(_ address: String = firstAddress, variant: ButtonlessVariant = .withoutBonds,
+    /// SoftDevice FWID 0xB7 (what the fixture packages require); a SoftDevice update installs 0x101.
+    static func secureDevice(_ address: String = firstAddress, variant: ButtonlessVariant = .withoutBonds, softdeviceID: UInt32 = 0xB7,
                              configure: (inout SecureBootloaderConfiguration) -> Void = { _ in },
                              application: (inout SimulatedButtonlessApplication) -> Void = { _ in }) -> SimulatedPeripheral {
         var configuration = SecureBootloaderConfiguration()
@@ -45,7 +45,7 @@ final class SimulatedRig: Sendable {
         let profile = SimulatedDeviceProfile(
             address: DFUDeviceAddress(address) ?? DFUDeviceAddress("00:00:00:00:00:01").unsafelyUnwrapped,
             bootloader: .secure(configuration), application: .buttonless(app))
-        return SimulatedPeripheral(profile: profile, storage: SimulatedStorage(softdeviceID: 0xB7, softdeviceIDAfterUpdate: 0x101))
+        return SimulatedPeripheral(profile: profile, storage: SimulatedStorage(softdeviceID: softdeviceID, softdeviceIDAfterUpdate: 0x101))
     }
 
     /// The provider the command gets.

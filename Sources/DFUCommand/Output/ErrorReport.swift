@@ -29,10 +29,11 @@ enum ErrorReport {
 
 extension ErrorReport {
     /// The exit code for an engine error: 1 when the device refused or broke the update, 2 when it
-    /// could not be found or stopped answering, 65 when the package cannot be sent to it, 130 when
+    /// could not be found, connected or stopped answering, 65 when the package cannot be sent to it, 130 when
     /// the update was cancelled.
     static func exitCode(for error: DFUError) -> ExitCode {
-        switch error {
+        if error.isConnectionFailure { return .deviceNotFound }
+        return switch error {
         case .remote, .crcMismatch, .unexpectedResponse, .unsupportedDevice: .deviceRejected
         case .timeout, .disconnected, .bootloaderNotFound: .deviceNotFound
         case .transport(_, let cause):
