@@ -15,18 +15,18 @@ final class SimulatedRig: Sendable {
         var opened: [(adapter: String?, device: String)] = []
         var open = 0
         var mostOpen = 0
+        var interrupt: (limit: Int, controller: InterruptController)?
+        var barrier = 0
+        var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
-    /// When set, interrupts the run once this many firmware bytes went to the Packet characteristic.
-    let interruptAfterPacketBytes: Int?
-    /// Receives the interrupt.
-    let interrupts = InterruptController()
 
     /// Devices by label (as `DeviceTarget` prints them: upper-case addresses, or names).
-    init(_ devices: [String: SimulatedPeripheral], faults: [String: SimulatedFaults] = [:], interruptAfterPacketBytes: Int? = nil) {
-        self.interruptAfterPacketBytes = interruptAfterPacketBytes
+    /// With `openTogether` N, the first N links open only once all N were asked for (proves concurrency).
+    init(_ devices: [String: SimulatedPeripheral], faults: [String: SimulatedFaults] = [:], openTogether: Int = 0) {
         state.withLock { state in
+            state.barrier = openTogether
             for (label, peripheral) in devices {
                 state.transports[label] = SimulatedTransport(peripherals: [peripheral], faults: faults[label] ?? SimulatedFaults())
             }
@@ -51,21 +51,36 @@ final class SimulatedRig: Sendable {
     /// The provider the command gets.
     var provider: TransportProvider {
         TransportProvider { [self] adapter, device in
-            let transport: SimulatedTransport = state.withLock { state in
+            await waitForOthers()
+            let (transport, interrupt): (SimulatedTransport, (limit: Int, controller: InterruptController)?) = state.withLock { state in
                 state.opened.append((adapter, device))
                 state.open += 1
                 state.mostOpen = max(state.mostOpen, state.open)
-                if let existing = state.transports[device] { return existing }
+                if let existing = state.transports[device] { return (existing, state.interrupt) }
                 let empty = SimulatedTransport(peripherals: [])
                 state.transports[device] = empty
-                return empty
+                return (empty, state.interrupt)
             }
-            let link: any DFUTransport = interruptAfterPacketBytes.map { limit in
-                InterruptingTransport(base: transport, limit: limit, interrupts: interrupts)
+            let link: any DFUTransport = interrupt.map { interrupt in
+                InterruptingTransport(base: transport, limit: interrupt.limit, interrupts: interrupt.controller)
             } ?? transport
             return TransportSession(transport: link, clock: transport.clock) { [self] in
                 state.withLock { $0.open -= 1 }
             }
+        }
+    }
+
+    private func waitForOthers() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let release: [CheckedContinuation<Void, Never>] = state.withLock { state in
+                guard state.barrier > 0 else { return [continuation] }
+                state.waiting.append(continuation)
+                guard state.waiting.count == state.barrier else { return [] }
+                state.barrier = 0
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for waiter in release { waiter.resume() }
         }
     }
 
@@ -93,11 +108,14 @@ final class SimulatedRig: Sendable {
         writes(device, to: .securePacket).reduce(0) { $0 + $1.count }
     }
 
-    /// Runs `dfu ARGUMENTS` against the rig.
+    /// Runs `dfu ARGUMENTS` against the rig; with `interruptAfterPacketBytes`, interrupts the run
+    /// (as Ctrl-C would) once a device received that many bytes on its Packet characteristic.
     func dfu(_ arguments: [String], environment: [String: String] = [:], errorIsTerminal: Bool = false,
-             columns: Int? = nil) async -> RecordedRun {
-        await RecordedRun.dfu(arguments: arguments, environment: environment, errorIsTerminal: errorIsTerminal,
-                              transports: provider, interrupts: interrupts, columns: columns)
+             columns: Int? = nil, interruptAfterPacketBytes: Int? = nil) async -> RecordedRun {
+        let interrupts = InterruptController()
+        state.withLock { $0.interrupt = interruptAfterPacketBytes.map { ($0, interrupts) } }
+        return await RecordedRun.dfu(arguments: arguments, environment: environment, errorIsTerminal: errorIsTerminal,
+                                     transports: provider, interrupts: interrupts, columns: columns)
     }
 }
 

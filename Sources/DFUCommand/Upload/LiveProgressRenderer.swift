@@ -27,6 +27,7 @@ final class LiveProgressRenderer: UploadRenderer {
 
     private let context: CommandContext
     private let colour: Bool
+    private let labelled: Bool
     private let width: Int
     private let screen: Mutex<Screen>
 
@@ -34,9 +35,10 @@ final class LiveProgressRenderer: UploadRenderer {
     init(context: CommandContext, devices: [String], colour: Bool) {
         self.context = context
         self.colour = colour
+        labelled = devices.count > 1
         width = max(40, context.terminalColumns ?? 80)
         var lines: [String: Line] = [:]
-        for device in devices { lines[device] = Line(text: device, status: "waiting", colour: .yellow) }
+        for device in devices { lines[device] = Line(text: devices.count > 1 ? device : "", status: "waiting", colour: .yellow) }
         screen = Mutex(Screen(order: devices, lines: lines))
     }
 
@@ -44,18 +46,18 @@ final class LiveProgressRenderer: UploadRenderer {
         screen.withLock { screen in
             switch event {
             case .state(let device, let progress):
-                var line = screen.lines[device] ?? Line(text: device, status: "", colour: .yellow)
-                line.text = Self.progressText(device: device, progress)
+                var line = screen.lines[device] ?? Line(text: labelled ? device : "", status: "", colour: .yellow)
+                line.text = progressText(device: device, progress)
                 line.status = ProgressText.state(progress.state)
                 line.colour = progress.state == .uploading ? .cyan : progress.state == .completed ? .green : .yellow
                 line.state = progress.state
                 screen.lines[device] = line
                 redraw(&screen, above: nil)
             case .progress(let device, let progress, let elapsed):
-                var line = screen.lines[device] ?? Line(text: device, status: "", colour: .cyan)
+                var line = screen.lines[device] ?? Line(text: "", status: "", colour: .cyan)
                 if let drawnAt = line.drawnAt, elapsed - drawnAt < Self.redrawInterval, progress.percent < 100 { return }
                 line.drawnAt = elapsed
-                line.text = Self.progressText(device: device, progress)
+                line.text = progressText(device: device, progress)
                 line.status = ProgressText.state(progress.state)
                 line.colour = .cyan
                 screen.lines[device] = line
@@ -89,10 +91,18 @@ final class LiveProgressRenderer: UploadRenderer {
         if !text.isEmpty { context.writeError(text) }
     }
 
-    private static func progressText(device: String, _ progress: DFUProgress) -> String {
-        let full = ProgressText.line(device: device, progress)
-        let suffix = "  " + ProgressText.state(progress.state)
-        return full.hasSuffix(suffix) ? String(full.dropLast(suffix.count)) : full
+    /// The widest form of the progress line that fits the terminal (the state is added by ``render(_:)``);
+    /// the device is named only when there are several.
+    private func progressText(device: String, _ progress: DFUProgress) -> String {
+        let label = labelled ? device : nil
+        let room = width - 1 - ProgressText.state(progress.state).count - 2
+        let forms = [
+            ProgressText.line(device: label, progress, state: false),
+            ProgressText.line(device: label, progress, barWidth: 10, state: false),
+            ProgressText.line(device: label, progress, barWidth: 10, bytes: false, state: false),
+            ProgressText.line(device: label, progress, barWidth: 10, bytes: false, average: false, state: false),
+        ]
+        return forms.first { $0.count <= room } ?? forms[forms.count - 1]
     }
 
     /// Moves to the top of the block, prints `message` there (it scrolls up), and draws every line again.
@@ -113,6 +123,6 @@ final class LiveProgressRenderer: UploadRenderer {
         var text = line.text
         if text.count > room { text = String(text.prefix(max(0, room - 1))) + "…" }
         let status = colour ? "\u{1B}[\(line.colour.rawValue)m\(line.status)\u{1B}[0m" : line.status
-        return text + "  " + status
+        return text.isEmpty ? status : text + "  " + status
     }
 }

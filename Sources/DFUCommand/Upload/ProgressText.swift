@@ -55,16 +55,20 @@ enum ProgressText {
 
     /// The whole progress line of a device, e.g.
     /// "C0:FF:EE:00:12:FF  part 1/2 [####----------------]  21%  4096/19500 B  6.9 kB/s (avg 6.1 kB/s)  ETA 0:02  uploading".
-    static func line(device: String, _ progress: DFUProgress) -> String {
-        var text = "\(device)  part \(progress.part)/\(progress.totalParts) \(bar(percent: progress.percent)) "
+    /// Narrower forms: a shorter bar, without the byte counts, without the average speed; no device label.
+    static func line(device: String?, _ progress: DFUProgress, barWidth: Int = 20, bytes: Bool = true,
+                     average: Bool = true, state showState: Bool = true) -> String {
+        var text = device.map { "\($0)  " } ?? ""
+        text += "part \(progress.part)/\(progress.totalParts) \(bar(percent: progress.percent, width: barWidth)) "
         let percent = "\(progress.percent)%"
         text += String(repeating: " ", count: max(0, 4 - percent.count)) + percent
-        text += "  \(progress.bytesSent)/\(progress.totalBytes) B"
+        if bytes { text += "  \(progress.bytesSent)/\(progress.totalBytes) B" }
         if progress.state == .uploading || progress.averageSpeed > 0 {
-            text += "  \(speed(progress.currentSpeed)) (avg \(speed(progress.averageSpeed)))"
+            text += "  \(speed(progress.currentSpeed))"
+            if average { text += " (avg \(speed(progress.averageSpeed)))" }
             text += "  ETA \(eta(progress).map { clock(seconds: $0) } ?? "-:--")"
         }
-        return text + "  " + state(progress.state)
+        return showState ? text + "  " + state(progress.state) : text
     }
 
     /// The success line of a device, e.g. "C0:FF:EE:00:12:FF: updated 2 parts, 20300 bytes in 3.2 s (6.3 kB/s)".
