@@ -21,6 +21,7 @@ enum ErrorReport {
         case let error as FileReadError: (.noInput, error.description)
         case let error as BadInputError: (.badPackage, error.description)
         case let error as TransportUnavailableError: (.unavailable, error.description)
+        case let error as DeviceNotFoundError: (.deviceNotFound, error.description)
         case let error as DFUError: (exitCode(for: error), error.description)
         default: (.software, "internal error: \(String(describing: error))")
         }

@@ -9,9 +9,14 @@ struct ObservedTransport: DFUTransport {
     let observe: @Sendable (TransportObservation) -> Void
 
     func connect(_ parameters: DFUConnectParameters) async throws(DFUTransportError) -> DFUPeer {
-        let peer = try await base.connect(parameters)
-        observe(.connected(peer))
-        return peer
+        do {
+            let peer = try await base.connect(parameters)
+            observe(.connected(peer))
+            return peer
+        } catch {
+            observe(.connectFailed(error))
+            throw error
+        }
     }
 
     func enableNotifications(on endpoint: DFUEndpoint) async throws(DFUTransportError) {

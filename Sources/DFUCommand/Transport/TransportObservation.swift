@@ -4,6 +4,8 @@ import DFUCore
 enum TransportObservation: Sendable {
     /// Connected to a device.
     case connected(DFUPeer)
+    /// A connection attempt failed.
+    case connectFailed(DFUTransportError)
     /// A value was written.
     case write(DFUEndpoint, [UInt8])
     /// A notification or indication arrived.
@@ -23,6 +25,8 @@ enum TransportObservation: Sendable {
             return "→ \(endpoint): " + Self.request(bytes, to: endpoint)
         case .notification(let notification):
             return "← \(notification.endpoint): " + Self.response(notification.bytes, from: notification.endpoint)
+        case .connectFailed(let error):
+            return "connection failed: \(error)"
         case .disconnected:
             return "disconnected"
         }

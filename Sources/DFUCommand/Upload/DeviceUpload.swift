@@ -45,10 +45,12 @@ struct DeviceUpload: Sendable {
         let device = target.label
         let renderer = renderer
         let verbosity = settings.verbosity
+        let notFound = Mutex(false)
         if verbosity >= 1 {
             renderer.handle(.log(device, .info, "\(adapter.map { "on \($0), " } ?? "")looking for \(target.selector); " + Self.describe(settings.options)))
         }
         let transport = ObservedTransport(base: base) { observation in
+            if case .connectFailed(.deviceNotFound) = observation { notFound.withLock { $0 = true } }
             if verbosity >= 2 {
                 renderer.handle(.log(device, .trace, observation.traceLine))
             } else if verbosity == 1, case .connected = observation {
@@ -75,7 +77,11 @@ struct DeviceUpload: Sendable {
         } catch {
             if case .aborted = error { return .interrupted(Self.whereLeft(lastActive.withLock { $0 })) }
             if context.interrupts.isInterrupted { return .interrupted(Self.whereLeft(lastActive.withLock { $0 })) }
-            let (code, message) = ErrorReport.classify(error)
+            var reported: any Error = error
+            if case .unsupportedDevice = error, notFound.withLock({ $0 }) {
+                reported = DeviceNotFoundError(selector: target.selector, scanTimeout: settings.options.scanTimeout)
+            }
+            let (code, message) = ErrorReport.classify(reported)
             return .failed(code, message)
         }
     }
