@@ -12,6 +12,7 @@ final class SimulatedRig: Sendable {
 
     private struct State {
         var transports: [String: SimulatedTransport] = [:]
+        var populated: [String] = []
         var opened: [(adapter: String?, device: String)] = []
         var open = 0
         var mostOpen = 0
@@ -27,6 +28,7 @@ final class SimulatedRig: Sendable {
     init(_ devices: [String: SimulatedPeripheral], faults: [String: SimulatedFaults] = [:], openTogether: Int = 0) {
         state.withLock { state in
             state.barrier = openTogether
+            state.populated = devices.keys.sorted()
             for (label, peripheral) in devices {
                 state.transports[label] = SimulatedTransport(peripherals: [peripheral], faults: faults[label] ?? SimulatedFaults())
             }
@@ -66,6 +68,15 @@ final class SimulatedRig: Sendable {
             } ?? transport
             return TransportSession(transport: link, clock: transport.clock) { [self] in
                 state.withLock { $0.open -= 1 }
+            }
+        } scan: { [self] _, _ in
+            // Every device as it advertises now, strongest first by the order of their labels.
+            state.withLock { state in
+                state.populated.enumerated().compactMap { index, label in
+                    guard let device = state.transports[label]?.peripheral() else { return nil }
+                    return Advertisement(address: device.address, name: device.firmware.advertisedName,
+                                         rssi: -40 - index, serviceUUIDs: device.firmware.advertisedServiceUUIDs)
+                }
             }
         }
     }
