@@ -32,11 +32,13 @@ demo: build
 	$(BIN) inspect firmware-samples/secure-sd-bl-app.zip
 
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/dfu
+	install -m 644 docs/dfu.1 $(DESTDIR)$(PREFIX)/share/man/man1/dfu.1
+	install -m 644 docs/dfu.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dfu
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/dfu
+	rm -f $(DESTDIR)$(PREFIX)/bin/dfu $(DESTDIR)$(PREFIX)/share/man/man1/dfu.1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dfu
 
 clean:
 	rm -rf .build
