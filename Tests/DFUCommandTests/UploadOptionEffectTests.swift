@@ -39,7 +39,7 @@ import Testing
         #expect(storage.application?.count == 3000)
         #expect(storage.softdevice == nil)
         #expect(storage.bootloader == nil)
-        #expect(run.errorLines.last?.contains("updated 1 part (application)") == true)
+        #expect(run.errorLines.last?.contains(", 3000 bytes at ") == true && run.errorLines.last?.hasSuffix(" (application)") == true)
     }
 
     @Test func scopeSystemSendsOnlyTheSystemPart() async throws {
@@ -48,7 +48,7 @@ import Testing
         let storage = try #require(rig.transport()?.peripheral().storage)
         #expect(storage.bootloader?.count == 5000)
         #expect(storage.application?.count != 3000)
-        #expect(run.errorLines.last?.contains("updated 1 part (softdevice_bootloader)") == true)
+        #expect(run.errorLines.last?.hasSuffix("(softdevice_bootloader)") == true)
     }
 
     @Test func scopeAllSendsBothPartsInOrder() async throws {
@@ -57,7 +57,7 @@ import Testing
         let storage = try #require(rig.transport()?.peripheral().storage)
         #expect(storage.bootloader?.count == 5000)
         #expect(storage.application?.count == 3000)
-        #expect(run.errorLines.last?.contains("updated 2 parts (softdevice_bootloader, application)") == true)
+        #expect(run.errorLines.last?.hasSuffix("(softdevice_bootloader, application)") == true)
     }
 
     static let customUUIDs: DFUServiceUUIDs = {

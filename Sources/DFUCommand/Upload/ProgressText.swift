@@ -71,11 +71,11 @@ enum ProgressText {
         return showState ? text + "  " + state(progress.state) : text
     }
 
-    /// The success line of a device, e.g. "C0:FF:EE:00:12:FF: updated 2 parts, 20300 bytes in 3.2 s (6.3 kB/s)".
+    /// The success line of a device, time and speed first so a narrow terminal keeps them, e.g.
+    /// "C0:FF:EE:00:12:FF: updated in 3.2 s, 20300 bytes at 6.3 kB/s (softdevice_bootloader, application)".
     static func updated(device: String, _ report: DFUUpdateReport) -> String {
-        let parts = report.partsSent.count
-        var text = "\(device): updated \(parts) part\(parts == 1 ? "" : "s") (\(report.partsSent.map(\.rawValue).joined(separator: ", "))), "
-        text += "\(report.bytesSent) bytes in \(seconds(report.elapsed)) (\(speed(report.throughput)))"
+        var text = "\(device): updated in \(seconds(report.elapsed)), \(report.bytesSent) bytes at \(speed(report.throughput))"
+        text += " (\(report.partsSent.map(\.rawValue).joined(separator: ", ")))"
         if !report.partsSkipped.isEmpty {
             text += "; skipped \(report.partsSkipped.map(\.rawValue).joined(separator: ", ")) (rejected by the bootloader as already installed or too old)"
         }
