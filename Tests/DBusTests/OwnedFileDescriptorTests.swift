@@ -47,10 +47,11 @@ import Testing
     }
 }
 
-/// Whether the read end of a pipe sees end of file (every write end closed), without waiting.
-func pollHangsUp(_ readEnd: Int32) -> Bool {
+/// Whether the read end of a pipe sees end of file (every write end closed), waiting at most
+/// `milliseconds` for the last copy to be closed (other threads may still be releasing theirs).
+func pollHangsUp(_ readEnd: Int32, waitingUpTo milliseconds: Int32 = 0) -> Bool {
     var descriptors = [pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)]
-    guard poll(&descriptors, 1, 0) == 1 else { return false }
+    guard poll(&descriptors, 1, milliseconds) == 1 else { return false }
     var byte: UInt8 = 0
     return read(readEnd, &byte, 1) == 0
 }

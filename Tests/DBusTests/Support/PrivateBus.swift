@@ -79,7 +79,7 @@ final class PrivateBus {
         }
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasPrefix("unix:") else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             try? FileManager.default.removeItem(at: directory)
             throw SetupError(description: "dbus-daemon did not print its address (got \"\(text)\")")
@@ -90,12 +90,14 @@ final class PrivateBus {
     /// Whether the daemon process is still running.
     var isRunning: Bool { process.isRunning }
 
-    /// Terminates the daemon and removes its directory.
+    /// Kills the daemon and removes its directory.
+    ///
+    /// SIGKILL, because the daemon may inherit a signal mask that blocks SIGTERM.
     func stop() {
         guard !stopped else { return }
         stopped = true
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
         }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
