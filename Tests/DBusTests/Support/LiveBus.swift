@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized) struct LiveBusTests {}
 
 /// A private bus with two connections on it: one serving, one calling.
-struct LiveBus {
+struct LiveBus: Sendable {
     let bus: PrivateBus
     let server: DBusConnection
     let client: DBusConnection

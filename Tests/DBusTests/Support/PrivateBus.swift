@@ -1,11 +1,12 @@
 import Foundation
 import Glibc
+import Synchronization
 
 /// A `dbus-daemon` started for one test, listening on a socket in a fresh temporary directory.
 ///
 /// The bus policy allows everything except what `denyRules` forbids. The daemon is
 /// terminated by ``stop()``; ``withPrivateBus(denyRules:_:)`` always calls it.
-final class PrivateBus {
+final class PrivateBus: Sendable {
     /// Why a private bus could not be started.
     struct SetupError: Error, CustomStringConvertible {
         let description: String
@@ -14,7 +15,7 @@ final class PrivateBus {
     let address: String
     private let process: Process
     private let directory: URL
-    private var stopped = false
+    private let stopped = Mutex(false)
 
     /// Where `dbus-daemon` is, looked up on `PATH` and in the usual places.
     static func daemonPath() throws -> String {
@@ -94,8 +95,11 @@ final class PrivateBus {
     ///
     /// SIGKILL, because the daemon may inherit a signal mask that blocks SIGTERM.
     func stop() {
-        guard !stopped else { return }
-        stopped = true
+        let alreadyStopped = stopped.withLock { stopped in
+            defer { stopped = true }
+            return stopped
+        }
+        guard !alreadyStopped else { return }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
         }
