@@ -46,9 +46,3 @@ struct ConnectionState {
         return (calls, streams)
     }
 }
-
-/// An incoming method call waiting for a user handler.
-struct IncomingCall: Sendable {
-    let message: DBusMessage
-    let method: DBusMethod
-}

@@ -20,7 +20,7 @@ internal import CDBus
 ///   connection. So the C pointer is never used after it is released.
 /// - All other mutable state lives in `state` (a `Mutex`); every other stored property is a
 ///   constant.
-public final class DBusConnection: @unchecked Sendable {
+public final class DBusConnection: DBusClient, @unchecked Sendable {
     let raw: OpaquePointer
     let socketDescriptor: Int32
     /// The read end of the pipe that wakes the pump thread.
@@ -109,6 +109,8 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// Closes the connection: fails waiting calls with `Disconnected`, ends signal streams,
     /// stops the I/O thread and releases the socket. Calling it again does nothing.
+    ///
+    /// Blocking: until the I/O thread has woken up and ended (one `poll` wake-up).
     public func close() {
         let (thread, calls, streams) = state.withLock { state -> (pthread_t?, [ConnectionState.PendingCall], [ConnectionState.Subscription]) in
             guard state.phase != .closed else { return (nil, [], []) }

@@ -225,11 +225,3 @@ struct ObjectRegistry {
         return .success((interface, property))
     }
 }
-
-extension DBusValue {
-    /// The value inside one level of variant.
-    var unwrappingOneVariant: DBusValue {
-        if case .variant(let inner) = self { return inner }
-        return self
-    }
-}

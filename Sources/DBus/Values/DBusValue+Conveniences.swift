@@ -24,6 +24,12 @@ extension DBusValue {
         return self
     }
 
+    /// The value inside one level of variant, or the value itself when it is not a variant.
+    var unwrappingOneVariant: DBusValue {
+        if case .variant(let inner) = self { return inner }
+        return self
+    }
+
     /// The string of an `s`, `o` or `g` value (looking through variants).
     public var stringValue: String? {
         switch unwrappingVariant {

@@ -3,7 +3,10 @@
 /// Containers carry the signatures of what they hold so that empty arrays and dictionaries
 /// still marshal with the right type. Build `a{sv}` with ``stringVariantDictionary(_:)``
 /// and byte arrays with ``byteArray(_:)``.
-public indirect enum DBusValue: Sendable, Hashable {
+///
+/// Only dictionaries and variants are stored indirectly, so the elements of a byte array
+/// are plain inline values (no allocation per byte).
+public enum DBusValue: Sendable, Hashable {
     /// `y`: an unsigned byte.
     case byte(UInt8)
     /// `b`: a boolean.
@@ -33,11 +36,11 @@ public indirect enum DBusValue: Sendable, Hashable {
     /// `aT`: an array whose elements all have the signature `elementSignature`.
     case array(elementSignature: DBusSignature, elements: [DBusValue])
     /// `a{KV}`: a dictionary; keys have the basic type `keySignature`, values `valueSignature`.
-    case dictionary(keySignature: DBusSignature, valueSignature: DBusSignature, entries: [DBusDictionaryEntry])
+    indirect case dictionary(keySignature: DBusSignature, valueSignature: DBusSignature, entries: [DBusDictionaryEntry])
     /// `(…)`: a structure of one or more fields.
     case structure([DBusValue])
     /// `v`: a variant holding one value of any type.
-    case variant(DBusValue)
+    indirect case variant(DBusValue)
 
     /// The signature of this value, a single complete type.
     public var signature: DBusSignature {
