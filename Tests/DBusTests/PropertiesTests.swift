@@ -104,5 +104,46 @@ extension LiveBusTests {
                 }
             }
         }
+
+        @Test func absentPropertiesAreLeftOutUntilSetAndInvalidatedWhenRemoved() async throws {
+            let properties = try InterfaceName("org.freedesktop.DBus.Properties")
+            let device = try InterfaceName("test.Scanned")
+            let rssi = try MemberName("RSSI")
+            try await withLiveBus { live in
+                try live.server.export(
+                    [
+                        DBusInterface(
+                            device,
+                            properties: [
+                                DBusProperty(try MemberName("Address"), value: .string("AA:BB:CC:DD:EE:FF")),
+                                DBusProperty(rssi, signature: "n"),
+                            ])
+                    ], at: path)
+                let stream = try await live.client.signals(
+                    matching: DBusMatchRule(path: path, interface: properties, member: try MemberName("PropertiesChanged")))
+                func getAll() async throws -> [String: DBusValue] {
+                    let reply = try await live.client.call(
+                        destination: live.server.uniqueName, path: path, interface: properties, member: try MemberName("GetAll"),
+                        arguments: [.string("test.Scanned")])
+                    return reply.first?.stringKeyedDictionary ?? [:]
+                }
+                #expect(try await getAll().keys.sorted() == ["Address"])
+                await expectDBusError(.invalidArguments) {
+                    _ = try await live.client.call(
+                        destination: live.server.uniqueName, path: path, interface: properties, member: try MemberName("Get"),
+                        arguments: [.string("test.Scanned"), .string("RSSI")])
+                }
+
+                try live.server.setProperty(rssi, to: .int16(-58), interface: device, at: path)
+                let appeared = try #require(await nextElement(of: stream))
+                #expect(appeared.arguments == [.string("test.Scanned"), .stringVariantDictionary(["RSSI": .int16(-58)]), .stringArray([])])
+                #expect(try await getAll()["RSSI"] == .variant(.int16(-58)))
+
+                try live.server.removeProperties([rssi], interface: device, at: path)
+                let removed = try #require(await nextElement(of: stream))
+                #expect(removed.arguments == [.string("test.Scanned"), .stringVariantDictionary([:]), .stringArray(["RSSI"])])
+                #expect(try await getAll().keys.sorted() == ["Address"])
+            }
+        }
     }
 }

@@ -56,6 +56,20 @@ extension DBusConnection {
             ])
     }
 
+    /// Makes exported properties absent and announces them as invalidated in `PropertiesChanged`.
+    public func removeProperties(_ names: [MemberName], interface: InterfaceName, at path: ObjectPath) throws(DBusError) {
+        let invalidated = try state.withLock { (state) throws(DBusError) in
+            try state.registry.removeValues(names, interface: interface, at: path)
+        }
+        guard !invalidated.isEmpty else { return }
+        try emitSignal(
+            path: path, interface: StandardInterfaces.properties, member: StandardInterfaces.propertiesChanged,
+            arguments: [
+                .string(interface.rawValue), ObjectRegistry.propertyMap([]),
+                .stringArray(invalidated.map(\.rawValue)),
+            ])
+    }
+
     /// Changes one exported property (see ``setProperties(_:interface:at:)``).
     public func setProperty(
         _ name: MemberName, to value: DBusValue, interface: InterfaceName, at path: ObjectPath

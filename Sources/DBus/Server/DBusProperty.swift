@@ -1,6 +1,8 @@
 /// A property of an exported interface, with its current value.
 ///
-/// The property's type is the signature of its initial ``value``; later values must keep it.
+/// The property's type is fixed by ``signature``; later values must keep it. A property
+/// without a value is absent: `GetAll` leaves it out and `Get` fails, until a value is set
+/// (as bluetoothd does with `RSSI` outside discovery).
 public struct DBusProperty: Sendable {
     /// Who may read and write the property.
     public enum Access: String, Sendable {
@@ -21,8 +23,10 @@ public struct DBusProperty: Sendable {
 
     /// The property name.
     public var name: MemberName
-    /// The initial value.
-    public var value: DBusValue
+    /// The property's type, one complete type.
+    public var signature: DBusSignature
+    /// The initial value, or `nil` for a property that starts absent.
+    public var value: DBusValue?
     /// Who may read and write it.
     public var access: Access
     /// Whether changes are announced with `PropertiesChanged`.
@@ -30,7 +34,7 @@ public struct DBusProperty: Sendable {
     /// Accepts peer writes; required for ``Access/write`` and ``Access/readWrite``.
     public var onSet: SetHandler?
 
-    /// Describes a property.
+    /// Describes a property whose type is that of its initial value.
     public init(
         _ name: MemberName,
         value: DBusValue,
@@ -38,8 +42,21 @@ public struct DBusProperty: Sendable {
         emitsChangedSignal: Bool = true,
         onSet: SetHandler? = nil
     ) {
-        self.name = name
+        self.init(name, signature: value.signature, access: access, emitsChangedSignal: emitsChangedSignal, onSet: onSet)
         self.value = value
+    }
+
+    /// Describes a property of type `signature` that starts absent.
+    public init(
+        _ name: MemberName,
+        signature: DBusSignature,
+        access: Access = .read,
+        emitsChangedSignal: Bool = true,
+        onSet: SetHandler? = nil
+    ) {
+        self.name = name
+        self.signature = signature
+        self.value = nil
         self.access = access
         self.emitsChangedSignal = emitsChangedSignal
         self.onSet = onSet

@@ -38,7 +38,7 @@ enum IntrospectionDocument {
                 lines.append("  </signal>")
             }
             for property in interface.properties {
-                let type = escape(property.value.signatureText)
+                let type = escape(property.signature.rawValue)
                 if property.emitsChangedSignal {
                     lines.append("  <property name=\"\(property.name)\" type=\"\(type)\" access=\"\(property.access.rawValue)\"/>")
                 } else {

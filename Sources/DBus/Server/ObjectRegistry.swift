@@ -36,8 +36,16 @@ struct ObjectRegistry {
             }
             var values: [MemberName: DBusValue] = [:]
             for property in interface.properties {
-                try MessageBodyWriter.check(property.value)
-                values[property.name] = property.value
+                guard property.signature.isSingleCompleteType else {
+                    throw DBusError.invalidArguments("\(interface.name).\(property.name) has the invalid type \"\(property.signature)\"")
+                }
+                guard let value = property.value else { continue }
+                guard value.signatureText == property.signature.rawValue else {
+                    throw DBusError.invalidArguments(
+                        "\(interface.name).\(property.name) has type \"\(property.signature)\", not \"\(value.signatureText)\"")
+                }
+                try MessageBodyWriter.check(value)
+                values[property.name] = value
             }
             existing.append(ExportedInterface(interface: interface, values: values))
         }
@@ -71,9 +79,9 @@ struct ObjectRegistry {
             guard let property = exported[index].interface.properties.first(where: { $0.name == name }) else {
                 throw DBusError(name: DBusError.Names.unknownProperty, message: "\(interface) has no property \(name)")
             }
-            guard value.signatureText == property.value.signatureText else {
+            guard value.signatureText == property.signature.rawValue else {
                 throw DBusError.invalidArguments(
-                    "\(interface).\(name) has type \"\(property.value.signatureText)\", not \"\(value.signatureText)\"")
+                    "\(interface).\(name) has type \"\(property.signature)\", not \"\(value.signatureText)\"")
             }
             try MessageBodyWriter.check(value)
             exported[index].values[name] = value
@@ -83,6 +91,27 @@ struct ObjectRegistry {
         }
         objects[path] = exported
         return announced
+    }
+
+    /// Makes properties absent; returns those that must be announced as invalidated.
+    mutating func removeValues(
+        _ names: [MemberName], interface: InterfaceName, at path: ObjectPath
+    ) throws(DBusError) -> [MemberName] {
+        guard var exported = objects[path], let index = exported.firstIndex(where: { $0.interface.name == interface })
+        else {
+            throw DBusError(name: DBusError.Names.unknownInterface, message: "\(path) does not export \(interface)")
+        }
+        var invalidated: [MemberName] = []
+        for name in names {
+            guard let property = exported[index].interface.properties.first(where: { $0.name == name }) else {
+                throw DBusError(name: DBusError.Names.unknownProperty, message: "\(interface) has no property \(name)")
+            }
+            if exported[index].values.removeValue(forKey: name) != nil && property.emitsChangedSignal {
+                invalidated.append(name)
+            }
+        }
+        objects[path] = exported
+        return invalidated
     }
 
     // MARK: Queries
@@ -190,8 +219,11 @@ struct ObjectRegistry {
                 return .error(DBusError.failed("Property lookup failed"))
             }
             if member.rawValue == "Get" {
-                guard property.isReadable, let value = value(of: property.name, interface: interface, at: path) else {
+                guard property.isReadable else {
                     return .error(DBusError(name: DBusError.Names.accessDenied, message: "\(interface).\(property.name) is write-only"))
+                }
+                guard let value = value(of: property.name, interface: interface, at: path) else {
+                    return .error(DBusError.invalidArguments("No such property '\(property.name)'"))
                 }
                 return .reply([.variant(value)])
             }
@@ -199,10 +231,10 @@ struct ObjectRegistry {
                 return .error(DBusError(name: DBusError.Names.propertyReadOnly, message: "\(interface).\(property.name) is read-only"))
             }
             let newValue = arguments[2].unwrappingOneVariant
-            guard newValue.signatureText == property.value.signatureText else {
+            guard newValue.signatureText == property.signature.rawValue else {
                 return .error(
                     DBusError.invalidArguments(
-                        "\(interface).\(property.name) has type \"\(property.value.signatureText)\", not \"\(newValue.signatureText)\""))
+                        "\(interface).\(property.name) has type \"\(property.signature)\", not \"\(newValue.signatureText)\""))
             }
             return .setProperty(path: path, interface: interface, property: property, value: newValue)
         default:
