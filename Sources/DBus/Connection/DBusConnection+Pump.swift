@@ -40,7 +40,7 @@ extension DBusConnection {
                 handle(message)
             }
             let now = ContinuousClock.now
-            let (phase, expired, plannedWake, wantsWrite) = state.withLock { state in
+            let (phase, expired, plannedWake, wantsWrite, connected) = state.withLock { state in
                 var expired: [ConnectionState.PendingCall] = []
                 if state.phase == .open {
                     for (serial, call) in state.pending where call.deadline <= now {
@@ -49,14 +49,16 @@ extension DBusConnection {
                     }
                 }
                 state.plannedWake = state.pending.values.map(\.deadline).min()
-                let wantsWrite = state.phase == .open && dbus_connection_has_messages_to_send(raw) != 0
-                return (state.phase, expired, state.plannedWake, wantsWrite)
+                let isOpen = state.phase == .open
+                let wantsWrite = isOpen && dbus_connection_has_messages_to_send(raw) != 0
+                let connected = isOpen && dbus_connection_get_is_connected(raw) != 0
+                return (state.phase, expired, state.plannedWake, wantsWrite, connected)
             }
             for call in expired {
                 call.continuation.resume(returning: .failure(DBusError.timedOut("No reply to \(call.what) in time")))
             }
             guard phase == .open else { return }
-            guard dbus_connection_get_is_connected(raw) != 0 else {
+            guard connected else {
                 connectionLost()
                 return
             }
