@@ -110,5 +110,34 @@ extension LiveBusTests {
                 }
             }
         }
+
+        @Test func nameOwnerChangedReportsAServiceComingAndGoing() async throws {
+            try await withLiveBus { live in
+                let name = try BusName("test.Vanishing")
+                let changes = try await live.client.signals(
+                    matching: DBusMatchRule(
+                        sender: try BusName("org.freedesktop.DBus"), interface: try InterfaceName("org.freedesktop.DBus"),
+                        member: try MemberName("NameOwnerChanged"), stringArguments: [0: name.rawValue]))
+                try await live.server.requestName(name)
+                let appeared = try #require(await nextElement(of: changes))
+                #expect(appeared.arguments == [.string(name.rawValue), .string(""), .string(live.server.uniqueName.rawValue)])
+                live.server.close()
+                let vanished = try #require(await nextElement(of: changes))
+                #expect(vanished.arguments == [.string(name.rawValue), .string(live.server.uniqueName.rawValue), .string("")])
+            }
+        }
+
+        @Test func exportingAnInvalidArgumentTypeIsRefused() async throws {
+            try await withLiveBus { live in
+                await expectDBusError(.invalidArguments) {
+                    try live.server.export(
+                        [
+                            DBusInterface(
+                                try InterfaceName("test.Broken"),
+                                methods: [DBusMethod(try MemberName("Take"), inputs: [DBusArgument("pair", "ss")]) { _ in [] }])
+                        ], at: try ObjectPath("/broken"))
+                }
+            }
+        }
     }
 }

@@ -34,6 +34,18 @@ struct ObjectRegistry {
             guard !existing.contains(where: { $0.interface.name == interface.name }) else {
                 throw DBusError.invalidArguments("\(path) already exports \(interface.name)")
             }
+            for method in interface.methods {
+                for argument in method.inputs + method.outputs where !argument.signature.isSingleCompleteType {
+                    throw DBusError.invalidArguments(
+                        "\(interface.name).\(method.name) argument \(argument.name) has the invalid type \"\(argument.signature)\"")
+                }
+            }
+            for signal in interface.signals {
+                for argument in signal.arguments where !argument.signature.isSingleCompleteType {
+                    throw DBusError.invalidArguments(
+                        "\(interface.name).\(signal.name) argument \(argument.name) has the invalid type \"\(argument.signature)\"")
+                }
+            }
             var values: [MemberName: DBusValue] = [:]
             for property in interface.properties {
                 guard property.signature.isSingleCompleteType else {
