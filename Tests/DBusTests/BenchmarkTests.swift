@@ -16,7 +16,8 @@ extension LiveBusTests {
                         DBusInterface(
                             interface,
                             methods: [
-                                DBusMethod(member, inputs: [DBusArgument("n", "u")], outputs: [DBusArgument("n", "u")]) { call in
+                                DBusMethod(member, inputs: [DBusArgument("n", "u")], outputs: [DBusArgument("n", "u")])
+                                { call in
                                     call.arguments
                                 }
                             ])
@@ -46,7 +47,9 @@ extension LiveBusTests {
                 let sequentialStart = ContinuousClock.now
                 for index in 0..<10_000 { try await echo(index) }
                 let sequential = ContinuousClock.now - sequentialStart
-                print("10k sequential small calls: \(microseconds(sequential) / 1000) ms, \(10_000_000_000 / max(1, microseconds(sequential))) calls/s")
+                print(
+                    "10k sequential small calls: \(microseconds(sequential) / 1000) ms, \(10_000_000_000 / max(1, microseconds(sequential))) calls/s"
+                )
 
                 let parallelStart = ContinuousClock.now
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -58,7 +61,9 @@ extension LiveBusTests {
                     try await group.waitForAll()
                 }
                 let parallel = ContinuousClock.now - parallelStart
-                print("10k small calls from 16 concurrent tasks: \(microseconds(parallel) / 1000) ms, \(10_000_000_000 / max(1, microseconds(parallel))) calls/s")
+                print(
+                    "10k small calls from 16 concurrent tasks: \(microseconds(parallel) / 1000) ms, \(10_000_000_000 / max(1, microseconds(parallel))) calls/s"
+                )
             }
         }
     }

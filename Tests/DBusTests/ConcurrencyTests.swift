@@ -106,14 +106,16 @@ extension LiveBusTests {
                                     outputs: [DBusArgument("greeting", "s"), DBusArgument("objects", "u")]
                                 ) { call in
                                     guard let caller = call.sender, let root = call.arguments[0].objectPathValue else {
-                                        throw DBusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "no caller")
+                                        throw DBusError(
+                                            name: "org.freedesktop.DBus.Error.InvalidArgs", message: "no caller")
                                     }
                                     let objects = try await server.call(
                                         destination: caller, path: root,
                                         interface: try InterfaceName("org.freedesktop.DBus.ObjectManager"),
                                         member: try MemberName("GetManagedObjects"))
                                     let greeting = try await server.call(
-                                        destination: caller, path: try ObjectPath("/app/service0"), interface: clientInterface,
+                                        destination: caller, path: try ObjectPath("/app/service0"),
+                                        interface: clientInterface,
                                         member: try MemberName("Hello"), arguments: [.string("manager")])
                                     let count = objects.first?.dictionaryEntries?.count ?? 0
                                     return greeting + [.uint32(UInt32(count))]
@@ -172,7 +174,8 @@ extension LiveBusTests {
                             interface,
                             methods: [
                                 DBusMethod(
-                                    try MemberName("Echo"), inputs: [DBusArgument("n", "u")], outputs: [DBusArgument("n", "u")]
+                                    try MemberName("Echo"), inputs: [DBusArgument("n", "u")],
+                                    outputs: [DBusArgument("n", "u")]
                                 ) { call in call.arguments }
                             ])
                     ], at: try ObjectPath("/ordered"))
@@ -180,7 +183,8 @@ extension LiveBusTests {
                     for index in 0..<50 {
                         group.addTask {
                             try await live.client.call(
-                                destination: live.server.uniqueName, path: try ObjectPath("/ordered"), interface: interface,
+                                destination: live.server.uniqueName, path: try ObjectPath("/ordered"),
+                                interface: interface,
                                 member: try MemberName("Echo"), arguments: [.uint32(UInt32(index))])
                         }
                     }
@@ -199,7 +203,8 @@ extension LiveBusTests {
                 defer { gate.open() }
                 let started = Gate()
                 try exportStall(on: live.server, gate: gate, started: started)
-                let signals = try await live.client.signals(matching: DBusMatchRule(interface: try InterfaceName("test.Never")))
+                let signals = try await live.client.signals(
+                    matching: DBusMatchRule(interface: try InterfaceName("test.Never")))
                 let pending = Task { try await callStall(live) }
                 await started.wait()
                 live.bus.stop()

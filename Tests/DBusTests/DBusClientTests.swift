@@ -32,7 +32,9 @@ struct CannedClient: DBusClient {
     }
 
     @Test func codeWrittenAgainstTheProtocolRunsOnACannedFake() async throws {
-        let fake = CannedClient(replies: ["/org/bluez/hci0.org.freedesktop.DBus.Properties.Get": [.variant(.boolean(true))]])
+        let fake = CannedClient(replies: [
+            "/org/bluez/hci0.org.freedesktop.DBus.Properties.Get": [.variant(.boolean(true))]
+        ])
         #expect(try await adapterIsPowered(fake))
         let empty = CannedClient(replies: [:])
         await expectDBusError(.unknownMethod) {

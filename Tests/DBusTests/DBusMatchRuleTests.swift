@@ -26,7 +26,8 @@ import Testing
             stringArguments: [0: "org.bluez.Device1"])
         var message = DBusMessage(
             type: .signal, path: try ObjectPath("/org/bluez/hci0/dev_1"),
-            interface: try InterfaceName("org.freedesktop.DBus.Properties"), member: try MemberName("PropertiesChanged"),
+            interface: try InterfaceName("org.freedesktop.DBus.Properties"),
+            member: try MemberName("PropertiesChanged"),
             arguments: [.string("org.bluez.Device1")])
         #expect(rule.matches(message))
         message.arguments = [.string("org.bluez.Adapter1")]

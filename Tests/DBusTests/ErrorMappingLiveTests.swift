@@ -62,7 +62,8 @@ extension LiveBusTests {
                             interface,
                             methods: [
                                 DBusMethod(try MemberName("Fail")) { _ in
-                                    throw DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress")
+                                    throw DBusError(
+                                        name: "org.bluez.Error.InProgress", message: "Operation already in progress")
                                 }
                             ])
                     ], at: try ObjectPath("/fail"))
@@ -71,7 +72,8 @@ extension LiveBusTests {
                         destination: live.server.uniqueName, path: try ObjectPath("/fail"), interface: interface,
                         member: try MemberName("Fail"))
                 }
-                #expect(error == DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress"))
+                #expect(
+                    error == DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress"))
             }
         }
 
@@ -116,14 +118,21 @@ extension LiveBusTests {
                 let name = try BusName("test.Vanishing")
                 let changes = try await live.client.signals(
                     matching: DBusMatchRule(
-                        sender: try BusName("org.freedesktop.DBus"), interface: try InterfaceName("org.freedesktop.DBus"),
+                        sender: try BusName("org.freedesktop.DBus"),
+                        interface: try InterfaceName("org.freedesktop.DBus"),
                         member: try MemberName("NameOwnerChanged"), stringArguments: [0: name.rawValue]))
                 try await live.server.requestName(name)
                 let appeared = try #require(await nextElement(of: changes))
-                #expect(appeared.arguments == [.string(name.rawValue), .string(""), .string(live.server.uniqueName.rawValue)])
+                #expect(
+                    appeared.arguments == [
+                        .string(name.rawValue), .string(""), .string(live.server.uniqueName.rawValue),
+                    ])
                 live.server.close()
                 let vanished = try #require(await nextElement(of: changes))
-                #expect(vanished.arguments == [.string(name.rawValue), .string(live.server.uniqueName.rawValue), .string("")])
+                #expect(
+                    vanished.arguments == [
+                        .string(name.rawValue), .string(live.server.uniqueName.rawValue), .string(""),
+                    ])
             }
         }
 
@@ -134,7 +143,9 @@ extension LiveBusTests {
                         [
                             DBusInterface(
                                 try InterfaceName("test.Broken"),
-                                methods: [DBusMethod(try MemberName("Take"), inputs: [DBusArgument("pair", "ss")]) { _ in [] }])
+                                methods: [
+                                    DBusMethod(try MemberName("Take"), inputs: [DBusArgument("pair", "ss")]) { _ in [] }
+                                ])
                         ], at: try ObjectPath("/broken"))
                 }
             }

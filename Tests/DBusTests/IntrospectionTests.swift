@@ -74,12 +74,18 @@ extension LiveBusTests {
                                 ) { _ in [] },
                             ],
                             properties: [
-                                DBusProperty(try MemberName("UUID"), value: .string("8ec90001-f315-4f60-9fb8-838830daea50")),
-                                DBusProperty(try MemberName("Value"), value: .byteArray([]), access: .readWrite) { _ in },
+                                DBusProperty(
+                                    try MemberName("UUID"), value: .string("8ec90001-f315-4f60-9fb8-838830daea50")),
+                                DBusProperty(try MemberName("Value"), value: .byteArray([]), access: .readWrite) { _ in
+                                },
                             ],
-                            signals: [DBusSignalDescription(try MemberName("Notified"), arguments: [DBusArgument("value", "ay")])])
+                            signals: [
+                                DBusSignalDescription(
+                                    try MemberName("Notified"), arguments: [DBusArgument("value", "ay")])
+                            ])
                     ], at: try ObjectPath("/test/service0/char0"))
-                try live.server.export([DBusInterface(try InterfaceName("test.Other"))], at: try ObjectPath("/test/service1"))
+                try live.server.export(
+                    [DBusInterface(try InterfaceName("test.Other"))], at: try ObjectPath("/test/service1"))
 
                 let introspectable = try InterfaceName("org.freedesktop.DBus.Introspectable")
                 func introspect(_ path: String) async throws -> IntrospectionReader {
@@ -93,7 +99,8 @@ extension LiveBusTests {
                 let leaf = try await introspect("/test/service0/char0")
                 #expect(
                     leaf.interfaces == [
-                        "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Properties", "test.GattCharacteristic",
+                        "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Properties",
+                        "test.GattCharacteristic",
                     ])
                 #expect(leaf.methods["test.GattCharacteristic.WriteValue"] == "in:ay in:a{sv} ")
                 #expect(leaf.methods["test.GattCharacteristic.AcquireWrite"] == "in:a{sv} out:h out:q ")

@@ -8,7 +8,10 @@ extension LiveBusTests {
             try await withLiveBus { live in
                 live.server.addObjectManager(at: .root)
                 try live.server.export(
-                    [DBusInterface(adapter, properties: [DBusProperty(try MemberName("Powered"), value: .boolean(true))])],
+                    [
+                        DBusInterface(
+                            adapter, properties: [DBusProperty(try MemberName("Powered"), value: .boolean(true))])
+                    ],
                     at: try ObjectPath("/test/hci0"))
                 let reply = try await live.client.call(
                     destination: live.server.uniqueName, path: .root,
@@ -31,7 +34,8 @@ extension LiveBusTests {
                 live.server.addObjectManager(at: .root)
                 let stream = try await live.client.signals(
                     matching: DBusMatchRule(
-                        sender: live.server.uniqueName, interface: try InterfaceName("org.freedesktop.DBus.ObjectManager")))
+                        sender: live.server.uniqueName,
+                        interface: try InterfaceName("org.freedesktop.DBus.ObjectManager")))
                 try live.server.export(
                     [DBusInterface(device, properties: [DBusProperty(try MemberName("RSSI"), value: .int16(-60))])],
                     at: path)
@@ -40,7 +44,9 @@ extension LiveBusTests {
                 #expect(added.path == .root)
                 #expect(added.signature == "oa{sa{sv}}")
                 #expect(added.arguments.first == .objectPath(path))
-                #expect(added.arguments.last?.stringKeyedDictionary?["test.Device"] == .stringVariantDictionary(["RSSI": .int16(-60)]))
+                #expect(
+                    added.arguments.last?.stringKeyedDictionary?["test.Device"]
+                        == .stringVariantDictionary(["RSSI": .int16(-60)]))
 
                 try live.server.unexport(at: path)
                 let removed = try #require(await nextElement(of: stream))
@@ -49,7 +55,8 @@ extension LiveBusTests {
                 await expectDBusError(.unknownObject) {
                     _ = try await live.client.call(
                         destination: live.server.uniqueName, path: path,
-                        interface: try InterfaceName("org.freedesktop.DBus.Properties"), member: try MemberName("GetAll"),
+                        interface: try InterfaceName("org.freedesktop.DBus.Properties"),
+                        member: try MemberName("GetAll"),
                         arguments: [.string("test.Device")])
                 }
             }

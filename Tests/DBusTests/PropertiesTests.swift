@@ -21,7 +21,8 @@ extension LiveBusTests {
                             DBusProperty(try MemberName("Name"), value: .string("first")),
                             DBusProperty(try MemberName("Level"), value: .uint32(1), access: .readWrite) { value in
                                 guard let level = value.integerValue, level <= 100 else {
-                                    throw DBusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "Level above 100")
+                                    throw DBusError(
+                                        name: "org.freedesktop.DBus.Error.InvalidArgs", message: "Level above 100")
                                 }
                                 writes.values.withLock { $0.append(UInt32(level)) }
                             },
@@ -42,7 +43,8 @@ extension LiveBusTests {
                         destination: destination, path: path, interface: properties, member: try MemberName(member),
                         arguments: arguments)
                 }
-                #expect(try await call("Get", [.string("test.Device"), .string("Name")]) == [.variant(.string("first"))])
+                #expect(
+                    try await call("Get", [.string("test.Device"), .string("Name")]) == [.variant(.string("first"))])
                 let all = try #require(try await call("GetAll", [.string("test.Device")]).first?.stringKeyedDictionary)
                 #expect(all["Name"] == .variant(.string("first")))
                 #expect(all["Level"] == .variant(.uint32(1)))
@@ -86,9 +88,13 @@ extension LiveBusTests {
                     interface: try InterfaceName("org.freedesktop.DBus.Properties"), member: try MemberName("Set"),
                     arguments: [.string("test.Device"), .string("Level"), .variant(.uint32(7))])
                 let remote = try #require(await nextElement(of: stream))
-                #expect(remote.arguments == [.string("test.Device"), .stringVariantDictionary(["Level": .uint32(7)]), .stringArray([])])
+                #expect(
+                    remote.arguments == [
+                        .string("test.Device"), .stringVariantDictionary(["Level": .uint32(7)]), .stringArray([]),
+                    ])
                 // …a quiet property changes silently, and a local change is announced.
-                try live.server.setProperty(try MemberName("Quiet"), to: .stringArray(["x"]), interface: interface, at: path)
+                try live.server.setProperty(
+                    try MemberName("Quiet"), to: .stringArray(["x"]), interface: interface, at: path)
                 try live.server.setProperties(
                     [try MemberName("Name"): .string("second"), try MemberName("Level"): .uint32(9)],
                     interface: interface, at: path)
@@ -96,7 +102,8 @@ extension LiveBusTests {
                 #expect(
                     local.arguments
                         == [
-                            .string("test.Device"), .stringVariantDictionary(["Name": .string("second"), "Level": .uint32(9)]),
+                            .string("test.Device"),
+                            .stringVariantDictionary(["Name": .string("second"), "Level": .uint32(9)]),
                             .stringArray([]),
                         ])
                 await expectDBusError(.invalidArguments) {
@@ -120,28 +127,37 @@ extension LiveBusTests {
                             ])
                     ], at: path)
                 let stream = try await live.client.signals(
-                    matching: DBusMatchRule(path: path, interface: properties, member: try MemberName("PropertiesChanged")))
+                    matching: DBusMatchRule(
+                        path: path, interface: properties, member: try MemberName("PropertiesChanged")))
                 func getAll() async throws -> [String: DBusValue] {
                     let reply = try await live.client.call(
-                        destination: live.server.uniqueName, path: path, interface: properties, member: try MemberName("GetAll"),
+                        destination: live.server.uniqueName, path: path, interface: properties,
+                        member: try MemberName("GetAll"),
                         arguments: [.string("test.Scanned")])
                     return reply.first?.stringKeyedDictionary ?? [:]
                 }
                 #expect(try await getAll().keys.sorted() == ["Address"])
                 await expectDBusError(.invalidArguments) {
                     _ = try await live.client.call(
-                        destination: live.server.uniqueName, path: path, interface: properties, member: try MemberName("Get"),
+                        destination: live.server.uniqueName, path: path, interface: properties,
+                        member: try MemberName("Get"),
                         arguments: [.string("test.Scanned"), .string("RSSI")])
                 }
 
                 try live.server.setProperty(rssi, to: .int16(-58), interface: device, at: path)
                 let appeared = try #require(await nextElement(of: stream))
-                #expect(appeared.arguments == [.string("test.Scanned"), .stringVariantDictionary(["RSSI": .int16(-58)]), .stringArray([])])
+                #expect(
+                    appeared.arguments == [
+                        .string("test.Scanned"), .stringVariantDictionary(["RSSI": .int16(-58)]), .stringArray([]),
+                    ])
                 #expect(try await getAll()["RSSI"] == .variant(.int16(-58)))
 
                 try live.server.removeProperties([rssi], interface: device, at: path)
                 let removed = try #require(await nextElement(of: stream))
-                #expect(removed.arguments == [.string("test.Scanned"), .stringVariantDictionary([:]), .stringArray(["RSSI"])])
+                #expect(
+                    removed.arguments == [
+                        .string("test.Scanned"), .stringVariantDictionary([:]), .stringArray(["RSSI"]),
+                    ])
                 #expect(try await getAll().keys.sorted() == ["Address"])
             }
         }

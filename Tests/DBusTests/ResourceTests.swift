@@ -18,7 +18,8 @@ extension LiveBusTests {
                         DBusInterface(
                             interface,
                             methods: [
-                                DBusMethod(member, inputs: [DBusArgument("v", "v")], outputs: [DBusArgument("v", "v")]) { call in
+                                DBusMethod(member, inputs: [DBusArgument("v", "v")], outputs: [DBusArgument("v", "v")])
+                                { call in
                                     call.arguments
                                 }
                             ])

@@ -29,8 +29,10 @@ extension LiveBusTests {
             try await withLiveBus { live in
                 let stream = try await live.client.signals(
                     matching: DBusMatchRule(interface: interface, stringArguments: [0: "keep"]))
-                try live.server.emitSignal(path: path, interface: interface, member: member, arguments: [.string("drop")])
-                try live.server.emitSignal(path: path, interface: interface, member: member, arguments: [.string("keep")])
+                try live.server.emitSignal(
+                    path: path, interface: interface, member: member, arguments: [.string("drop")])
+                try live.server.emitSignal(
+                    path: path, interface: interface, member: member, arguments: [.string("keep")])
                 let first = try #require(await nextElement(of: stream))
                 #expect(first.arguments == [.string("keep")])
             }
@@ -38,7 +40,8 @@ extension LiveBusTests {
 
         @Test func streamsEndWhenTheConnectionCloses() async throws {
             try await withLiveBus { live in
-                let stream = try await live.client.signals(matching: DBusMatchRule(interface: try InterfaceName("test.Never")))
+                let stream = try await live.client.signals(
+                    matching: DBusMatchRule(interface: try InterfaceName("test.Never")))
                 live.client.close()
                 var iterator = stream.makeAsyncIterator()
                 #expect(await iterator.next() == nil)

@@ -18,7 +18,8 @@ extension LiveBusTests {
                             ) { _ in [.byteArray([0x60, 0x01])] }
                         ],
                         properties: [
-                            DBusProperty(try MemberName("UUID"), value: .string("8ec90001-f315-4f60-9fb8-838830daea50")),
+                            DBusProperty(
+                                try MemberName("UUID"), value: .string("8ec90001-f315-4f60-9fb8-838830daea50")),
                             DBusProperty(try MemberName("Flags"), value: .stringArray(["write", "notify"])),
                         ])
                 ], at: try ObjectPath("/test/service0/char0"))
@@ -29,12 +30,19 @@ extension LiveBusTests {
                 try exportCharacteristic(on: live.server)
                 let run = try await ToolRun.run(
                     "/usr/bin/busctl",
-                    ["--address=\(live.bus.address)", "introspect", live.server.uniqueName.rawValue, "/test/service0/char0"])
+                    [
+                        "--address=\(live.bus.address)", "introspect", live.server.uniqueName.rawValue,
+                        "/test/service0/char0",
+                    ])
                 #expect(run.status == 0, "\(run.output)")
-                let lines = run.output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+                let lines = run.output.split(separator: "\n").map {
+                    $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+                }
                 #expect(lines.contains("test.GattCharacteristic1 interface - - -"), "\(run.output)")
                 #expect(lines.contains(".ReadValue method a{sv} ay -"), "\(run.output)")
-                #expect(lines.contains(".UUID property s \"8ec90001-f315-4f60-9fb8-838830daea50\" emits-change"), "\(run.output)")
+                #expect(
+                    lines.contains(".UUID property s \"8ec90001-f315-4f60-9fb8-838830daea50\" emits-change"),
+                    "\(run.output)")
                 #expect(lines.contains(".Flags property as 2 \"write\" \"notify\" emits-change"), "\(run.output)")
             }
         }

@@ -1,5 +1,5 @@
-import Synchronization
 internal import CDBus
+import Synchronization
 
 extension DBusConnection {
     static let busName = BusName(unchecked: "org.freedesktop.DBus")
@@ -39,7 +39,8 @@ extension DBusConnection {
             return state.nextToken
         }
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>) in
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>) in
                 let failure = state.withLock { state -> DBusError? in
                     if state.cancelledTokens.remove(token) != nil {
                         return DBusError.cancelled("The call to \(what) was cancelled")

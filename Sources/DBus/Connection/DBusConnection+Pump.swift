@@ -1,6 +1,6 @@
+internal import CDBus
 import Glibc
 import Synchronization
-internal import CDBus
 
 extension DBusConnection {
     /// Starts the pump thread, which holds a strong reference to the connection until it ends.
@@ -65,7 +65,8 @@ extension DBusConnection {
             var timeout: Int32 = -1
             if let plannedWake {
                 let remaining = plannedWake - ContinuousClock.now
-                let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
+                let milliseconds =
+                    remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
                 timeout = Int32(clamping: max(0, milliseconds))
             }
             descriptors[0].events = Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0)
@@ -103,7 +104,8 @@ extension DBusConnection {
 
     /// The bus went away: fail everything waiting and stop.
     private func connectionLost() {
-        let (calls, streams) = state.withLock { state -> ([ConnectionState.PendingCall], [ConnectionState.Subscription]) in
+        let (calls, streams) = state.withLock {
+            state -> ([ConnectionState.PendingCall], [ConnectionState.Subscription]) in
             guard state.phase == .open else { return ([], []) }
             state.phase = .disconnected
             return state.takeAllWaiters()

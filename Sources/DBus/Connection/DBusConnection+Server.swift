@@ -30,7 +30,8 @@ extension DBusConnection {
         }
         if let manager, !removed.isEmpty, isOpen {
             try emitSignal(
-                path: manager, interface: StandardInterfaces.objectManager, member: StandardInterfaces.interfacesRemoved,
+                path: manager, interface: StandardInterfaces.objectManager,
+                member: StandardInterfaces.interfacesRemoved,
                 arguments: [.objectPath(path), .stringArray(removed.map(\.rawValue))])
         }
     }
@@ -57,7 +58,8 @@ extension DBusConnection {
     }
 
     /// Makes exported properties absent and announces them as invalidated in `PropertiesChanged`.
-    public func removeProperties(_ names: [MemberName], interface: InterfaceName, at path: ObjectPath) throws(DBusError) {
+    public func removeProperties(_ names: [MemberName], interface: InterfaceName, at path: ObjectPath) throws(DBusError)
+    {
         let invalidated = try state.withLock { (state) throws(DBusError) in
             try state.registry.removeValues(names, interface: interface, at: path)
         }
@@ -125,7 +127,8 @@ extension DBusConnection {
                     to: call.message,
                     with: .failure(
                         DBusError.failed(
-                            "\(call.method.name) returned \"\(signature)\" instead of \"\(call.method.outputSignature)\"")))
+                            "\(call.method.name) returned \"\(signature)\" instead of \"\(call.method.outputSignature)\""
+                        )))
                 return
             }
             reply(to: call.message, with: .success(outputs))

@@ -12,7 +12,8 @@ extension DBusConnection {
         let identifier = try state.withLock { (state) throws(DBusError) -> UInt64 in
             guard state.phase == .open else { throw DBusError.disconnected("The connection to the bus is closed") }
             state.nextSubscription += 1
-            state.subscriptions[state.nextSubscription] = ConnectionState.Subscription(rule: rule, continuation: continuation)
+            state.subscriptions[state.nextSubscription] = ConnectionState.Subscription(
+                rule: rule, continuation: continuation)
             return state.nextSubscription
         }
         do {

@@ -1,6 +1,6 @@
+internal import CDBus
 import Glibc
 import Synchronization
-internal import CDBus
 
 /// A private connection to a D-Bus bus, with one I/O thread, async method calls, signal
 /// streams and exported objects.
@@ -57,7 +57,8 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
             throw DBusError(name: DBusError.Names.badAddress, message: "The bus address contains a NUL")
         }
         var opened: OpaquePointer?
-        try LibDBus.check(DBusError(name: DBusError.Names.noServer, message: "Cannot connect to \(address)")) { cError in
+        try LibDBus.check(DBusError(name: DBusError.Names.noServer, message: "Cannot connect to \(address)")) {
+            cError in
             opened = address.withCString { dbus_connection_open_private($0, cError) }
             return opened != nil
         }
@@ -78,7 +79,8 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
             throw error
         }
         var socket: Int32 = -1
-        guard let namePointer = dbus_bus_get_unique_name(connection), dbus_connection_get_unix_fd(connection, &socket) != 0
+        guard let namePointer = dbus_bus_get_unique_name(connection),
+            dbus_connection_get_unix_fd(connection, &socket) != 0
         else {
             abandon()
             throw DBusError.disconnected("The connection to \(address) has no unique name or socket")
@@ -112,7 +114,8 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
     ///
     /// Blocking: until the I/O thread has woken up and ended (one `poll` wake-up).
     public func close() {
-        let (thread, calls, streams) = state.withLock { state -> (pthread_t?, [ConnectionState.PendingCall], [ConnectionState.Subscription]) in
+        let (thread, calls, streams) = state.withLock {
+            state -> (pthread_t?, [ConnectionState.PendingCall], [ConnectionState.Subscription]) in
             guard state.phase != .closed else { return (nil, [], []) }
             state.phase = .closed
             let (calls, streams) = state.takeAllWaiters()
@@ -172,7 +175,9 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
         _ = Glibc.write(wakeWriteDescriptor, &one, 1)
     }
 
-    func finish(_ calls: [ConnectionState.PendingCall], _ streams: [ConnectionState.Subscription], with error: DBusError) {
+    func finish(
+        _ calls: [ConnectionState.PendingCall], _ streams: [ConnectionState.Subscription], with error: DBusError
+    ) {
         for call in calls {
             call.continuation.resume(returning: .failure(error))
         }

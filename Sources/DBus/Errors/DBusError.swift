@@ -119,7 +119,9 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
 
     static func timedOut(_ message: String) -> DBusError { DBusError(name: Names.noReply, message: message) }
     static func disconnected(_ message: String) -> DBusError { DBusError(name: Names.disconnected, message: message) }
-    static func invalidArguments(_ message: String) -> DBusError { DBusError(name: Names.invalidArgs, message: message) }
+    static func invalidArguments(_ message: String) -> DBusError {
+        DBusError(name: Names.invalidArgs, message: message)
+    }
     static func failed(_ message: String) -> DBusError { DBusError(name: Names.failed, message: message) }
     static func noMemory(_ message: String) -> DBusError { DBusError(name: Names.noMemory, message: message) }
     static func cancelled(_ message: String) -> DBusError { DBusError(name: Names.cancelled, message: message) }

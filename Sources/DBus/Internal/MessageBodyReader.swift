@@ -69,7 +69,10 @@ enum MessageBodyReader {
             withUnsafeMutablePointer(to: &base) { pointer in
                 dbus_message_iter_get_fixed_array(&inner, pointer, &count)
             }
-            let bytes = base.map { Array(UnsafeBufferPointer(start: $0.assumingMemoryBound(to: UInt8.self), count: Int(count))) } ?? []
+            let bytes =
+                base.map {
+                    Array(UnsafeBufferPointer(start: $0.assumingMemoryBound(to: UInt8.self), count: Int(count)))
+                } ?? []
             return .array(elementSignature: "y", elements: bytes.map(DBusValue.byte))
         case TypeCode.dictionaryEntry:
             // "{KV}": the key is one basic type code, the value is the rest.

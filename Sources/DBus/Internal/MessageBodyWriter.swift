@@ -34,7 +34,8 @@ enum MessageBodyWriter {
             }
         case .signature(let signature):
             guard signature.isValid else {
-                throw DBusError(name: DBusError.Names.invalidSignature, message: "Invalid signature value \"\(signature)\"")
+                throw DBusError(
+                    name: DBusError.Names.invalidSignature, message: "Invalid signature value \"\(signature)\"")
             }
         case .unixFileDescriptor(let descriptor):
             guard descriptor.rawValue != nil else {
@@ -168,14 +169,18 @@ enum MessageBodyWriter {
         }
     }
 
-    private static func appendBasic<T: BitwiseCopyable>(_ value: T, _ type: Int32, to iterator: inout DBusMessageIter) throws(DBusError) {
+    private static func appendBasic<T: BitwiseCopyable>(_ value: T, _ type: Int32, to iterator: inout DBusMessageIter)
+        throws(DBusError)
+    {
         var copy = value
         guard dbus_message_iter_append_basic(&iterator, type, &copy) != 0 else {
             throw DBusError.noMemory("Out of memory appending a D-Bus value")
         }
     }
 
-    private static func appendString(_ string: String, _ type: Int32, to iterator: inout DBusMessageIter) throws(DBusError) {
+    private static func appendString(_ string: String, _ type: Int32, to iterator: inout DBusMessageIter)
+        throws(DBusError)
+    {
         let appended = string.withCString { characters in
             var pointer: UnsafePointer<CChar>? = characters
             return dbus_message_iter_append_basic(&iterator, type, &pointer)

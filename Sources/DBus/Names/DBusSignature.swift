@@ -14,7 +14,8 @@ public struct DBusSignature: RawRepresentable, Hashable, Sendable, CustomStringC
         guard !string.utf8.contains(0) else {
             throw DBusError(name: DBusError.Names.invalidSignature, message: "Invalid signature: it contains a NUL")
         }
-        try LibDBus.check(DBusError(name: DBusError.Names.invalidSignature, message: "Invalid signature \"\(string)\"")) {
+        try LibDBus.check(DBusError(name: DBusError.Names.invalidSignature, message: "Invalid signature \"\(string)\""))
+        {
             cError in string.withCString { dbus_signature_validate($0, cError) != 0 }
         }
         rawValue = string

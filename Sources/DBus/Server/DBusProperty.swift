@@ -42,7 +42,8 @@ public struct DBusProperty: Sendable {
         emitsChangedSignal: Bool = true,
         onSet: SetHandler? = nil
     ) {
-        self.init(name, signature: value.signature, access: access, emitsChangedSignal: emitsChangedSignal, onSet: onSet)
+        self.init(
+            name, signature: value.signature, access: access, emitsChangedSignal: emitsChangedSignal, onSet: onSet)
         self.value = value
     }
 

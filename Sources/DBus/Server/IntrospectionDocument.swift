@@ -23,27 +23,37 @@ enum IntrospectionDocument {
             for method in interface.methods {
                 lines.append("  <method name=\"\(method.name)\">")
                 for argument in method.inputs {
-                    lines.append("   <arg name=\"\(escape(argument.name))\" type=\"\(escape(argument.signature.rawValue))\" direction=\"in\"/>")
+                    lines.append(
+                        "   <arg name=\"\(escape(argument.name))\" type=\"\(escape(argument.signature.rawValue))\" direction=\"in\"/>"
+                    )
                 }
                 for argument in method.outputs {
-                    lines.append("   <arg name=\"\(escape(argument.name))\" type=\"\(escape(argument.signature.rawValue))\" direction=\"out\"/>")
+                    lines.append(
+                        "   <arg name=\"\(escape(argument.name))\" type=\"\(escape(argument.signature.rawValue))\" direction=\"out\"/>"
+                    )
                 }
                 lines.append("  </method>")
             }
             for signal in interface.signals {
                 lines.append("  <signal name=\"\(signal.name)\">")
                 for argument in signal.arguments {
-                    lines.append("   <arg name=\"\(escape(argument.name))\" type=\"\(escape(argument.signature.rawValue))\"/>")
+                    lines.append(
+                        "   <arg name=\"\(escape(argument.name))\" type=\"\(escape(argument.signature.rawValue))\"/>")
                 }
                 lines.append("  </signal>")
             }
             for property in interface.properties {
                 let type = escape(property.signature.rawValue)
                 if property.emitsChangedSignal {
-                    lines.append("  <property name=\"\(property.name)\" type=\"\(type)\" access=\"\(property.access.rawValue)\"/>")
+                    lines.append(
+                        "  <property name=\"\(property.name)\" type=\"\(type)\" access=\"\(property.access.rawValue)\"/>"
+                    )
                 } else {
-                    lines.append("  <property name=\"\(property.name)\" type=\"\(type)\" access=\"\(property.access.rawValue)\">")
-                    lines.append("   <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"false\"/>")
+                    lines.append(
+                        "  <property name=\"\(property.name)\" type=\"\(type)\" access=\"\(property.access.rawValue)\">"
+                    )
+                    lines.append(
+                        "   <annotation name=\"org.freedesktop.DBus.Property.EmitsChangedSignal\" value=\"false\"/>")
                     lines.append("  </property>")
                 }
             }

@@ -37,24 +37,28 @@ struct ObjectRegistry {
             for method in interface.methods {
                 for argument in method.inputs + method.outputs where !argument.signature.isSingleCompleteType {
                     throw DBusError.invalidArguments(
-                        "\(interface.name).\(method.name) argument \(argument.name) has the invalid type \"\(argument.signature)\"")
+                        "\(interface.name).\(method.name) argument \(argument.name) has the invalid type \"\(argument.signature)\""
+                    )
                 }
             }
             for signal in interface.signals {
                 for argument in signal.arguments where !argument.signature.isSingleCompleteType {
                     throw DBusError.invalidArguments(
-                        "\(interface.name).\(signal.name) argument \(argument.name) has the invalid type \"\(argument.signature)\"")
+                        "\(interface.name).\(signal.name) argument \(argument.name) has the invalid type \"\(argument.signature)\""
+                    )
                 }
             }
             var values: [MemberName: DBusValue] = [:]
             for property in interface.properties {
                 guard property.signature.isSingleCompleteType else {
-                    throw DBusError.invalidArguments("\(interface.name).\(property.name) has the invalid type \"\(property.signature)\"")
+                    throw DBusError.invalidArguments(
+                        "\(interface.name).\(property.name) has the invalid type \"\(property.signature)\"")
                 }
                 guard let value = property.value else { continue }
                 guard value.signatureText == property.signature.rawValue else {
                     throw DBusError.invalidArguments(
-                        "\(interface.name).\(property.name) has type \"\(property.signature)\", not \"\(value.signatureText)\"")
+                        "\(interface.name).\(property.name) has type \"\(property.signature)\", not \"\(value.signatureText)\""
+                    )
                 }
                 try MessageBodyWriter.check(value)
                 values[property.name] = value
@@ -150,7 +154,8 @@ struct ObjectRegistry {
             let readable = exported.interface.properties.filter(\.isReadable).compactMap { property in
                 exported.values[property.name].map { (property.name, $0) }
             }
-            entries.append(DBusDictionaryEntry(key: .string(exported.interface.name.rawValue), value: Self.propertyMap(readable)))
+            entries.append(
+                DBusDictionaryEntry(key: .string(exported.interface.name.rawValue), value: Self.propertyMap(readable)))
         }
         return .dictionary(keySignature: "s", valueSignature: "a{sv}", entries: entries)
     }
@@ -166,7 +171,9 @@ struct ObjectRegistry {
     static func propertyMap(_ pairs: [(MemberName, DBusValue)]) -> DBusValue {
         .dictionary(
             keySignature: "s", valueSignature: "v",
-            entries: pairs.sorted { $0.0 < $1.0 }.map { DBusDictionaryEntry(key: .string($0.0.rawValue), value: .variant($0.1)) })
+            entries: pairs.sorted { $0.0 < $1.0 }.map {
+                DBusDictionaryEntry(key: .string($0.0.rawValue), value: .variant($0.1))
+            })
     }
 
     // MARK: Routing calls
@@ -194,10 +201,13 @@ struct ObjectRegistry {
         let candidates = exported.filter { call.interface == nil || $0.interface.name == call.interface }
         guard !candidates.isEmpty, let interface = call.interface ?? candidates.first?.interface.name else {
             return .error(
-                DBusError(name: DBusError.Names.unknownInterface, message: "\(path) has no interface \(call.interface?.rawValue ?? "")"))
+                DBusError(
+                    name: DBusError.Names.unknownInterface,
+                    message: "\(path) has no interface \(call.interface?.rawValue ?? "")"))
         }
         guard let method = candidates.lazy.compactMap({ $0.interface.methods.first { $0.name == member } }).first else {
-            return .error(DBusError(name: DBusError.Names.unknownMethod, message: "\(interface) has no method \(member)"))
+            return .error(
+                DBusError(name: DBusError.Names.unknownMethod, message: "\(interface) has no method \(member)"))
         }
         guard call.signature.rawValue == method.inputSignature else {
             return .error(
@@ -218,7 +228,8 @@ struct ObjectRegistry {
                 if interface == StandardInterfaces.properties || interface == StandardInterfaces.introspectable {
                     return .reply([Self.propertyMap([])])
                 }
-                return .error(DBusError(name: DBusError.Names.unknownInterface, message: "\(path) has no interface \(name)"))
+                return .error(
+                    DBusError(name: DBusError.Names.unknownInterface, message: "\(path) has no interface \(name)"))
             }
             let readable = exported.interface.properties.filter(\.isReadable).compactMap { property in
                 exported.values[property.name].map { (property.name, $0) }
@@ -232,7 +243,9 @@ struct ObjectRegistry {
             }
             if member.rawValue == "Get" {
                 guard property.isReadable else {
-                    return .error(DBusError(name: DBusError.Names.accessDenied, message: "\(interface).\(property.name) is write-only"))
+                    return .error(
+                        DBusError(
+                            name: DBusError.Names.accessDenied, message: "\(interface).\(property.name) is write-only"))
                 }
                 guard let value = value(of: property.name, interface: interface, at: path) else {
                     return .error(DBusError.invalidArguments("No such property '\(property.name)'"))
@@ -240,31 +253,41 @@ struct ObjectRegistry {
                 return .reply([.variant(value)])
             }
             guard property.isWritable, property.onSet != nil else {
-                return .error(DBusError(name: DBusError.Names.propertyReadOnly, message: "\(interface).\(property.name) is read-only"))
+                return .error(
+                    DBusError(
+                        name: DBusError.Names.propertyReadOnly, message: "\(interface).\(property.name) is read-only"))
             }
             let newValue = arguments[2].unwrappingOneVariant
             guard newValue.signatureText == property.signature.rawValue else {
                 return .error(
                     DBusError.invalidArguments(
-                        "\(interface).\(property.name) has type \"\(property.signature)\", not \"\(newValue.signatureText)\""))
+                        "\(interface).\(property.name) has type \"\(property.signature)\", not \"\(newValue.signatureText)\""
+                    ))
             }
             return .setProperty(path: path, interface: interface, property: property, value: newValue)
         default:
-            return .error(DBusError(name: DBusError.Names.unknownMethod, message: "No method \(member) with signature \"\(call.signature)\""))
+            return .error(
+                DBusError(
+                    name: DBusError.Names.unknownMethod,
+                    message: "No method \(member) with signature \"\(call.signature)\""))
         }
     }
 
-    private func property(_ arguments: [DBusValue], path: ObjectPath) -> Result<(InterfaceName, DBusProperty), DBusError> {
+    private func property(_ arguments: [DBusValue], path: ObjectPath) -> Result<
+        (InterfaceName, DBusProperty), DBusError
+    > {
         guard let interfaceText = arguments[0].stringValue, let nameText = arguments[1].stringValue,
             let interface = try? InterfaceName(interfaceText), let name = try? MemberName(nameText)
         else {
             return .failure(DBusError.invalidArguments("Invalid interface or property name"))
         }
         guard let exported = objects[path]?.first(where: { $0.interface.name == interface }) else {
-            return .failure(DBusError(name: DBusError.Names.unknownInterface, message: "\(path) has no interface \(interface)"))
+            return .failure(
+                DBusError(name: DBusError.Names.unknownInterface, message: "\(path) has no interface \(interface)"))
         }
         guard let property = exported.interface.properties.first(where: { $0.name == name }) else {
-            return .failure(DBusError(name: DBusError.Names.unknownProperty, message: "\(interface) has no property \(name)"))
+            return .failure(
+                DBusError(name: DBusError.Names.unknownProperty, message: "\(interface) has no property \(name)"))
         }
         return .success((interface, property))
     }

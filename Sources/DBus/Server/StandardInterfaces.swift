@@ -17,8 +17,11 @@ enum StandardInterfaces {
     static let propertiesDescription = DBusInterface(
         properties,
         methods: [
-            method("Get", inputs: [DBusArgument("interface", "s"), DBusArgument("name", "s")], outputs: [DBusArgument("value", "v")]),
-            method("Set", inputs: [DBusArgument("interface", "s"), DBusArgument("name", "s"), DBusArgument("value", "v")]),
+            method(
+                "Get", inputs: [DBusArgument("interface", "s"), DBusArgument("name", "s")],
+                outputs: [DBusArgument("value", "v")]),
+            method(
+                "Set", inputs: [DBusArgument("interface", "s"), DBusArgument("name", "s"), DBusArgument("value", "v")]),
             method("GetAll", inputs: [DBusArgument("interface", "s")], outputs: [DBusArgument("properties", "a{sv}")]),
         ],
         signals: [
@@ -40,7 +43,8 @@ enum StandardInterfaces {
                 interfacesRemoved, arguments: [DBusArgument("object", "o"), DBusArgument("interfaces", "as")]),
         ])
 
-    private static func method(_ name: String, inputs: [DBusArgument] = [], outputs: [DBusArgument] = []) -> DBusMethod {
+    private static func method(_ name: String, inputs: [DBusArgument] = [], outputs: [DBusArgument] = []) -> DBusMethod
+    {
         DBusMethod(MemberName(unchecked: name), inputs: inputs, outputs: outputs) { _ in [] }
     }
 }

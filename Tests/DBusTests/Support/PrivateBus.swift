@@ -25,7 +25,8 @@ final class PrivateBus: Sendable {
             if access(candidate, X_OK) == 0 { return candidate }
         }
         throw SetupError(
-            description: "dbus-daemon was not found on PATH: these tests need a real bus (install the dbus-daemon package)")
+            description:
+                "dbus-daemon was not found on PATH: these tests need a real bus (install the dbus-daemon package)")
     }
 
     init(denyRules: [String] = []) throws {
