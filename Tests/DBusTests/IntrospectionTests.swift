@@ -121,5 +121,36 @@ extension LiveBusTests {
                 #expect(middle.children == ["service0", "service1"])
             }
         }
+
+        @Test func introspectWithoutInterfaceAndPeerMethodsAreAnswered() async throws {
+            try await withLiveBus { live in
+                try live.server.export([DBusInterface(try InterfaceName("test.Thing"))], at: try ObjectPath("/thing"))
+                let reply = try await live.client.call(
+                    destination: live.server.uniqueName, path: try ObjectPath("/thing"), interface: nil,
+                    member: try MemberName("Introspect"))
+                let xml = try #require(reply.first?.stringValue)
+                #expect(IntrospectionReader.read(xml)?.interfaces.contains("test.Thing") == true)
+                let peer = try InterfaceName("org.freedesktop.DBus.Peer")
+                let ping = try await live.client.call(
+                    destination: live.server.uniqueName, path: .root, interface: peer, member: try MemberName("Ping"))
+                #expect(ping.isEmpty)
+                let hasMachineID = ["/etc/machine-id", "/var/lib/dbus/machine-id"].contains {
+                    FileManager.default.fileExists(atPath: $0)
+                }
+                if hasMachineID {
+                    let machine = try await live.client.call(
+                        destination: live.server.uniqueName, path: .root, interface: peer,
+                        member: try MemberName("GetMachineId"))
+                    #expect(machine.first?.stringValue?.count == 32)
+                } else {
+                    // A container without a machine id gets a D-Bus error, never a crash.
+                    await expectDBusError(.other) {
+                        _ = try await live.client.call(
+                            destination: live.server.uniqueName, path: .root, interface: peer,
+                            member: try MemberName("GetMachineId"))
+                    }
+                }
+            }
+        }
     }
 }

@@ -42,4 +42,14 @@ enum LibDBus {
             string.withCString { validator($0, cError) != 0 }
         }
     }
+
+    /// This machine's D-Bus id (`dbus_try_get_local_machine_id`), or `nil` when it cannot be read.
+    static func localMachineID() -> String? {
+        var cError = CDBus.DBusError()
+        dbus_error_init(&cError)
+        defer { dbus_error_free(&cError) }
+        guard let pointer = dbus_try_get_local_machine_id(&cError) else { return nil }
+        defer { dbus_free(pointer) }
+        return String(cString: pointer)
+    }
 }

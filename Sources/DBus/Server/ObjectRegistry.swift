@@ -184,10 +184,16 @@ struct ObjectRegistry {
             return .error(DBusError.invalidArguments("A method call needs a path and a member"))
         }
         switch call.interface {
-        case StandardInterfaces.introspectable where member.rawValue == "Introspect":
+        case StandardInterfaces.introspectable where member.rawValue == "Introspect",
+            nil where member.rawValue == "Introspect" && call.arguments.isEmpty:
             return .reply([.string(IntrospectionDocument.xml(for: path, in: self))])
         case StandardInterfaces.peer where member.rawValue == "Ping":
             return .reply([])
+        case StandardInterfaces.peer where member.rawValue == "GetMachineId":
+            guard let machineID = LibDBus.localMachineID() else {
+                return .error(DBusError.failed("The machine id is not available"))
+            }
+            return .reply([.string(machineID)])
         case StandardInterfaces.properties where objects[path] != nil:
             return routeProperties(call, member: member, path: path)
         case StandardInterfaces.objectManager where managers.contains(path) && member.rawValue == "GetManagedObjects":
