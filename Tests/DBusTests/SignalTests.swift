@@ -50,5 +50,36 @@ extension LiveBusTests {
                 }
             }
         }
+
+        @Test func aWellKnownSenderRuleIgnoresOtherSendersReachingTheConnection() async throws {
+            let interface = try InterfaceName("test.Announcer")
+            let member = try MemberName("Announce")
+            let path = try ObjectPath("/announcer")
+            try await withLiveBus { live in
+                let name = try BusName("test.Genuine")
+                try await live.server.requestName(name)
+                let impostor = try DBusConnection(address: live.bus.address)
+                defer { impostor.close() }
+                // A second rule without a sender makes the bus deliver the impostor's signals too.
+                let everyone = try await live.client.signals(matching: DBusMatchRule(interface: interface))
+                let genuine = try await live.client.signals(matching: DBusMatchRule(sender: name, interface: interface))
+                try impostor.emitSignal(
+                    path: path, interface: interface, member: member, arguments: [.string("impostor")])
+                try live.server.emitSignal(
+                    path: path, interface: interface, member: member, arguments: [.string("genuine")])
+                #expect(await nextElement(of: everyone)?.arguments == [.string("impostor")])
+                #expect(await nextElement(of: everyone)?.arguments == [.string("genuine")])
+                #expect(await nextElement(of: genuine)?.arguments == [.string("genuine")])
+
+                // When the name moves to another connection, that one becomes the genuine sender.
+                try await live.server.releaseName(name)
+                try await impostor.requestName(name)
+                try live.server.emitSignal(
+                    path: path, interface: interface, member: member, arguments: [.string("old owner")])
+                try impostor.emitSignal(
+                    path: path, interface: interface, member: member, arguments: [.string("new owner")])
+                #expect(await nextElement(of: genuine)?.arguments == [.string("new owner")])
+            }
+        }
     }
 }

@@ -33,6 +33,11 @@ struct ConnectionState {
     var subscriptions: [UInt64: Subscription] = [:]
     var nextSubscription: UInt64 = 0
     var registry = ObjectRegistry()
+    /// Owners of the well-known names used as signal senders in match rules: a unique name,
+    /// or "" when the name has no owner. Missing while not yet known.
+    var nameOwners: [BusName: String] = [:]
+    /// How many subscriptions use each well-known sender name.
+    var watchedNames: [BusName: Int] = [:]
     /// When the pump thread will next wake by itself (nil: only when woken).
     var plannedWake: ContinuousClock.Instant?
     var pumpThread: pthread_t?

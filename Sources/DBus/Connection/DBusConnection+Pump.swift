@@ -138,7 +138,9 @@ extension DBusConnection {
             }
             guard let message = try? DBusMessage(handle: handle) else { return }
             let streams = state.withLock { state in
-                state.subscriptions.values.filter { $0.rule.matches(message) }.map(\.continuation)
+                followOwnerChange(message, state: &state)
+                return state.subscriptions.values.filter { $0.rule.matches(message, owners: state.nameOwners) }
+                    .map(\.continuation)
             }
             for stream in streams {
                 stream.yield(message)

@@ -70,10 +70,28 @@ public struct DBusMatchRule: Sendable, Hashable, CustomStringConvertible {
     /// Whether `message` satisfies the rule.
     ///
     /// A well-known ``sender`` is not compared here (messages carry the owner's unique name);
-    /// the bus already filtered by it.
+    /// the bus already filtered by it. ``DBusConnection`` compares it with the name's current
+    /// owner, which it follows.
     public func matches(_ message: DBusMessage) -> Bool {
+        matches(message, owners: [:])
+    }
+
+    /// The sender when it is a well-known name other than the bus itself, whose owner must be looked up.
+    var wellKnownSender: BusName? {
+        guard let sender, !sender.rawValue.hasPrefix(":"), sender.rawValue != "org.freedesktop.DBus" else { return nil }
+        return sender
+    }
+
+    /// Whether `message` satisfies the rule, given the known owners of well-known names.
+    func matches(_ message: DBusMessage, owners: [BusName: String]) -> Bool {
         if let type, message.type != type { return false }
-        if let sender, sender.rawValue.hasPrefix(":"), message.sender != sender { return false }
+        if let sender {
+            if let name = wellKnownSender {
+                if let owner = owners[name], message.sender?.rawValue != owner { return false }
+            } else if message.sender != sender {
+                return false
+            }
+        }
         if let path, message.path != path { return false }
         if let pathNamespace {
             guard let messagePath = message.path,
