@@ -26,7 +26,7 @@ extension DBusConnection {
         state.withLock { $0.pumpThread = thread }
     }
 
-    /// The I/O loop: poll the socket and the wake eventfd, read and write, handle messages,
+    /// The I/O loop: poll the socket and the wake pipe, read and write, handle messages,
     /// expire calls whose deadline passed. Ends when the connection is closed or lost.
     func runPump() {
         var descriptors = [
