@@ -30,8 +30,11 @@ let package = Package(
         .target(name: "DFUSimulator", dependencies: ["DFUCore", "DFUCrypto"], swiftSettings: strict),
         // D-Bus over libdbus-1; knows nothing about BlueZ.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
+        // Typed client of bluetoothd's org.bluez D-Bus API, and the engine's transport over it.
+        .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
+        .target(name: "BlueZTransport", dependencies: ["BlueZ", "DBus", "DFUCore"], swiftSettings: strict),
         // The command line as a library, and the thin executable.
-        .target(name: "DFUCommand", dependencies: ["DFUCore", "ZipArchive", "DFUSimulator"], swiftSettings: strict),
+        .target(name: "DFUCommand", dependencies: ["DFUCore", "ZipArchive", "DFUSimulator", "BlueZTransport", "BlueZ"], swiftSettings: strict),
         .executableTarget(name: "dfu", dependencies: ["DFUCommand"], swiftSettings: strict),
 
         .testTarget(name: "DFUCryptoTests", dependencies: ["DFUCrypto"], swiftSettings: strict),
@@ -41,6 +44,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
+        .testTarget(
+            name: "BlueZTests", dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUSimulator"],
+            swiftSettings: strict),
         .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
     ]
 )

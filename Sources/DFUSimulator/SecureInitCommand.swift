@@ -88,65 +88,24 @@ public struct SecureInitCommand: Sendable, Hashable {
         self.hash = hash
     }
 
-    /// Decodes an init packet (`Packet` with a `Command` or a `SignedCommand`); nil when malformed.
+    /// Decodes an init packet (`Packet` with a `Command` or a `SignedCommand`) with the core's
+    /// decoder, as a bootloader would; nil when malformed or when it holds no init command.
     public init?(packet: [UInt8]) {
-        guard let outer = ProtobufWire.fields(of: packet) else { return nil }
-        var commandBytes: [UInt8]?
-        for (number, value) in outer {
-            guard case .bytes(let bytes) = value else { continue }
-            if number == 1 { commandBytes = bytes }
-            if number == 2, let signed = ProtobufWire.fields(of: bytes) {
-                for (inner, innerValue) in signed {
-                    switch (inner, innerValue) {
-                    case (1, .bytes(let command)): commandBytes = command
-                    case (2, .varint(let type)): signatureType = type
-                    case (3, .bytes(let signature)): self.signature = signature
-                    default: break
-                    }
-                }
-            }
-        }
-        guard let commandBytes, let command = ProtobufWire.fields(of: commandBytes) else { return nil }
-        var initBytes: [UInt8]?
-        for (number, value) in command {
-            switch (number, value) {
-            case (1, .varint(let op)): opCode = op
-            case (2, .bytes(let bytes)): initBytes = bytes
-            default: break
-            }
-        }
-        guard let initBytes, let fields = ProtobufWire.fields(of: initBytes) else { return nil }
-        softdeviceRequirements = []
-        hashType = .none
-        for (number, value) in fields {
-            switch (number, value) {
-            case (1, .varint(let v)): firmwareVersion = UInt32(truncatingIfNeeded: v)
-            case (2, .varint(let v)): hardwareVersion = UInt32(truncatingIfNeeded: v)
-            case (3, .varint(let v)): softdeviceRequirements.append(UInt32(truncatingIfNeeded: v))
-            case (3, .bytes(let packed)):
-                var index = 0
-                while index < packed.count {
-                    guard let v = ProtobufWire.varint(packed, &index) else { return nil }
-                    softdeviceRequirements.append(UInt32(truncatingIfNeeded: v))
-                }
-            case (4, .varint(let v)):
-                guard let parsed = FirmwareType(rawValue: v) else { return nil }
-                type = parsed
-            case (5, .varint(let v)): softdeviceSize = UInt32(truncatingIfNeeded: v)
-            case (6, .varint(let v)): bootloaderSize = UInt32(truncatingIfNeeded: v)
-            case (7, .varint(let v)): applicationSize = UInt32(truncatingIfNeeded: v)
-            case (8, .bytes(let hashMessage)):
-                for (inner, innerValue) in ProtobufWire.fields(of: hashMessage) ?? [] {
-                    switch (inner, innerValue) {
-                    case (1, .varint(let t)): hashType = HashType(rawValue: t) ?? .none
-                    case (2, .bytes(let h)): hash = h
-                    default: break
-                    }
-                }
-            case (9, .varint(let v)): isDebug = v != 0
-            default: break
-            }
-        }
+        guard let decoded = try? SecureInitPacket(bytes: packet), let command = decoded.initCommand else { return nil }
+        opCode = UInt64(decoded.opCode?.rawValue ?? 0)
+        firmwareVersion = command.firmwareVersion ?? 0
+        hardwareVersion = command.hardwareVersion ?? 0
+        softdeviceRequirements = command.softdeviceRequirements
+        guard let parsedType = FirmwareType(rawValue: UInt64(command.firmwareType?.rawValue ?? 0)) else { return nil }
+        type = parsedType
+        softdeviceSize = command.softdeviceSize ?? 0
+        bootloaderSize = command.bootloaderSize ?? 0
+        applicationSize = command.applicationSize ?? 0
+        hashType = command.hash.flatMap { HashType(rawValue: UInt64($0.type.rawValue)) } ?? .none
+        hash = command.hash?.bytes ?? []
+        isDebug = command.isDebug
+        signatureType = decoded.signature.map { UInt64($0.type.rawValue) }
+        signature = decoded.signature?.bytes
     }
 
     /// The total image size the init command announces.
