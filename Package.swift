@@ -44,9 +44,6 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
-        .testTarget(
-            name: "BlueZTests", dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUSimulator"],
-            swiftSettings: strict),
         .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
     ]
 )

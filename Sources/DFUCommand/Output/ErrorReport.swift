@@ -1,3 +1,4 @@
+import BlueZ
 import DFUCore
 
 /// The one place that turns an error into a one-line message on standard error and an exit code.
@@ -22,6 +23,7 @@ enum ErrorReport {
         case let error as BadInputError: (.badPackage, error.description)
         case let error as TransportUnavailableError: (.unavailable, error.description)
         case let error as DeviceNotFoundError: (.deviceNotFound, error.description)
+        case let error as BlueZError: (error.isStackUnavailable ? .unavailable : .deviceNotFound, error.description)
         case let error as DFUError: (exitCode(for: error), error.description)
         default: (.software, "internal error: \(String(describing: error))")
         }
