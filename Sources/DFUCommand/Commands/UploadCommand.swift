@@ -20,12 +20,15 @@ enum UploadCommand: Subcommand {
         the others, and the exit code is 0 only when every device was updated.
 
         On a terminal each device has a live line (part, bar, percent, bytes, current and average
-        speed, ETA, state); otherwise a plain line at least every 10 % or 5 s. --json prints JSON
+        speed, ETA, state); otherwise plain lines, one per 10 % or 5 s at most. --json prints JSON
         Lines events on standard output instead. Ctrl-C or SIGTERM sends Abort where the
         bootloader supports it, disconnects and exits with 130; running the same command again
         resumes.
 
-        --uuid roles: \(UUIDRole.names).
+        --uuid roles: secure-service, secure-control-point, secure-packet,
+        buttonless-without-bonds, buttonless-with-bonds, experimental-buttonless-service,
+        experimental-buttonless-characteristic, legacy-service, legacy-control-point,
+        legacy-packet, legacy-version.
         """
     static let examples: [(command: String, comment: String)] = [
         ("dfu upload app_dfu_package.zip --device C0:FF:EE:00:12:34", "update one device"),

@@ -38,7 +38,7 @@ struct UploadSettings: Sendable {
         .value("prn", "N", help: "packet receipt notification every N packets, 0 = off (default 12)"),
         .flag("force-dfu", help: "treat a Legacy device without DFU Version characteristic as a bootloader"),
         .flag("experimental-buttonless", help: "allow the unauthenticated SDK 12 experimental buttonless service"),
-        .value("uuid", "ROLE=UUID", repeatable: true, help: "replace a GATT UUID (roles: see below)"),
+        .value("uuid", "ROLE=UUID", repeatable: true, help: "replace the GATT UUID of a role (roles listed above)"),
         .value("alt-name", "NAME", help: "name the bootloader advertises after a buttonless jump (default: random DfuNNNNN)"),
         .flag("no-alt-name", help: "do not rename the bootloader (for firmware that reboots on the rename request)"),
         .value("bootloader-address", "ADDR", help: "the bootloader's address, when it is not the same or +1"),
