@@ -150,12 +150,18 @@ import Testing
         #expect(one.code == .success, "\(one.error)")
     }
 
-    @Test func connectTimeoutIsWhatAFailedConnectionCosts() async {
+    @Test func connectTimeoutIsWhatAFailedConnectionCosts() async throws {
         var faults = SimulatedFaults()
         faults.failedConnections = 1
-        let (_, run) = await Self.run(["--retries", "0", "--connect-timeout", "7", "--json"], faults: faults)
+        // A failed attempt costs the connect timeout on the simulated clock.
+        let (long, run) = await Self.run(["--retries", "0", "--connect-timeout", "7", "--json"], faults: faults)
         #expect(run.code == .deviceNotFound)
         #expect(run.output.contains("\"event\":\"error\""))
+        let (short, _) = await Self.run(["--retries", "0", "--connect-timeout", "2"], faults: faults)
+        let longElapsed = try #require(long.transport()?.clock.elapsed)
+        let shortElapsed = try #require(short.transport()?.clock.elapsed)
+        #expect(longElapsed >= .seconds(7) && longElapsed < .seconds(8), "\(longElapsed)")
+        #expect(shortElapsed >= .seconds(2) && shortElapsed < .seconds(3), "\(shortElapsed)")
         let (_, verbose) = await Self.run(["--connect-timeout", "7", "-v"])
         #expect(verbose.error.contains("connect timeout 7.0 s"))
     }
