@@ -40,12 +40,19 @@ public actor BlueZTransport: DFUTransport {
         let continuation: CheckedContinuation<BlueZDevice?, Never>
     }
 
-    /// Opens the system bus (or `DBUS_SYSTEM_BUS_ADDRESS`) and picks the adapter: `adapterName`
-    /// (`hci0`) or the first powered one. Throws ``BlueZError`` when the bus, BlueZ or the adapter is unusable.
-    public static func open(adapter adapterName: String? = nil) async throws(BlueZError) -> BlueZTransport {
+    /// Opens the system bus (`DBUS_SYSTEM_BUS_ADDRESS` when set), or the bus at `busAddress`, and picks the
+    /// adapter: `adapterName` (`hci0`) or the first powered one. Throws ``BlueZError`` when the bus, BlueZ
+    /// or the adapter is unusable.
+    public static func open(adapter adapterName: String? = nil, busAddress: String? = nil) async throws(BlueZError)
+        -> BlueZTransport
+    {
         let connection: DBusConnection
         do {
-            connection = try DBusConnection.systemBus()
+            if let busAddress {
+                connection = try DBusConnection(address: busAddress)
+            } else {
+                connection = try DBusConnection.systemBus()
+            }
         } catch {
             let mapped = BlueZError(error)
             if case .accessDenied = mapped { throw mapped }
