@@ -159,7 +159,13 @@ public actor BlueZTransport: DFUTransport {
             devices[changed.path] = device
             let advertisingKeys = ["RSSI", "ManufacturerData", "ServiceData", "TxPower"]
             if advertisingKeys.contains(where: { changed.changed[$0] != nil }) { heard.insert(changed.path) }
-            if link?.device == changed.path, changed.changed["Connected"]?.boolValue == false { linkDropped() }
+            if let link, link.device == changed.path, let connected = changed.changed["Connected"]?.boolValue {
+                if connected {
+                    link.sawConnected = true
+                } else if link.sawConnected {
+                    linkDropped()
+                }
+            }
         case BlueZInterfaces.gattCharacteristic:
             guard let link, let endpoint = link.valueWatch[changed.path],
                 let value = changed.changed["Value"]?.byteArrayValue
@@ -184,6 +190,7 @@ public actor BlueZTransport: DFUTransport {
         guard let link else { return }
         link.release()
         link.events.markDown()
+        resumeWaiters()
     }
 
     // MARK: Waiting on the device table
@@ -215,7 +222,7 @@ public actor BlueZTransport: DFUTransport {
         waiters.removeValue(forKey: identifier)?.continuation.resume(returning: nil)
     }
 
-    private func resumeWaiters() {
+    func resumeWaiters() {
         guard !waiters.isEmpty else { return }
         let snapshot = Array(devices.values)
         for (identifier, waiter) in waiters {

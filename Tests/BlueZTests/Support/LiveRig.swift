@@ -4,6 +4,7 @@ import DBus
 import DFUCore
 import DFUCrypto
 import DFUSimulator
+import Glibc
 
 /// Builders for the live tests: devices, packages, a transport on a fake BlueZ, runner options.
 enum LiveRig {
@@ -101,11 +102,35 @@ enum LiveRig {
     /// Updates the device at `address` with `package` over `transport` on the wall clock.
     static func update(_ package: DFUPackage, over transport: BlueZTransport, options: DFUOptions = options(),
                        device: DFUDeviceSelector = .address(address)) async -> Result<DFUUpdateReport, DFUError> {
-        let runner = DFURunner(transport: transport, clock: ContinuousClock(), options: options)
-        do {
-            return .success(try await runner.update(package, device: device))
-        } catch {
-            return .failure(error)
+        let start = ContinuousClock.now
+        let log = ProgressLog()
+        let runner = DFURunner(transport: transport, clock: ContinuousClock(), options: options) { progress in
+            log.append("\(ContinuousClock.now - start) \(progress.state) part \(progress.part)")
         }
+        let result: Result<DFUUpdateReport, DFUError>
+        do {
+            result = .success(try await runner.update(package, device: device))
+        } catch {
+            result = .failure(error)
+        }
+        if ProcessEnvironmentFlag.traceSlowRuns, ContinuousClock.now - start > .seconds(1) {
+            print("slow run:\n" + log.lines.joined(separator: "\n"))
+        }
+        return result
     }
+}
+
+import Synchronization
+
+/// Progress lines collected from the runner's handler.
+final class ProgressLog: Sendable {
+    private let entries = Mutex<[String]>([])
+    func append(_ line: String) { entries.withLock { $0.append(line) } }
+    var lines: [String] { entries.withLock { $0 } }
+}
+
+/// Test switches from the environment.
+enum ProcessEnvironmentFlag {
+    /// `DFU_TRACE_SLOW_RUNS=1` prints the progress of live runs that take over a second.
+    static var traceSlowRuns: Bool { getenv("DFU_TRACE_SLOW_RUNS") != nil }
 }
