@@ -24,6 +24,8 @@ final class FakeBlueZ: Sendable {
         var vanishOnDrop = false
         /// The MTU reported.
         var mtu = 247
+        /// Extra bus policy lines (e.g. a deny rule for org.bluez).
+        var extraPolicy: [String] = []
     }
 
     struct State {
@@ -72,7 +74,7 @@ final class FakeBlueZ: Sendable {
 
     /// Starts a bus; ``serve()`` then owns org.bluez on it.
     init(peripheral: SimulatedPeripheral, options: Options = Options()) throws {
-        daemon = try DBusDaemon(ownableNames: [try BusName("org.bluez")])
+        daemon = try DBusDaemon(ownableNames: [try BusName("org.bluez")], extraPolicy: options.extraPolicy)
         server = try DBusConnection(address: daemon.address)
         self.options = options
         state = Mutex(State(peripheral: peripheral))
