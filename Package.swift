@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "dfu", targets: ["dfu"]),
+        .executable(name: "dfu-sim", targets: ["dfu-sim"]),
         .library(name: "DFUCore", targets: ["DFUCore"]),
     ],
     targets: [
@@ -33,6 +34,9 @@ let package = Package(
         // Typed client of bluetoothd's org.bluez D-Bus API, and the engine's transport over it.
         .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
         .target(name: "BlueZTransport", dependencies: ["BlueZ", "DBus", "DFUCore"], swiftSettings: strict),
+        // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
+        .target(name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
+        .executableTarget(name: "dfu-sim", dependencies: ["BlueZStandIn"], swiftSettings: strict),
         // The command line as a library, and the thin executable.
         .target(name: "DFUCommand", dependencies: ["DFUCore", "ZipArchive", "DFUSimulator"], swiftSettings: strict),
         .executableTarget(name: "dfu", dependencies: ["DFUCommand"], swiftSettings: strict),
@@ -46,6 +50,9 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
         .testTarget(
             name: "BlueZTests", dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto"],
             swiftSettings: strict),
         .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore"], swiftSettings: strict),
     ]
