@@ -48,7 +48,12 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
-        // BlueZTests and BlueZStandInTests come with their sources from the bluez and standin branches.
+        .testTarget(
+            name: "BlueZTests", dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto"],
+            swiftSettings: strict),
         .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
     ]
 )

@@ -113,8 +113,10 @@ extension BlueZTransport {
                 continue
             }
             let path = device.path
+            if devices[path]?.isConnected == true { context.sawConnected = true }
+            let events = context.events
             let resolved = await waitForDevices(within: parameters.connectTimeout) { devices in
-                devices.first { $0.path == path && ($0.servicesResolved || !$0.isConnected) }
+                devices.first { $0.path == path && (($0.servicesResolved && $0.isConnected) || events.isDown) }
             }
             guard let resolved, resolved.isConnected, resolved.servicesResolved, !context.events.isDown else {
                 lastError = resolved == nil ? .timedOut : .disconnected

@@ -40,12 +40,19 @@ public actor BlueZTransport: DFUTransport {
         let continuation: CheckedContinuation<BlueZDevice?, Never>
     }
 
-    /// Opens the system bus (or `DBUS_SYSTEM_BUS_ADDRESS`) and picks the adapter: `adapterName`
-    /// (`hci0`) or the first powered one. Throws ``BlueZError`` when the bus, BlueZ or the adapter is unusable.
-    public static func open(adapter adapterName: String? = nil) async throws(BlueZError) -> BlueZTransport {
+    /// Opens the system bus (`DBUS_SYSTEM_BUS_ADDRESS` when set), or the bus at `busAddress`, and picks the
+    /// adapter: `adapterName` (`hci0`) or the first powered one. Throws ``BlueZError`` when the bus, BlueZ
+    /// or the adapter is unusable.
+    public static func open(adapter adapterName: String? = nil, busAddress: String? = nil) async throws(BlueZError)
+        -> BlueZTransport
+    {
         let connection: DBusConnection
         do {
-            connection = try DBusConnection.systemBus()
+            if let busAddress {
+                connection = try DBusConnection(address: busAddress)
+            } else {
+                connection = try DBusConnection.systemBus()
+            }
         } catch {
             let mapped = BlueZError(error)
             if case .accessDenied = mapped { throw mapped }
@@ -152,7 +159,13 @@ public actor BlueZTransport: DFUTransport {
             devices[changed.path] = device
             let advertisingKeys = ["RSSI", "ManufacturerData", "ServiceData", "TxPower"]
             if advertisingKeys.contains(where: { changed.changed[$0] != nil }) { heard.insert(changed.path) }
-            if link?.device == changed.path, changed.changed["Connected"]?.boolValue == false { linkDropped() }
+            if let link, link.device == changed.path, let connected = changed.changed["Connected"]?.boolValue {
+                if connected {
+                    link.sawConnected = true
+                } else if link.sawConnected {
+                    linkDropped()
+                }
+            }
         case BlueZInterfaces.gattCharacteristic:
             guard let link, let endpoint = link.valueWatch[changed.path],
                 let value = changed.changed["Value"]?.byteArrayValue
@@ -177,6 +190,7 @@ public actor BlueZTransport: DFUTransport {
         guard let link else { return }
         link.release()
         link.events.markDown()
+        resumeWaiters()
     }
 
     // MARK: Waiting on the device table
@@ -208,7 +222,7 @@ public actor BlueZTransport: DFUTransport {
         waiters.removeValue(forKey: identifier)?.continuation.resume(returning: nil)
     }
 
-    private func resumeWaiters() {
+    func resumeWaiters() {
         guard !waiters.isEmpty else { return }
         let snapshot = Array(devices.values)
         for (identifier, waiter) in waiters {

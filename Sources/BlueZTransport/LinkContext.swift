@@ -18,6 +18,8 @@ final class LinkContext {
     var writer: PacketWriter?
     /// AcquireWrite was refused: packets go through WriteValue type=command.
     var acquireWriteRefused = false
+    /// BlueZ reported this link as connected (a later Connected=false means it dropped).
+    var sawConnected = false
     /// The ATT MTU of the link.
     var mtu = 23
 
@@ -25,8 +27,9 @@ final class LinkContext {
         self.device = device
     }
 
-    /// Closes every acquired descriptor (idempotent).
+    /// Closes every acquired descriptor (idempotent), after delivering the notifications already received.
     func release() {
+        for reader in readers.values { reader.flush() }
         for reader in readers.values { reader.stop() }
         readers = [:]
         writer?.close()
