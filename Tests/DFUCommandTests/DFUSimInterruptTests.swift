@@ -37,7 +37,7 @@ struct DFUSimInterruptTests {
         process.executableURL = DFUSimRun.executable
         process.arguments = ["run", "--device", "buttonless,address=\(Self.address),sd_id=0xB7", "--",
                              TestData.dfuExecutable.path, "upload", UploadCommandTests.package("secure-app-512000.zip"),
-                             "-d", Self.address]
+                             "-d", Self.address, "-vv"]
         var environment = ProcessInfo.processInfo.environment
         environment["DFU_SIMULATE"] = nil
         process.environment = environment
@@ -72,5 +72,7 @@ struct DFUSimInterruptTests {
         #expect(last.hasPrefix("dfu: \(Self.address): interrupted in part 1/1 while uploading at "), "\(last)")
         #expect(last.hasSuffix("the device stays in its bootloader; run the same command again to resume"))
         #expect(Self.confirmedBytes(error) < 512_000, "stopped before the end")
+        // The simulated SDK 15 bootloader acknowledges Abort before the link drops.
+        #expect(lines.contains { $0.hasSuffix("→ Secure DFU Control Point: Abort (0c)") }, "\(lines.suffix(8))")
     }
 }

@@ -4,8 +4,8 @@ import DFUSimulator
 import Synchronization
 import Testing
 
-/// How quickly `dfu upload` gets to the first firmware byte, in real (CPU) time and in simulated
-/// air time, for the 500 KB package. Printed for the issue; bounded loosely so a regression fails.
+/// How quickly `dfu upload` gets to the first byte on the Packet characteristic, in real time and
+/// in simulated air time, for the 500 KB package. Printed for the issue; the air time is bounded.
 @Suite struct UploadMeasurementTests {
     @Test func firstByteIsSentSoonAfterStart() async throws {
         let rig = SimulatedRig([SimulatedRig.firstAddress: SimulatedRig.secureDevice()])
@@ -28,7 +28,9 @@ import Testing
         let first = try #require(firstByte.withLock { $0 })
         let air = rig.transport()?.trace.first { if case .write(.securePacket, _) = $0.event { true } else { false } }?.time
         print("dfu upload 512000-byte package: first byte after \(first) of real time (\(air.map { "\($0)" } ?? "?") simulated air time), whole run \(total) real time")
-        // Loose: other tests run in parallel on a shared machine; alone it is well under 0.1 s.
-        #expect(first < .seconds(15))
+        // Real time depends on what else runs (tests share the thread pool), so only the simulated
+        // air time is bounded: connect, buttonless jump, reconnect, init packet.
+        let airTime = try #require(air)
+        #expect(airTime < .seconds(2), "\(airTime)")
     }
 }

@@ -49,7 +49,7 @@ struct DeviceUpload: Sendable {
         if verbosity >= 1 {
             renderer.handle(.log(device, .info, "\(adapter.map { "on \($0), " } ?? "")looking for \(target.selector); " + Self.describe(settings.options)))
         }
-        let transport = ObservedTransport(base: base) { observation in
+        let observed = ObservedTransport(base: base) { observation in
             if case .connectFailed(.deviceNotFound) = observation { notFound.withLock { $0 = true } }
             if verbosity >= 2 {
                 renderer.handle(.log(device, .trace, observation.traceLine))
@@ -57,12 +57,17 @@ struct DeviceUpload: Sendable {
                 renderer.handle(.log(device, .info, observation.traceLine))
             }
         }
+        // Around the observer, so the Abort it sends on an interrupt passes through it (and the -vv trace).
+        let transport = InterruptibleTransport(base: observed, interrupts: context.interrupts)
         let start = clock.now
+        let interrupts = context.interrupts
         let lastActive = Mutex<DFUProgress?>(nil)
         let runner = DFURunner(transport: transport, clock: clock, options: settings.options) { progress in
             let elapsed = start.duration(to: clock.now)
+            // After an interrupt the engine only winds down: keep where it was for the message.
+            let interrupted = interrupts.isInterrupted
             let previous: DFUProgress? = lastActive.withLock { last in
-                defer { if progress.state != .aborted { last = progress } }
+                defer { if progress.state != .aborted && !interrupted { last = progress } }
                 return last
             }
             if previous?.state != progress.state || previous?.part != progress.part {

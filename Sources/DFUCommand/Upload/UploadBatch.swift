@@ -14,10 +14,19 @@ struct UploadBatch: Sendable {
     /// Where events go.
     let renderer: any UploadRenderer
 
+    /// How long an interrupted update may take to stop by itself (Abort through its transport)
+    /// before its task is cancelled, for links stuck in a long wait.
+    static let interruptGrace: Duration = .seconds(2)
+
     /// Runs every device and returns their outcomes in command-line order.
     func run() async -> [DeviceOutcome] {
         let work = Task { await runAll() }
-        context.interrupts.onInterrupt { work.cancel() }
+        context.interrupts.onInterrupt {
+            Task {
+                try? await Task.sleep(for: Self.interruptGrace)
+                work.cancel()
+            }
+        }
         return await work.value
     }
 
