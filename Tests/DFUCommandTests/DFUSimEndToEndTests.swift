@@ -41,6 +41,21 @@ import Testing
         #expect(run.imageSize(Self.address, "bootloader") == nil)
     }
 
+    @Test func scopeAllSendsSoftDeviceBootloaderThenApplication() throws {
+        let run = try Self.upload([], package: UploadCommandTests.package("secure-sd-bl-app.zip"))
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.address, "softdevice") == 12300)
+        #expect(run.imageSize(Self.address, "bootloader") == 5000)
+        #expect(run.imageSize(Self.address, "application") == 3000)
+    }
+
+    @Test func scopeSystemSendsOnlyTheSoftDeviceAndBootloader() throws {
+        let run = try Self.upload(["--scope", "system"], package: UploadCommandTests.package("secure-sd-bl-app.zip"))
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.address, "bootloader") == 5000)
+        #expect(run.imageSize(Self.address, "application") != 3000)
+    }
+
     @Test func scopeSystemOnAnApplicationPackageIsRefusedBeforeBluetooth() throws {
         let run = try Self.upload(["--scope", "system"])
         #expect(run.status == 65)
