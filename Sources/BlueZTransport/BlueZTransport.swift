@@ -16,6 +16,16 @@ public actor BlueZTransport: DFUTransport {
     public nonisolated let client: BlueZClient
     /// How many times Connect is tried before giving up.
     public var connectAttempts = 3
+    /// Whether packets go through AcquireWrite (default); false forces WriteValue type=command.
+    public var usesAcquireWrite = true
+    /// Whether notifications go through AcquireNotify (default); false forces StartNotify.
+    public var usesAcquireNotify = true
+
+    /// Chooses how packets and notifications travel (for measurements and for stacks where acquiring misbehaves).
+    public func setAcquiring(write: Bool, notify: Bool) {
+        usesAcquireWrite = write
+        usesAcquireNotify = notify
+    }
 
     /// The connection this transport opened itself (closed by ``close()``), if any.
     let ownedConnection: DBusConnection?
