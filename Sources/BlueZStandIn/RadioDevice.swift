@@ -22,7 +22,13 @@ struct RadioDevice: Sendable {
     private(set) var linkGeneration = 0
     private(set) var isConnected = false
     private(set) var subscribed: Set<String> = []
+    /// The device's clock: link-paced time, never behind the wall clock (so that a client that
+    /// waits in real time lets the flash drain, as it would on a real device).
     private var modelled: Duration = .zero
+    /// Time the device's clock jumped to catch up with the wall clock (not link time).
+    private var idle: Duration = .zero
+    private var lastWall = ContinuousClock.now
+    private var lastModelled: Duration = .zero
     private var faults: SimulatedFaults
     private var packetWrites = 0
     private var packetBytes = 0
@@ -57,6 +63,7 @@ struct RadioDevice: Sendable {
 
     /// A link comes up.
     mutating func connect() -> Int {
+        catchUp()
         linkGeneration += 1
         isConnected = true
         subscribed = []
@@ -68,6 +75,7 @@ struct RadioDevice: Sendable {
 
     /// The client enabled or disabled notifications (one CCCD write in modelled time).
     mutating func setSubscribed(_ characteristic: String, _ on: Bool) {
+        catchUp()
         if on { subscribed.insert(characteristic.uppercased()) } else { subscribed.remove(characteristic.uppercased()) }
         modelled += link.connectionInterval * 2
         refreshModelled()
@@ -93,6 +101,7 @@ struct RadioDevice: Sendable {
 
     /// A read.
     mutating func read(_ characteristic: String) -> Result<[UInt8], SimulatedATTError> {
+        catchUp()
         modelled += link.connectionInterval * 2
         var context = makeContext(at: modelled)
         var firmware = peripheral.firmware
@@ -107,6 +116,7 @@ struct RadioDevice: Sendable {
     mutating func write(_ bytes: [UInt8], to characteristic: String, type: SimulatedWriteType)
         -> (error: SimulatedATTError?, outcomes: [Outcome])
     {
+        catchUp()
         let uuid = characteristic.uppercased()
         let arrival = advance(payload: bytes.count, request: type == .request)
         var delivered = bytes
@@ -210,8 +220,24 @@ struct RadioDevice: Sendable {
     }
 
     private mutating func refreshModelled() {
-        statistics.modelledMilliseconds = Int(modelled.components.seconds * 1000
-            + modelled.components.attoseconds / 1_000_000_000_000_000)
+        lastModelled = modelled
+        lastWall = ContinuousClock.now
+        let linkTime = modelled - idle
+        statistics.modelledMilliseconds = Int(linkTime.components.seconds * 1000
+            + linkTime.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// Moves the device's clock forward by the real time the client spent idle since the last event
+    /// (beyond what the link model already accounted for).
+    private mutating func catchUp() {
+        let now = ContinuousClock.now
+        let floor = lastModelled + (now - lastWall)
+        if floor > modelled {
+            idle += floor - modelled
+            modelled = floor
+        }
+        lastWall = now
+        lastModelled = modelled
     }
 
     private func makeContext(at time: Duration) -> SimulatedContext {
