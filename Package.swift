@@ -51,7 +51,9 @@ let package = Package(
         .testTarget(
             name: "BlueZTests", dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator"],
             swiftSettings: strict),
-        // BlueZStandInTests comes with its sources from the standin branch.
+        .testTarget(
+            name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto"],
+            swiftSettings: strict),
         .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore"], swiftSettings: strict),
     ]
 )
