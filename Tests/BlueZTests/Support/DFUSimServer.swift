@@ -42,9 +42,13 @@ final class DFUSimServer: Sendable {
                 var size: Int
                 var crc32: String
             }
+            struct Statistics: Decodable {
+                var connections: Int
+            }
             var address: String
             var kind: String
             var images: [String: Image]
+            var stats: Statistics
         }
         var devices: [Device]
     }
