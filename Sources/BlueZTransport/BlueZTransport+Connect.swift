@@ -8,6 +8,7 @@ extension BlueZTransport {
     public func connect(_ parameters: DFUConnectParameters) async throws(DFUTransportError) -> DFUPeer {
         await disconnect()
         guard !isClosed else { throw .failed("the BlueZ transport is closed") }
+        guard !isBlueZGone else { throw .failed(BlueZError.notRunning.description) }
         if parameters.discardCachedServices { await forgetDevices(parameters.selector) }
         var device = try await discover(parameters.selector, within: parameters.scanTimeout)
         var peer = try await connectAndResolve(device, parameters: parameters)

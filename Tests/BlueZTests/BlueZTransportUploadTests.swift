@@ -83,6 +83,23 @@ import Testing
         }
     }
 
+    @Test func bluetoothdLeavingTheBusMidTransferFailsFastNamingBlueZ() async throws {
+        var options = FakeBlueZ.Options()
+        options.dropLinkAfterPackets = 20
+        options.quitOnDrop = true
+        try await LiveRig.withTransport(LiveRig.secureDevice(), options: options) { fake, transport in
+            let start = ContinuousClock.now
+            let result = await LiveRig.update(
+                LiveRig.securePackage(), over: transport, device: .address(fake.currentAddress))
+            #expect(ContinuousClock.now - start < .seconds(5))
+            guard case .failure(let error) = result else {
+                Issue.record("the update succeeded without bluetoothd")
+                return
+            }
+            #expect("\(error)".contains("bluetoothd"), "\(error)")
+        }
+    }
+
     @Test func buttonlessWithBondsKeepsTheAddressAndDodgesTheStaleGATTCache() async throws {
         let package = LiveRig.securePackage()
         try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds)) { fake, transport in

@@ -22,6 +22,8 @@ final class FakeBlueZ: Sendable {
         var dropLinkAfterPackets: Int?
         /// After the drop, remove the device and stop advertising (device vanishes).
         var vanishOnDrop = false
+        /// Instead of dropping the link, bluetoothd leaves the bus (crash or stop).
+        var quitOnDrop = false
         /// The MTU reported.
         var mtu = 247
         /// Extra bus policy lines (e.g. a deny rule for org.bluez).
@@ -358,6 +360,10 @@ final class FakeBlueZ: Sendable {
                 return Array(buffer[0..<count])
             }
             guard let packet else { return }
+            if dropNow, options.quitOnDrop {
+                server.close()
+                return
+            }
             if dropNow {
                 if options.vanishOnDrop { state.withLock { $0.advertising = false } }
                 dropLink(reboot: nil)
