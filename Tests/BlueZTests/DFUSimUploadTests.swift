@@ -110,6 +110,15 @@ struct DFUSimUploadTests {
         #expect((report.devices.first?.stats.connections ?? 0) >= 2)
     }
 
+    @Test func failedConnectionAttemptsAreRetried() async throws {
+        let package = LiveRig.securePackage()
+        let (result, report) = try await Self.upload(
+            package, devices: ["secure,address=\(Self.app)"], extra: ["--fault", "fail-connections=2"],
+            selector: .address(try #require(DFUDeviceAddress(Self.app))))
+        _ = try result.get()
+        #expect(Self.holds(report, "application", try #require(package.parts.first).image))
+    }
+
     @Test func aDeviceNotAdvertisingIsNotFoundWithinTheScanTimeout() async throws {
         let absent = try #require(DFUDeviceAddress("AA:BB:CC:DD:EE:01"))
         let start = ContinuousClock.now
