@@ -106,6 +106,8 @@ extension BlueZTransport {
             link = context
             do {
                 try await client.connect(device: device.path, timeout: parameters.connectTimeout)
+            } catch .inProgress {
+                // Another Connect is under way (or done): wait for its outcome like our own.
             } catch {
                 link = nil
                 lastError = Self.transportError(error)
