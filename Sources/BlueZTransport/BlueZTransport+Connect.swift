@@ -12,8 +12,9 @@ extension BlueZTransport {
         if parameters.discardCachedServices { await forgetDevices(parameters.selector) }
         var device = try await discover(parameters.selector, within: parameters.scanTimeout)
         var peer = try await connectAndResolve(device, parameters: parameters)
-        if peer.endpoints.isEmpty, !parameters.discardCachedServices {
+        if peer.endpoints.isEmpty, !parameters.discardCachedServices, !peer.isBonded {
             // The GATT cache trap: BlueZ may hand out the services of the app that had this address.
+            // (Never for a bonded device: RemoveDevice would delete the user's bond.)
             await disconnect()
             await forgetDevices(.address(try Self.address(of: device)))
             device = try await discover(parameters.selector, within: parameters.scanTimeout)
