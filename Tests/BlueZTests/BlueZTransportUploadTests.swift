@@ -110,6 +110,34 @@ import Testing
         }
     }
 
+    @Test func buttonlessWithBondsOnAnUnbondedDevicePairsFirst() async throws {
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds)) { fake, transport in
+            let peer = try await transport.connect(
+                DFUConnectParameters(
+                    selector: .address(LiveRig.address), scanTimeout: .seconds(3), connectTimeout: .seconds(3),
+                    uuids: DFUServiceUUIDs()))
+            #expect(peer.endpoints.contains(.buttonlessWithBonds))
+            #expect(peer.isBonded)
+            #expect(fake.pairAttempts == 1)
+        }
+    }
+
+    @Test func aFailedPairingIsAClearConnectionError() async throws {
+        var options = FakeBlueZ.Options()
+        options.pairingFails = true
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds), options: options) { _, transport in
+            do {
+                _ = try await transport.connect(
+                    DFUConnectParameters(
+                        selector: .address(LiveRig.address), scanTimeout: .seconds(3), connectTimeout: .seconds(3),
+                        uuids: DFUServiceUUIDs()))
+                Issue.record("connected although pairing failed")
+            } catch {
+                #expect("\(error)".contains("pairing with C0:FF:EE:00:12:FF failed"), "\(error)")
+            }
+        }
+    }
+
     @Test func experimentalButtonlessSwitchesWhenEnabled() async throws {
         let package = LiveRig.securePackage()
         try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .experimental)) { fake, transport in

@@ -24,6 +24,8 @@ final class FakeBlueZ: Sendable {
         var vanishOnDrop = false
         /// Instead of dropping the link, bluetoothd leaves the bus (crash or stop).
         var quitOnDrop = false
+        /// Device1.Pair answers AuthenticationFailed.
+        var pairingFails = false
         /// The MTU reported.
         var mtu = 247
         /// Extra bus policy lines (e.g. a deny rule for org.bluez).
@@ -47,6 +49,7 @@ final class FakeBlueZ: Sendable {
         var connections = 0
         var connectedAddresses: [DFUDeviceAddress] = []
         var advertisedNames: [String] = []
+        var pairAttempts = 0
         /// GATT databases by address, kept like bluetoothd's cache until RemoveDevice.
         var gattCache: [String: [SimulatedService]] = [:]
     }
@@ -104,6 +107,8 @@ final class FakeBlueZ: Sendable {
     var connectedAddresses: [DFUDeviceAddress] { state.withLock { $0.connectedAddresses } }
     /// Every name the device advertised when a discovery saw it.
     var advertisedNames: [String] { state.withLock { $0.advertisedNames } }
+    /// How many times a client asked to pair.
+    var pairAttempts: Int { state.withLock { $0.pairAttempts } }
     /// How many times a client connected.
     var connections: Int { state.withLock { $0.connections } }
 
@@ -182,7 +187,13 @@ final class FakeBlueZ: Sendable {
                 dropLink(reboot: nil)
                 return []
             },
-            DBusMethod(try MemberName("Pair")) { _ in [] },
+            DBusMethod(try MemberName("Pair")) { [self] _ in
+                state.withLock { $0.pairAttempts += 1 }
+                if options.pairingFails {
+                    throw DBusError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
+                }
+                return []
+            },
         ]
         let properties = [
             DBusProperty(try MemberName("Address"), value: .string(address.description)),
