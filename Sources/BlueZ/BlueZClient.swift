@@ -63,6 +63,18 @@ public struct BlueZClient: Sendable {
         }
     }
 
+    /// The bus's `NameOwnerChanged` signals for `org.bluez`: the last argument is empty when bluetoothd left the bus.
+    public func ownerChanges() async throws(BlueZError) -> AsyncStream<DBusMessage> {
+        do {
+            let rule = DBusMatchRule(
+                sender: try BusName("org.freedesktop.DBus"), interface: try InterfaceName("org.freedesktop.DBus"),
+                member: try MemberName("NameOwnerChanged"), stringArguments: [0: BlueZInterfaces.service])
+            return try await bus.signals(matching: rule)
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+
     // MARK: Adapter1
 
     /// `Adapter1.SetDiscoveryFilter`: LE only, optional service UUIDs, duplicates reported (RSSI updates).

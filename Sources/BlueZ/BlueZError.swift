@@ -14,7 +14,8 @@ public enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
     case adapterNotFound(name: String, available: [String])
     /// The adapter exists but is powered off.
     case adapterPoweredOff(String)
-    /// `org.bluez.Error.InProgress`: the same operation is already running.
+    /// `org.bluez.Error.InProgress` (also `AlreadyExists`, `AlreadyConnected`): the same operation is
+    /// already running or done.
     case inProgress(String)
     /// `org.bluez.Error.NotReady`: the adapter is not ready (usually powered off).
     case notReady(String)
@@ -43,7 +44,8 @@ public enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
     public init(_ error: DBusError) {
         let message = error.message
         switch error.name {
-        case "org.bluez.Error.InProgress", "org.bluez.Error.AlreadyExists": self = .inProgress(message)
+        case "org.bluez.Error.InProgress", "org.bluez.Error.AlreadyExists", "org.bluez.Error.AlreadyConnected":
+            self = .inProgress(message)
         case "org.bluez.Error.NotReady": self = .notReady(message)
         case "org.bluez.Error.NotPermitted": self = .notPermitted(message)
         case "org.bluez.Error.NotAuthorized": self = .notAuthorized(message)

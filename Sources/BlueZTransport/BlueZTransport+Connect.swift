@@ -8,11 +8,13 @@ extension BlueZTransport {
     public func connect(_ parameters: DFUConnectParameters) async throws(DFUTransportError) -> DFUPeer {
         await disconnect()
         guard !isClosed else { throw .failed("the BlueZ transport is closed") }
+        guard !isBlueZGone else { throw .failed(BlueZError.notRunning.description) }
         if parameters.discardCachedServices { await forgetDevices(parameters.selector) }
         var device = try await discover(parameters.selector, within: parameters.scanTimeout)
         var peer = try await connectAndResolve(device, parameters: parameters)
-        if peer.endpoints.isEmpty, !parameters.discardCachedServices {
+        if peer.endpoints.isEmpty, !parameters.discardCachedServices, !peer.isBonded {
             // The GATT cache trap: BlueZ may hand out the services of the app that had this address.
+            // (Never for a bonded device: RemoveDevice would delete the user's bond.)
             await disconnect()
             await forgetDevices(.address(try Self.address(of: device)))
             device = try await discover(parameters.selector, within: parameters.scanTimeout)
@@ -105,6 +107,8 @@ extension BlueZTransport {
             link = context
             do {
                 try await client.connect(device: device.path, timeout: parameters.connectTimeout)
+            } catch .inProgress {
+                // Another Connect is under way (or done): wait for its outcome like our own.
             } catch {
                 link = nil
                 lastError = Self.transportError(error)

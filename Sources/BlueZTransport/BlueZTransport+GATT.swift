@@ -8,7 +8,7 @@ extension BlueZTransport {
     public func enableNotifications(on endpoint: DFUEndpoint) async throws(DFUTransportError) {
         let (context, characteristic) = try connected(endpoint)
         if context.readers[endpoint] != nil || context.valueWatch[characteristic.path] != nil { return }
-        if characteristic.canNotify {
+        if characteristic.canNotify, usesAcquireNotify {
             do {
                 let (descriptor, mtu) = try await client.acquireNotify(characteristic: characteristic.path)
                 let events = context.events
@@ -35,7 +35,7 @@ extension BlueZTransport {
     /// fallback WriteValue type=command.
     public func write(_ bytes: [UInt8], to endpoint: DFUEndpoint, type: DFUWriteType) async throws(DFUTransportError) {
         let (context, characteristic) = try connected(endpoint)
-        if type == .withoutResponse, !context.acquireWriteRefused {
+        if type == .withoutResponse, usesAcquireWrite, !context.acquireWriteRefused {
             if context.writer == nil {
                 do {
                     let (descriptor, mtu) = try await client.acquireWrite(characteristic: characteristic.path)

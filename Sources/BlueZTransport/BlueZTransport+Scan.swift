@@ -12,9 +12,11 @@ extension BlueZTransport {
             // Someone else is discovering on this adapter: their results reach us too.
         }
         try? await Task.sleep(for: duration)
+        // Taken before StopDiscovery, which makes BlueZ drop the RSSI values.
+        let found = devices.values.filter { heard.contains($0.path) || $0.rssi != nil }
+            .sorted { ($0.rssi ?? Int.min, $1.address) > ($1.rssi ?? Int.min, $0.address) }
         try? await client.stopDiscovery(adapter: adapter.path)
         if isBlueZGone { throw .notRunning }
-        return devices.values.filter { heard.contains($0.path) || $0.rssi != nil }
-            .sorted { ($0.rssi ?? Int.min, $1.address) > ($1.rssi ?? Int.min, $0.address) }
+        return found
     }
 }

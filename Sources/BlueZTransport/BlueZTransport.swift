@@ -16,6 +16,16 @@ public actor BlueZTransport: DFUTransport {
     public nonisolated let client: BlueZClient
     /// How many times Connect is tried before giving up.
     public var connectAttempts = 3
+    /// Whether packets go through AcquireWrite (default); false forces WriteValue type=command.
+    public var usesAcquireWrite = true
+    /// Whether notifications go through AcquireNotify (default); false forces StartNotify.
+    public var usesAcquireNotify = true
+
+    /// Chooses how packets and notifications travel (for measurements and for stacks where acquiring misbehaves).
+    public func setAcquiring(write: Bool, notify: Bool) {
+        usesAcquireWrite = write
+        usesAcquireNotify = notify
+    }
 
     /// The connection this transport opened itself (closed by ``close()``), if any.
     let ownedConnection: DBusConnection?
@@ -28,8 +38,8 @@ public actor BlueZTransport: DFUTransport {
     /// Waiters for a condition on the device table, resumed from the signal handler.
     var waiters: [Int: DeviceWaiter] = [:]
     var nextWaiterIdentifier = 0
-    /// The signal-following task.
-    var signalTask: Task<Void, Never>?
+    /// The signal-following tasks (org.bluez's signals, and its ownership of the bus name).
+    var signalTasks: [Task<Void, Never>] = []
     /// Set when bluetoothd left the bus or the bus closed.
     var isBlueZGone = false
     var isClosed = false
@@ -102,13 +112,23 @@ public actor BlueZTransport: DFUTransport {
     /// Subscribes to BlueZ's signals, then loads the devices already known (so nothing falls between).
     func start() async throws(BlueZError) {
         let stream = try await client.signals()
-        signalTask = Task { [weak self] in
+        let owners = try await client.ownerChanges()
+        signalTasks.append(Task { [weak self] in
             for await message in stream {
                 guard let self else { return }
                 await self.handle(message)
             }
             await self?.blueZGone()
-        }
+        })
+        signalTasks.append(Task { [weak self] in
+            for await message in owners {
+                if message.arguments.last?.stringValue == "" {
+                    await self?.blueZGone()
+                } else {
+                    await self?.blueZReturned()
+                }
+            }
+        })
         let tree = try await client.objects()
         for device in tree.devices(of: adapter.path) where devices[device.path] == nil {
             devices[device.path] = device
@@ -120,8 +140,8 @@ public actor BlueZTransport: DFUTransport {
         guard !isClosed else { return }
         await disconnect()
         isClosed = true
-        signalTask?.cancel()
-        signalTask = nil
+        for task in signalTasks { task.cancel() }
+        signalTasks = []
         for waiter in waiters.values { waiter.continuation.resume(returning: nil) }
         waiters = [:]
         ownedConnection?.close()
@@ -178,6 +198,11 @@ public actor BlueZTransport: DFUTransport {
         }
     }
 
+    /// bluetoothd is on the bus again (restarted): new calls may succeed; the old link stays down.
+    func blueZReturned() {
+        isBlueZGone = false
+    }
+
     func blueZGone() {
         isBlueZGone = true
         linkDropped()
@@ -204,7 +229,7 @@ public actor BlueZTransport: DFUTransport {
         nextWaiterIdentifier += 1
         let identifier = nextWaiterIdentifier
         let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
             await self?.expireWaiter(identifier)
         }
         let found = await withTaskCancellationHandler {

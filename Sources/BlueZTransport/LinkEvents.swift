@@ -13,6 +13,8 @@ final class LinkEvents: Sendable {
         var nextIdentifier = 0
         var notificationWaiter: (identifier: Int, continuation: CheckedContinuation<Result<DFUNotification, DFUTransportError>, Never>)?
         var downWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        /// Waits whose timer fired before they registered (they end at once when they do).
+        var expired: Set<Int> = []
     }
 
     private let state = Mutex(State())
@@ -51,31 +53,28 @@ final class LinkEvents: Sendable {
 
     /// The next notification; `.timedOut` after `timeout`, `.disconnected` when the link is down and nothing is queued.
     func next(within timeout: Duration) async throws(DFUTransportError) -> DFUNotification {
-        let identifier = state.withLock { state in
-            state.nextIdentifier += 1
-            return state.nextIdentifier
+        let identifier = newIdentifier()
+        let timer = Task { [weak self] in
+            // A cancelled timer (the wait ended first) expires nothing.
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            self?.expireReader(identifier, with: .timedOut)
         }
+        defer { timer.cancel() }
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<DFUNotification, DFUTransportError>, Never>) in
-                let immediate = state.withLock { state -> Result<DFUNotification, DFUTransportError>? in
-                    if !state.queue.isEmpty { return .success(state.queue.removeFirst()) }
-                    if state.isDown { return .failure(.disconnected) }
-                    if Task.isCancelled { return .failure(.failed("cancelled")) }
-                    let previous = state.notificationWaiter
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<DFUNotification, DFUTransportError>, Never>) in
+                let (immediate, displaced) = state.withLock {
+                    state -> (Result<DFUNotification, DFUTransportError>?, CheckedContinuation<Result<DFUNotification, DFUTransportError>, Never>?) in
+                    if !state.queue.isEmpty { return (.success(state.queue.removeFirst()), nil) }
+                    if state.isDown { return (.failure(.disconnected), nil) }
+                    if Task.isCancelled { return (.failure(.failed("cancelled")), nil) }
+                    if state.expired.remove(identifier) != nil { return (.failure(.timedOut), nil) }
+                    let displaced = state.notificationWaiter?.continuation
                     state.notificationWaiter = (identifier, continuation)
-                    if let previous {
-                        previous.continuation.resume(returning: .failure(.failed("another reader took over the notifications")))
-                    }
-                    return nil
+                    return (nil, displaced)
                 }
-                if let immediate {
-                    continuation.resume(returning: immediate)
-                    return
-                }
-                Task { [weak self] in
-                    try? await Task.sleep(for: timeout)
-                    self?.expireReader(identifier, with: .timedOut)
-                }
+                displaced?.resume(returning: .failure(.failed("another reader took over the notifications")))
+                if let immediate { continuation.resume(returning: immediate) }
             }
         } onCancel: {
             expireReader(identifier, with: .failed("cancelled"))
@@ -85,46 +84,52 @@ final class LinkEvents: Sendable {
 
     /// Waits until the link is down; false when it is still up after `timeout`.
     func waitForDown(within timeout: Duration) async -> Bool {
-        let identifier = state.withLock { state in
-            state.nextIdentifier += 1
-            return state.nextIdentifier
+        let identifier = newIdentifier()
+        let timer = Task { [weak self] in
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            self?.expireDownWaiter(identifier)
         }
+        defer { timer.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let isDown = state.withLock { state -> Bool in
-                    if state.isDown || Task.isCancelled { return state.isDown }
+                let immediate = state.withLock { state -> Bool? in
+                    if state.isDown { return true }
+                    if Task.isCancelled || state.expired.remove(identifier) != nil { return false }
                     state.downWaiters[identifier] = continuation
-                    return false
+                    return nil
                 }
-                if isDown || Task.isCancelled {
-                    if isDown { continuation.resume(returning: true) } else { expireDownWaiter(identifier, continuation) }
-                    return
-                }
-                Task { [weak self] in
-                    try? await Task.sleep(for: timeout)
-                    self?.expireDownWaiter(identifier, nil)
-                }
+                if let immediate { continuation.resume(returning: immediate) }
             }
         } onCancel: {
-            expireDownWaiter(identifier, nil)
+            expireDownWaiter(identifier)
+        }
+    }
+
+    private func newIdentifier() -> Int {
+        state.withLock { state in
+            state.nextIdentifier += 1
+            return state.nextIdentifier
         }
     }
 
     private func expireReader(_ identifier: Int, with error: DFUTransportError) {
         let waiter = state.withLock { state -> CheckedContinuation<Result<DFUNotification, DFUTransportError>, Never>? in
-            guard let waiter = state.notificationWaiter, waiter.identifier == identifier else { return nil }
+            guard let waiter = state.notificationWaiter, waiter.identifier == identifier else {
+                state.expired.insert(identifier)
+                return nil
+            }
             state.notificationWaiter = nil
             return waiter.continuation
         }
         waiter?.resume(returning: .failure(error))
     }
 
-    private func expireDownWaiter(_ identifier: Int, _ unregistered: CheckedContinuation<Bool, Never>?) {
-        if let unregistered {
-            unregistered.resume(returning: false)
-            return
+    private func expireDownWaiter(_ identifier: Int) {
+        let waiter = state.withLock { state in
+            let waiter = state.downWaiters.removeValue(forKey: identifier)
+            if waiter == nil { state.expired.insert(identifier) }
+            return waiter
         }
-        let waiter = state.withLock { $0.downWaiters.removeValue(forKey: identifier) }
         waiter?.resume(returning: false)
     }
 }

@@ -11,6 +11,7 @@ import Testing
         ("org.freedesktop.DBus.Error.NoReply", "late", .timedOut("late")),
         ("org.freedesktop.DBus.Error.UnknownObject", "x", .doesNotExist("x")),
         ("org.bluez.Error.InProgress", "busy", .inProgress("busy")),
+        ("org.bluez.Error.AlreadyConnected", "", .inProgress("")),
         ("org.bluez.Error.NotReady", "off", .notReady("off")),
         ("org.bluez.Error.NotPermitted", "Write acquired", .notPermitted("Write acquired")),
         ("org.bluez.Error.NotAuthorized", "", .notAuthorized("")),

@@ -83,6 +83,23 @@ import Testing
         }
     }
 
+    @Test func bluetoothdLeavingTheBusMidTransferFailsFastNamingBlueZ() async throws {
+        var options = FakeBlueZ.Options()
+        options.dropLinkAfterPackets = 20
+        options.quitOnDrop = true
+        try await LiveRig.withTransport(LiveRig.secureDevice(), options: options) { fake, transport in
+            let start = ContinuousClock.now
+            let result = await LiveRig.update(
+                LiveRig.securePackage(), over: transport, device: .address(fake.currentAddress))
+            #expect(ContinuousClock.now - start < .seconds(5))
+            guard case .failure(let error) = result else {
+                Issue.record("the update succeeded without bluetoothd")
+                return
+            }
+            #expect("\(error)".contains("bluetoothd"), "\(error)")
+        }
+    }
+
     @Test func buttonlessWithBondsKeepsTheAddressAndDodgesTheStaleGATTCache() async throws {
         let package = LiveRig.securePackage()
         try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds)) { fake, transport in
@@ -90,6 +107,34 @@ import Testing
             #expect(fake.storage.application == package.parts.first?.image)
             #expect(fake.connectedAddresses == [LiveRig.address])
             #expect(fake.connections >= 2)
+        }
+    }
+
+    @Test func buttonlessWithBondsOnAnUnbondedDevicePairsFirst() async throws {
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds)) { fake, transport in
+            let peer = try await transport.connect(
+                DFUConnectParameters(
+                    selector: .address(LiveRig.address), scanTimeout: .seconds(3), connectTimeout: .seconds(3),
+                    uuids: DFUServiceUUIDs()))
+            #expect(peer.endpoints.contains(.buttonlessWithBonds))
+            #expect(peer.isBonded)
+            #expect(fake.pairAttempts == 1)
+        }
+    }
+
+    @Test func aFailedPairingIsAClearConnectionError() async throws {
+        var options = FakeBlueZ.Options()
+        options.pairingFails = true
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds), options: options) { _, transport in
+            do {
+                _ = try await transport.connect(
+                    DFUConnectParameters(
+                        selector: .address(LiveRig.address), scanTimeout: .seconds(3), connectTimeout: .seconds(3),
+                        uuids: DFUServiceUUIDs()))
+                Issue.record("connected although pairing failed")
+            } catch {
+                #expect("\(error)".contains("pairing with C0:FF:EE:00:12:FF failed"), "\(error)")
+            }
         }
     }
 

@@ -22,6 +22,10 @@ final class FakeBlueZ: Sendable {
         var dropLinkAfterPackets: Int?
         /// After the drop, remove the device and stop advertising (device vanishes).
         var vanishOnDrop = false
+        /// Instead of dropping the link, bluetoothd leaves the bus (crash or stop).
+        var quitOnDrop = false
+        /// Device1.Pair answers AuthenticationFailed.
+        var pairingFails = false
         /// The MTU reported.
         var mtu = 247
         /// Extra bus policy lines (e.g. a deny rule for org.bluez).
@@ -45,6 +49,7 @@ final class FakeBlueZ: Sendable {
         var connections = 0
         var connectedAddresses: [DFUDeviceAddress] = []
         var advertisedNames: [String] = []
+        var pairAttempts = 0
         /// GATT databases by address, kept like bluetoothd's cache until RemoveDevice.
         var gattCache: [String: [SimulatedService]] = [:]
     }
@@ -102,6 +107,8 @@ final class FakeBlueZ: Sendable {
     var connectedAddresses: [DFUDeviceAddress] { state.withLock { $0.connectedAddresses } }
     /// Every name the device advertised when a discovery saw it.
     var advertisedNames: [String] { state.withLock { $0.advertisedNames } }
+    /// How many times a client asked to pair.
+    var pairAttempts: Int { state.withLock { $0.pairAttempts } }
     /// How many times a client connected.
     var connections: Int { state.withLock { $0.connections } }
 
@@ -180,7 +187,13 @@ final class FakeBlueZ: Sendable {
                 dropLink(reboot: nil)
                 return []
             },
-            DBusMethod(try MemberName("Pair")) { _ in [] },
+            DBusMethod(try MemberName("Pair")) { [self] _ in
+                state.withLock { $0.pairAttempts += 1 }
+                if options.pairingFails {
+                    throw DBusError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
+                }
+                return []
+            },
         ]
         let properties = [
             DBusProperty(try MemberName("Address"), value: .string(address.description)),
@@ -358,6 +371,10 @@ final class FakeBlueZ: Sendable {
                 return Array(buffer[0..<count])
             }
             guard let packet else { return }
+            if dropNow, options.quitOnDrop {
+                server.close()
+                return
+            }
             if dropNow {
                 if options.vanishOnDrop { state.withLock { $0.advertising = false } }
                 dropLink(reboot: nil)

@@ -120,17 +120,3 @@ enum LiveRig {
     }
 }
 
-import Synchronization
-
-/// Progress lines collected from the runner's handler.
-final class ProgressLog: Sendable {
-    private let entries = Mutex<[String]>([])
-    func append(_ line: String) { entries.withLock { $0.append(line) } }
-    var lines: [String] { entries.withLock { $0 } }
-}
-
-/// Test switches from the environment.
-enum ProcessEnvironmentFlag {
-    /// `DFU_TRACE_SLOW_RUNS=1` prints the progress of live runs that take over a second.
-    static var traceSlowRuns: Bool { getenv("DFU_TRACE_SLOW_RUNS") != nil }
-}
