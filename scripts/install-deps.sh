@@ -5,7 +5,8 @@
 # and the script exits 1.
 set -euo pipefail
 
-packages=(pkg-config libdbus-1-dev libzip-dev libssl-dev zlib1g-dev dbus dbus-daemon)
+# bluez (bluetoothctl) and systemd (busctl) are only needed by the tests that drive dfu-sim with BlueZ's own tools.
+packages=(pkg-config libdbus-1-dev libzip-dev libssl-dev zlib1g-dev dbus dbus-daemon bluez systemd)
 
 missing=()
 for p in "${packages[@]}"; do
