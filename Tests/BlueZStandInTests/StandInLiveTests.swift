@@ -33,8 +33,10 @@ struct StandInLiveTests {
             #expect(device["Adapter"]?.objectPathValue == adapter)
             // The RSSI is present while discovering, invalidated when discovery stops.
             #expect(device["RSSI"] == nil)
+            try await bus.waitUntil("InterfacesAdded for the bootloader") {
+                bus.signals.messages.compactMap(DBusInterfacesAdded.init).map(\.object).contains(boot)
+            }
             let added = bus.signals.messages.compactMap(DBusInterfacesAdded.init).map(\.object)
-            #expect(added.contains(boot))
             // A filter on FE59 leaves out the application (it advertises Heart Rate).
             #expect(!added.contains { $0.rawValue.hasSuffix("dev_C0_FF_EE_00_00_20") })
         }

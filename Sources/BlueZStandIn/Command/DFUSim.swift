@@ -40,7 +40,9 @@ public enum DFUSim {
         let connection: DBusConnection
         let standIn: BlueZStandIn
         do {
-            daemon = try DBusDaemon(ownableNames: [try BusName(BlueZNames.service)])
+            daemon = try withStandardErrorSilenced {
+                try DBusDaemon(ownableNames: [try BusName(BlueZNames.service)])
+            }
             connection = try DBusConnection(address: daemon.address)
             standIn = try BlueZStandIn(connection: connection, configuration: parsed.configuration)
             try await standIn.start()
@@ -96,6 +98,23 @@ public enum DFUSim {
             }
             try? await Task.sleep(for: .milliseconds(5))
         }
+    }
+
+    /// Runs `body` with file descriptor 2 pointing at /dev/null, so that a process it starts inherits
+    /// that (dbus-daemon warns about its fd limit on every start when not root-capable; the warning
+    /// would land in COMMAND's error stream).
+    private static func withStandardErrorSilenced<T>(_ body: () throws -> T) rethrows -> T {
+        let saved = fcntl(2, F_DUPFD_CLOEXEC, 0)
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        if saved >= 0, null >= 0 { dup2(null, 2) }
+        defer {
+            if saved >= 0 {
+                dup2(saved, 2)
+                close(saved)
+            }
+            if null >= 0 { close(null) }
+        }
+        return try body()
     }
 
     private static func write(_ text: String, to path: String) throws(StandInSpecError) {
