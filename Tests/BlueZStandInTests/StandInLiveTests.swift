@@ -331,7 +331,7 @@ struct StandInLiveTests {
         }
     }
 
-    @Test func fiftyConnectionsWithAcquiredSocketsLeaveNoDescriptorOrThreadBehind() async throws {
+    @Test func fiftyConnectionsWithAcquiredSocketsLeaveNoDescriptorThreadOrProcessBehind() async throws {
         try await withStandIn(devices: ["secure"]) { bus in
             let device = try await bus.discover("C0:FF:EE:00:00:10")
             try await bus.connect(device)
@@ -352,6 +352,7 @@ struct StandInLiveTests {
             try await bus.waitUntil("descriptors and threads settle") {
                 let now = ProcessResources.current()
                 return now.openFileDescriptors <= before.openFileDescriptors && now.threads <= before.threads + 2
+                    && now.children <= before.children
             }
         }
     }
