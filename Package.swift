@@ -31,6 +31,9 @@ let package = Package(
         .target(name: "DFUSimulator", dependencies: ["DFUCore", "DFUCrypto"], swiftSettings: strict),
         // D-Bus over libdbus-1; knows nothing about BlueZ.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
+        // Typed client of bluetoothd's org.bluez D-Bus API, and the engine's transport over it.
+        .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
+        .target(name: "BlueZTransport", dependencies: ["BlueZ", "DBus", "DFUCore"], swiftSettings: strict),
         // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
         .target(name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
         .executableTarget(name: "dfu-sim", dependencies: ["BlueZStandIn"], exclude: ["README.md"], swiftSettings: strict),
@@ -45,6 +48,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
+        .testTarget(
+            name: "BlueZTests", dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator"],
+            swiftSettings: strict),
         .testTarget(
             name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto"],
             swiftSettings: strict),

@@ -5,8 +5,9 @@
 # and the script exits 1.
 set -euo pipefail
 
-# bluez (bluetoothctl) and systemd (busctl) are only needed by the tests that drive dfu-sim with BlueZ's own tools.
-packages=(pkg-config libdbus-1-dev libzip-dev libssl-dev zlib1g-dev dbus dbus-daemon bluez systemd)
+# Build: pkg-config and the -dev packages. Tests: dbus-daemon (a private bus in every run), and
+# bluez, systemd, libglib2.0-bin for bluetoothctl, busctl and gdbus, which tests drive against our objects.
+packages=(pkg-config libdbus-1-dev libzip-dev libssl-dev zlib1g-dev dbus dbus-daemon bluez systemd libglib2.0-bin)
 
 missing=()
 for p in "${packages[@]}"; do

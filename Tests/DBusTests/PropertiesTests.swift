@@ -53,7 +53,9 @@ extension LiveBusTests {
 
                 _ = try await call("Set", [.string("test.Device"), .string("Level"), .variant(.uint32(42))])
                 #expect(writes.values.withLock { $0 } == [42])
-                #expect(live.server.property(try MemberName("Level"), interface: interface, at: path) == .uint32(42))
+                #expect(
+                    live.server.exportedProperty(try MemberName("Level"), interface: interface, at: path) == .uint32(42)
+                )
 
                 let refused = await expectDBusError(.invalidArguments) {
                     _ = try await call("Set", [.string("test.Device"), .string("Level"), .variant(.uint32(500))])
@@ -71,7 +73,9 @@ extension LiveBusTests {
                 await expectDBusError(.unknownInterface) {
                     _ = try await call("GetAll", [.string("test.Missing")])
                 }
-                #expect(live.server.property(try MemberName("Level"), interface: interface, at: path) == .uint32(42))
+                #expect(
+                    live.server.exportedProperty(try MemberName("Level"), interface: interface, at: path) == .uint32(42)
+                )
             }
         }
 

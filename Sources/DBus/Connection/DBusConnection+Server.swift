@@ -80,7 +80,7 @@ extension DBusConnection {
     }
 
     /// The current value of an exported property.
-    public func property(_ name: MemberName, interface: InterfaceName, at path: ObjectPath) -> DBusValue? {
+    public func exportedProperty(_ name: MemberName, interface: InterfaceName, at path: ObjectPath) -> DBusValue? {
         state.withLock { $0.registry.value(of: name, interface: interface, at: path) }
     }
 
