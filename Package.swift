@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "BlueZTransport", dependencies: ["BlueZ", "DBus", "DFUCore"], swiftSettings: strict),
         // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
         .target(name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
-        .executableTarget(name: "dfu-sim", dependencies: ["BlueZStandIn"], swiftSettings: strict),
+        .executableTarget(name: "dfu-sim", dependencies: ["BlueZStandIn"], exclude: ["README.md"], swiftSettings: strict),
         // The command line as a library, and the thin executable.
         .target(name: "DFUCommand", dependencies: ["DFUCore", "ZipArchive", "DFUSimulator", "BlueZTransport", "BlueZ"], swiftSettings: strict),
         .executableTarget(name: "dfu", dependencies: ["DFUCommand"], swiftSettings: strict),

@@ -195,8 +195,8 @@ struct RadioDevice: Sendable {
 
     /// Moves the modelled clock for one exchange and returns when the PDU reaches the device.
     ///
-    /// Writes without response share connection events (as many as fit); a request takes the
-    /// next event and its response the one after, so the next PDU waits for a later event.
+    /// Writes without response share connection events (as many as fit); a request goes in the
+    /// next event and its response in the one after, so the client's next PDU waits a further event.
     private mutating func advance(payload: Int, request: Bool) -> Duration {
         let exchange = link.exchangeTime(attPayload: payload)
         if !request, packetsInEvent < link.fullPacketsPerEvent,
@@ -210,8 +210,10 @@ struct RadioDevice: Sendable {
         eventStart = start
         eventCursor = start + exchange
         if request {
+            // The response comes in the next event; the client's next PDU goes in the event after.
             packetsInEvent = Int.max
-            modelled = start + link.connectionInterval + exchange
+            eventStart = start + link.connectionInterval
+            modelled = eventStart + exchange
         } else {
             packetsInEvent = 1
             modelled = eventCursor

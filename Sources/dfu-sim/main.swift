@@ -3,6 +3,6 @@ import BlueZStandIn
 import Glibc
 #endif
 
-// Signals are taken with sigtimedwait, so they must be blocked before any thread starts.
-DFUSim.blockTerminationSignals()
+// SIGINT and SIGTERM stop the command and everything dfu-sim started, then dfu-sim exits.
+DFUSim.installSignalHandlers()
 exit(await DFUSim.main(Array(CommandLine.arguments.dropFirst())))

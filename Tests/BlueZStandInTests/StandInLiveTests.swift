@@ -33,8 +33,10 @@ struct StandInLiveTests {
             #expect(device["Adapter"]?.objectPathValue == adapter)
             // The RSSI is present while discovering, invalidated when discovery stops.
             #expect(device["RSSI"] == nil)
+            try await bus.waitUntil("InterfacesAdded for the bootloader") {
+                bus.signals.messages.compactMap(DBusInterfacesAdded.init).map(\.object).contains(boot)
+            }
             let added = bus.signals.messages.compactMap(DBusInterfacesAdded.init).map(\.object)
-            #expect(added.contains(boot))
             // A filter on FE59 leaves out the application (it advertises Heart Rate).
             #expect(!added.contains { $0.rawValue.hasSuffix("dev_C0_FF_EE_00_00_20") })
         }
@@ -258,6 +260,55 @@ struct StandInLiveTests {
         }
     }
 
+    @Test func aClientLeavingTheBusEndsItsDiscovery() async throws {
+        try await withStandIn(devices: ["secure"]) { bus in
+            let other = try DBusConnection(address: bus.daemon.address)
+            let adapter = try bus.adapter
+            _ = try await other.call(destination: bus.service, path: adapter, interface: try InterfaceName(BlueZNames.adapter),
+                                     member: try MemberName("StartDiscovery"))
+            #expect(try await bus.property("Discovering", of: BlueZNames.adapter, at: adapter).boolValue == true)
+            other.close()
+            try await bus.waitUntil("Discovering false") {
+                try await bus.property("Discovering", of: BlueZNames.adapter, at: adapter).boolValue == false
+            }
+        }
+    }
+
+    @Test func reportCountsCorruptedPacketsAsChecksumFailuresAndDroppedOnes() async throws {
+        try await withStandIn(devices: ["secure"], faults: ["corrupt-packet=2", "drop-packet=3"]) { bus in
+            let device = try await bus.discover("C0:FF:EE:00:00:10")
+            try await bus.connect(device)
+            let characteristics = try await bus.characteristics(of: device)
+            let controlPoint = try #require(characteristics[SecureDFUByHand.controlPoint])
+            let packet = try #require(characteristics[SecureDFUByHand.packet])
+            _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "StartNotify")
+            let image = SecureDFUByHand.image(100)
+            let initPacket = SecureDFUByHand.initPacket(for: image)
+            var count = 0
+            func send(_ request: [UInt8]) async throws -> [UInt8] {
+                _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(request), Self.request])
+                count += 1
+                return try await bus.notification(count, on: controlPoint)
+            }
+            // Packet write 1: the init packet, intact.
+            _ = try await send(SecureDFUByHand.create(0x01, size: initPacket.count))
+            _ = try await bus.call(packet, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(initPacket), Self.command])
+            _ = try await send(SecureDFUByHand.checksum)
+            #expect(try await send(SecureDFUByHand.execute) == [0x60, 0x04, 0x01])
+            _ = try await send(SecureDFUByHand.create(0x02, size: image.count))
+            // Packet write 2 arrives with its first byte inverted; packet write 3 is lost.
+            for chunk in [Array(image[0..<50]), Array(image[50..<100])] {
+                _ = try await bus.call(packet, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(chunk), Self.command])
+            }
+            let checksum = try await send(SecureDFUByHand.checksum)
+            #expect(SecureDFUByHand.readUInt32(checksum, at: 3) == 50)
+            let stats = try #require(await bus.standIn.report().devices.first?.stats)
+            #expect(stats.crcFailures == 1)
+            #expect(stats.droppedPackets == 1)
+            #expect(stats.objectsExecuted == 1)
+        }
+    }
+
     @Test func aPoweredOffAdapterAnswersNotReady() async throws {
         try await withStandIn(devices: ["secure"], powered: false) { bus in
             let adapter = try bus.adapter
@@ -280,7 +331,7 @@ struct StandInLiveTests {
         }
     }
 
-    @Test func fiftyConnectionsWithAcquiredSocketsLeaveNoDescriptorOrThreadBehind() async throws {
+    @Test func fiftyConnectionsWithAcquiredSocketsLeaveNoDescriptorThreadOrProcessBehind() async throws {
         try await withStandIn(devices: ["secure"]) { bus in
             let device = try await bus.discover("C0:FF:EE:00:00:10")
             try await bus.connect(device)
@@ -301,6 +352,7 @@ struct StandInLiveTests {
             try await bus.waitUntil("descriptors and threads settle") {
                 let now = ProcessResources.current()
                 return now.openFileDescriptors <= before.openFileDescriptors && now.threads <= before.threads + 2
+                    && now.children <= before.children
             }
         }
     }
