@@ -18,7 +18,9 @@ public struct StandInConfiguration: Sendable {
     public var powered = true
 
     /// Makes a configuration.
-    public init(devices: [SimulatedDeviceSpec] = [], link: StandInLink = StandInLink(), faults: StandInFaults = StandInFaults()) {
+    public init(
+        devices: [SimulatedDeviceSpec] = [], link: StandInLink = StandInLink(), faults: StandInFaults = StandInFaults()
+    ) {
         self.devices = devices
         self.link = link
         self.faults = faults

@@ -50,7 +50,8 @@ public struct StandInFaults: Sendable, Hashable {
         case "disconnect-after-bytes": link.disconnectAfterPacketBytes = try number(value)
         case "disconnect-at":
             let parts = (value ?? "").split(separator: ":").map(String.init)
-            guard (1...2).contains(parts.count), let opCode = SpecFields.integer(parts[0]), let code = UInt8(exactly: opCode)
+            guard (1...2).contains(parts.count), let opCode = SpecFields.integer(parts[0]),
+                let code = UInt8(exactly: opCode)
             else { throw StandInSpecError("--fault disconnect-at needs OPCODE[:OCCURRENCE]") }
             let occurrence = parts.count == 2 ? try number(parts[1]) : 1
             link.disconnectAtRequest = SimulatedFaults.RequestTrigger(opCode: code, occurrence: max(1, occurrence))

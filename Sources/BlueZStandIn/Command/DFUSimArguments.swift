@@ -105,7 +105,9 @@ public struct DFUSimArguments: Sendable {
         var seen: Set<String> = []
         for device in configuration.devices {
             let address = device.profile.address.description
-            guard seen.insert(address).inserted else { throw StandInSpecError("two devices have the address \(address)") }
+            guard seen.insert(address).inserted else {
+                throw StandInSpecError("two devices have the address \(address)")
+            }
         }
     }
 }
