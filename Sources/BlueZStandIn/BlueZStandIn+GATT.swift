@@ -57,7 +57,7 @@ extension BlueZStandIn {
         if characteristic.canNotify {
             properties.append(DBusProperty(try member("NotifyAcquired"), value: .boolean(false)))
         }
-        properties.append(DBusProperty(try member("MTU"), value: .uint16(UInt16(configuration.link.model.mtu))))
+        properties.append(DBusProperty(try member("MTU"), value: .uint16(UInt16(clamping: configuration.link.model.mtu))))
         let options = DBusArgument("options", "a{sv}")
         return [
             DBusInterface(
@@ -246,7 +246,7 @@ extension BlueZStandIn {
         update(characteristic, on: device)
         try connection.setProperty(
             member("WriteAcquired"), to: .boolean(true), interface: names.gattCharacteristic, at: characteristic.path)
-        return [.unixFileDescriptor(theirs), .uint16(UInt16(configuration.link.model.mtu))]
+        return [.unixFileDescriptor(theirs), .uint16(UInt16(clamping: configuration.link.model.mtu))]
     }
 
     func acquireNotify(_ message: DBusMessage) throws -> [DBusValue] {
@@ -263,7 +263,7 @@ extension BlueZStandIn {
         try connection.setProperties(
             [try member("NotifyAcquired"): .boolean(true), try member("Notifying"): .boolean(true)],
             interface: names.gattCharacteristic, at: characteristic.path)
-        return [.unixFileDescriptor(theirs), .uint16(UInt16(configuration.link.model.mtu))]
+        return [.unixFileDescriptor(theirs), .uint16(UInt16(clamping: configuration.link.model.mtu))]
     }
 
     func startNotify(_ message: DBusMessage) throws -> [DBusValue] {

@@ -123,19 +123,6 @@ final class StandInHarness: Sendable {
     }
 }
 
-/// A wait that ran out of time.
-struct HarnessTimeout: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for: \(what)" }
-}
-
-/// Every signal received, in order.
-final class SignalLog: Sendable {
-    private let storage = Mutex<[DBusMessage]>([])
-    func append(_ message: DBusMessage) { storage.withLock { $0.append(message) } }
-    var messages: [DBusMessage] { storage.withLock { $0 } }
-}
-
 /// Runs `body` with a fresh harness, closing it in every path.
 func withStandIn(
     devices: [String], link: String? = nil, faults: [String] = [], powered: Bool = true,
