@@ -57,7 +57,8 @@ extension BlueZStandIn {
         if characteristic.canNotify {
             properties.append(DBusProperty(try member("NotifyAcquired"), value: .boolean(false)))
         }
-        properties.append(DBusProperty(try member("MTU"), value: .uint16(UInt16(clamping: configuration.link.model.mtu))))
+        properties.append(
+            DBusProperty(try member("MTU"), value: .uint16(UInt16(clamping: configuration.link.model.mtu))))
         let options = DBusArgument("options", "a{sv}")
         return [
             DBusInterface(

@@ -81,7 +81,9 @@ public actor BlueZStandIn {
         }
         connection.addObjectManager(at: .root)
         try connection.export(try rootInterfaces(), at: names.root)
-        try connection.export([try adapterInterface()], at: adapterPath)
+        if configuration.hasAdapter {
+            try connection.export([try adapterInterface()], at: adapterPath)
+        }
         // Like bluetoothd, end the discovery sessions and notify subscriptions of clients that leave the bus.
         let owners = try await connection.signals(
             matching: DBusMatchRule(

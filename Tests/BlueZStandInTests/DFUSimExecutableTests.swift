@@ -41,6 +41,16 @@ struct DFUSimExecutableTests {
         #expect(outcome.output.contains("buttonless-experimental"))
     }
 
+    @Test(.enabled(if: ToolRun.isInstalled("/usr/bin/busctl"), "needs busctl (Debian package systemd)"))
+    func noAdapterServesOrgBluezWithoutHci0() async throws {
+        let outcome = try await DFUSimProcess.run([
+            "run", "--no-adapter", "--", "sh", "-c", "busctl --system tree --list org.bluez",
+        ])
+        #expect(outcome.status == 0)
+        #expect(outcome.output.contains("/org/bluez\n"))
+        #expect(!outcome.output.contains("/org/bluez/hci0"))
+    }
+
     @Test func reportDescribesEveryDeviceAsJSON() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-sim-report-\(getpid()).json")
         defer { try? FileManager.default.removeItem(at: file) }

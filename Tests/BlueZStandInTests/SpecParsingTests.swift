@@ -121,6 +121,8 @@ import Testing
             ])
         #expect(arguments.reportPath == "/tmp/r.json")
         #expect(!arguments.configuration.powered)
+        #expect(arguments.configuration.hasAdapter)
+        #expect(try !DFUSimArguments(["serve", "--no-adapter"]).configuration.hasAdapter)
         #expect(throws: StandInSpecError("two devices have the address C0:FF:EE:00:00:10")) {
             try DFUSimArguments(["serve", "--device", "secure", "--device", "legacy,address=C0:FF:EE:00:00:10"])
         }

@@ -40,6 +40,7 @@ public struct DFUSimArguments: Sendable {
                                    response-delay-ms=N, no-stale-cache
           --report FILE            write the devices' flash and statistics as JSON at the end
           --adapter-off            start with the adapter powered off
+          --no-adapter             serve org.bluez without any adapter
 
         """
 
@@ -92,6 +93,7 @@ public struct DFUSimArguments: Sendable {
             case "--fault": try configuration.faults.add(parsing: argument)
             case "--report": reportPath = argument
             case "--adapter-off": configuration.powered = false
+            case "--no-adapter": configuration.hasAdapter = false
             case "-h", "--help":
                 mode = .help
                 return
