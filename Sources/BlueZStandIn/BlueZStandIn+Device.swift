@@ -121,7 +121,9 @@ extension BlueZStandIn {
                 throw BlueZNames.error("ConnectionAttemptFailed", "Page Timeout")
             }
         }
-        guard var object = devices[path], object.connected, let index = object.radio else {
+        guard var object = devices[path], object.connected, let index = object.radio,
+            !configuration.faults.pairingFails
+        else {
             throw BlueZNames.error("AuthenticationFailed", "Authentication Failed")
         }
         object.paired = true

@@ -351,6 +351,28 @@ struct StandInLiveTests {
         }
     }
 
+    @Test func pairBondsTheDeviceOrFailsUnderTheFault() async throws {
+        try await withStandIn(devices: ["buttonless-bonded"]) { bus in
+            let device = try await bus.discover("C0:FF:EE:00:00:10")
+            _ = try await bus.call(device, BlueZNames.device, "Pair")
+            #expect(try await bus.property("Connected", of: BlueZNames.device, at: device).boolValue == true)
+            #expect(try await bus.property("Paired", of: BlueZNames.device, at: device).boolValue == true)
+            #expect(try await bus.property("Bonded", of: BlueZNames.device, at: device).boolValue == true)
+            await #expect(throws: DBusError(name: "org.bluez.Error.AlreadyExists", message: "Already Exists")) {
+                _ = try await bus.call(device, BlueZNames.device, "Pair")
+            }
+        }
+        try await withStandIn(devices: ["buttonless-bonded"], faults: ["fail-pairing"]) { bus in
+            let device = try await bus.discover("C0:FF:EE:00:00:10")
+            await #expect(
+                throws: DBusError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
+            ) {
+                _ = try await bus.call(device, BlueZNames.device, "Pair")
+            }
+            #expect(try await bus.property("Paired", of: BlueZNames.device, at: device).boolValue == false)
+        }
+    }
+
     @Test func aPoweredOffAdapterAnswersNotReady() async throws {
         try await withStandIn(devices: ["secure"], powered: false) { bus in
             let adapter = try bus.adapter

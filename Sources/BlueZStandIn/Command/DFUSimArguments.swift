@@ -36,7 +36,7 @@ public struct DFUSimArguments: Sendable {
           --link KEY=VALUE[,...]   mtu, interval_ms, phy=1m|2m, packets_per_event, connect_timeout_ms,
                                    resolve_ms, discovery_ms
           --fault SPEC             drop-packet=N[:M...], corrupt-packet=N[:M...], disconnect-after-bytes=N,
-                                   disconnect-at=OPCODE[:OCCURRENCE], fail-connections=N,
+                                   disconnect-at=OPCODE[:OCCURRENCE], fail-connections=N, fail-pairing,
                                    response-delay-ms=N, no-stale-cache
           --report FILE            write the devices' flash and statistics as JSON at the end
           --adapter-off            start with the adapter powered off
