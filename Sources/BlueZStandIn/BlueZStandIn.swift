@@ -81,7 +81,9 @@ public actor BlueZStandIn {
         }
         connection.addObjectManager(at: .root)
         try connection.export(try rootInterfaces(), at: names.root)
-        try connection.export([try adapterInterface()], at: adapterPath)
+        if configuration.hasAdapter {
+            try connection.export([try adapterInterface()], at: adapterPath)
+        }
         // Like bluetoothd, end the discovery sessions and notify subscriptions of clients that leave the bus.
         let owners = try await connection.signals(
             matching: DBusMatchRule(
@@ -111,7 +113,8 @@ public actor BlueZStandIn {
                 if !characteristic.isNotifying {
                     radios[radio].setSubscribed(characteristic.uuid, false)
                     try? connection.setProperty(
-                        member("Notifying"), to: .boolean(false), interface: names.gattCharacteristic, at: characteristicPath)
+                        member("Notifying"), to: .boolean(false), interface: names.gattCharacteristic,
+                        at: characteristicPath)
                 }
             }
         }
@@ -156,7 +159,8 @@ public actor BlueZStandIn {
             guard var object = devices[device], object.generation == generation, object.connected else { return }
             object.servicesResolved = true
             devices[device] = object
-            try? connection.setProperty(member("ServicesResolved"), to: .boolean(true), interface: names.device, at: device)
+            try? connection.setProperty(
+                member("ServicesResolved"), to: .boolean(true), interface: names.device, at: device)
         case .announce(let generation):
             try? await Task.sleep(for: configuration.link.discoveryDelay)
             guard generation == discoveryGeneration, !discoverySessions.isEmpty else { return }

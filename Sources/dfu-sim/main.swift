@@ -1,6 +1,6 @@
 import BlueZStandIn
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // SIGINT and SIGTERM stop the command and everything dfu-sim started, then dfu-sim exits.

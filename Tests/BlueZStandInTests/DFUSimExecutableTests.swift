@@ -5,7 +5,8 @@ import Testing
 
 /// The `dfu-sim` executable end to end: exit statuses, the report, signals, and BlueZ's own
 /// `bluetoothctl` and `busctl` against it.
-@Suite(.serialized, .enabled(if: DFUSimProcess.isBuilt && dbusDaemonInstalled, "needs the built dfu-sim and dbus-daemon"))
+@Suite(
+    .serialized, .enabled(if: DFUSimProcess.isBuilt && dbusDaemonInstalled, "needs the built dfu-sim and dbus-daemon"))
 struct DFUSimExecutableTests {
     @Test(arguments: [0, 3, 42])
     func runExitsWithTheCommandsStatus(status: Int) async throws {
@@ -40,11 +41,22 @@ struct DFUSimExecutableTests {
         #expect(outcome.output.contains("buttonless-experimental"))
     }
 
+    @Test(.enabled(if: ToolRun.isInstalled("/usr/bin/busctl"), "needs busctl (Debian package systemd)"))
+    func noAdapterServesOrgBluezWithoutHci0() async throws {
+        let outcome = try await DFUSimProcess.run([
+            "run", "--no-adapter", "--", "sh", "-c", "busctl --system tree --list org.bluez",
+        ])
+        #expect(outcome.status == 0)
+        #expect(outcome.output.contains("/org/bluez\n"))
+        #expect(!outcome.output.contains("/org/bluez/hci0"))
+    }
+
     @Test func reportDescribesEveryDeviceAsJSON() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-sim-report-\(getpid()).json")
         defer { try? FileManager.default.removeItem(at: file) }
         let outcome = try await DFUSimProcess.run([
-            "run", "--device", "secure,address=C0:00:00:00:00:01", "--device", "legacy-app", "--report", file.path, "--", "true",
+            "run", "--device", "secure,address=C0:00:00:00:00:01", "--device", "legacy-app", "--report", file.path,
+            "--", "true",
         ])
         #expect(outcome.status == 0)
         let data = try Data(contentsOf: file)
@@ -55,7 +67,8 @@ struct DFUSimExecutableTests {
         #expect(devices.first?["kind"] as? String == "secure")
         #expect(devices.last?["kind"] as? String == "legacy-app")
         let stats = try #require(devices.first?["stats"] as? [String: Any])
-        #expect(Set(stats.keys) == ["connections", "objects_executed", "crc_failures", "dropped_packets", "modelled_ms"])
+        #expect(
+            Set(stats.keys) == ["connections", "objects_executed", "crc_failures", "dropped_packets", "modelled_ms"])
         let images = try #require(devices.first?["images"] as? [String: [String: Any]])
         // The factory application: one byte 0xA5.
         #expect(images["application"]?["size"] as? Int == 1)
@@ -78,7 +91,9 @@ struct DFUSimExecutableTests {
         let deadline = ContinuousClock.now + .seconds(10)
         var child: Int32?
         while child == nil, ContinuousClock.now < deadline {
-            child = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            child = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
         let pid = try #require(child)
@@ -152,9 +167,12 @@ struct DFUSimExecutableTests {
         ] {
             #expect(outcome.output.contains(line), "\(line)")
         }
-        #expect(outcome.output.range(of: #"\.Powered\s+property\s+b\s+true\s+emits-change writable"#, options: .regularExpression) != nil)
+        #expect(
+            outcome.output.range(
+                of: #"\.Powered\s+property\s+b\s+true\s+emits-change writable"#, options: .regularExpression) != nil)
         #expect(outcome.output.range(of: #"\.Discovering\s+property\s+b\s+false"#, options: .regularExpression) != nil)
-        #expect(outcome.output.range(of: #"\.SetDiscoveryFilter\s+method\s+a\{sv\}"#, options: .regularExpression) != nil)
+        #expect(
+            outcome.output.range(of: #"\.SetDiscoveryFilter\s+method\s+a\{sv\}"#, options: .regularExpression) != nil)
     }
 
     /// Direct children of `pid`, from /proc.
@@ -163,7 +181,9 @@ struct DFUSimExecutableTests {
         var children: [Int32] = []
         for task in tasks {
             let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
-            children += text.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            children += text.split(separator: " ").compactMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
         }
         return children
     }

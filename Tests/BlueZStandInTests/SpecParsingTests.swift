@@ -16,11 +16,19 @@ import Testing
 
     @Test(arguments: [
         DeviceCase(spec: "secure", kind: .secure, address: "C0:FF:EE:00:00:10", startsInBootloader: true),
-        DeviceCase(spec: "legacy,address=aa:bb:cc:dd:ee:01", kind: .legacy, address: "AA:BB:CC:DD:EE:01", startsInBootloader: true),
+        DeviceCase(
+            spec: "legacy,address=aa:bb:cc:dd:ee:01", kind: .legacy, address: "AA:BB:CC:DD:EE:01",
+            startsInBootloader: true),
         DeviceCase(spec: "buttonless", kind: .buttonless, address: "C0:FF:EE:00:00:10", startsInBootloader: false),
-        DeviceCase(spec: "buttonless-bonded,name=Bonded", kind: .buttonlessBonded, address: "C0:FF:EE:00:00:10", startsInBootloader: false),
-        DeviceCase(spec: "buttonless-experimental", kind: .buttonlessExperimental, address: "C0:FF:EE:00:00:10", startsInBootloader: false),
-        DeviceCase(spec: "legacy-app,legacy_version=0.5", kind: .legacyApp, address: "C0:FF:EE:00:00:10", startsInBootloader: false),
+        DeviceCase(
+            spec: "buttonless-bonded,name=Bonded", kind: .buttonlessBonded, address: "C0:FF:EE:00:00:10",
+            startsInBootloader: false),
+        DeviceCase(
+            spec: "buttonless-experimental", kind: .buttonlessExperimental, address: "C0:FF:EE:00:00:10",
+            startsInBootloader: false),
+        DeviceCase(
+            spec: "legacy-app,legacy_version=0.5", kind: .legacyApp, address: "C0:FF:EE:00:00:10",
+            startsInBootloader: false),
     ])
     func eachKindParsesWithItsAddress(_ entry: DeviceCase) throws {
         let spec = try SimulatedDeviceSpec(parsing: entry.spec)
@@ -31,7 +39,8 @@ import Testing
 
     @Test func keysReachTheSimulatedDevice() throws {
         let spec = try SimulatedDeviceSpec(
-            parsing: "secure,name=Boot,hw_version=0x34,sd_id=0xB7,sd_id_after=0x100,app_version=3,signature=required,rssi=-70,service_changed=yes",
+            parsing:
+                "secure,name=Boot,hw_version=0x34,sd_id=0xB7,sd_id_after=0x100,app_version=3,signature=required,rssi=-70,service_changed=yes",
             index: 2)
         guard case .secure(let configuration) = spec.profile.bootloader else {
             Issue.record("not a Secure bootloader")
@@ -77,7 +86,9 @@ import Testing
         #expect(link.model.phy == .le2M)
         #expect(link.model.packetsPerEvent == 4)
         #expect(link.connectTimeout == .milliseconds(100))
-        #expect(throws: StandInSpecError("unknown key 'speed' in --link speed=9")) { try StandInLink(parsing: "speed=9") }
+        #expect(throws: StandInSpecError("unknown key 'speed' in --link speed=9")) {
+            try StandInLink(parsing: "speed=9")
+        }
     }
 
     @Test func faultSpecsAccumulate() throws {
@@ -104,16 +115,23 @@ import Testing
         ])
         #expect(arguments.mode == .run(command: ["dfu", "upload", "--device", "X"]))
         #expect(arguments.configuration.devices.map(\.kind) == [.secure, .legacy])
-        #expect(arguments.configuration.devices.map(\.profile.address.description) == ["C0:FF:EE:00:00:10", "C0:FF:EE:00:00:20"])
+        #expect(
+            arguments.configuration.devices.map(\.profile.address.description) == [
+                "C0:FF:EE:00:00:10", "C0:FF:EE:00:00:20",
+            ])
         #expect(arguments.reportPath == "/tmp/r.json")
         #expect(!arguments.configuration.powered)
+        #expect(arguments.configuration.hasAdapter)
+        #expect(try !DFUSimArguments(["serve", "--no-adapter"]).configuration.hasAdapter)
         #expect(throws: StandInSpecError("two devices have the address C0:FF:EE:00:00:10")) {
             try DFUSimArguments(["serve", "--device", "secure", "--device", "legacy,address=C0:FF:EE:00:00:10"])
         }
     }
 
-    @Test(arguments: [("fe59", "0000fe59-0000-1000-8000-00805f9b34fb"), ("0000FE59", "0000fe59-0000-1000-8000-00805f9b34fb"),
-                      ("8EC90001-F315-4F60-9FB8-838830DAEA50", "8ec90001-f315-4f60-9fb8-838830daea50")])
+    @Test(arguments: [
+        ("fe59", "0000fe59-0000-1000-8000-00805f9b34fb"), ("0000FE59", "0000fe59-0000-1000-8000-00805f9b34fb"),
+        ("8EC90001-F315-4F60-9FB8-838830DAEA50", "8ec90001-f315-4f60-9fb8-838830daea50"),
+    ])
     func discoveryFilterUUIDsAreExpandedTo128Bits(given: String, expected: String) {
         #expect(DiscoveryFilter.fullUUID(given) == expected)
     }
@@ -125,7 +143,9 @@ import Testing
         ["RSSI": DBusValue.string("-60")],
     ])
     func discoveryFilterRejectsWhatBluetoothdRejects(filter: [String: DBusValue]) {
-        #expect(throws: DBusError(name: "org.bluez.Error.InvalidArguments", message: "Invalid arguments in method call")) {
+        #expect(
+            throws: DBusError(name: "org.bluez.Error.InvalidArguments", message: "Invalid arguments in method call")
+        ) {
             _ = try DiscoveryFilter(.stringVariantDictionary(filter))
         }
     }

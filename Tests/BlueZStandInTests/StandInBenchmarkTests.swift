@@ -8,7 +8,8 @@ import Testing
 /// Opt-in (`DFU_SIM_BENCHMARK=1`): a 500 KB Secure upload by hand through the stand-in in this
 /// process, packets through the AcquireWrite socket or by WriteValue(type=command); prints wall and
 /// CPU time (client and stand-in together).
-@Suite(.serialized, .enabled(if: dbusDaemonInstalled && ProcessInfo.processInfo.environment["DFU_SIM_BENCHMARK"] == "1"))
+@Suite(
+    .serialized, .enabled(if: dbusDaemonInstalled && ProcessInfo.processInfo.environment["DFU_SIM_BENCHMARK"] == "1"))
 struct StandInBenchmarkTests {
     @Test(arguments: [true, false])
     func fiveHundredKilobyteUpload(throughSocket: Bool) async throws {
@@ -25,20 +26,24 @@ struct StandInBenchmarkTests {
             let request = DBusValue.stringVariantDictionary(["type": .string("request")])
             let command = DBusValue.stringVariantDictionary(["type": .string("command")])
             func send(_ bytes: [UInt8]) async throws -> [UInt8] {
-                _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(bytes), request])
+                _ = try await bus.call(
+                    controlPoint, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(bytes), request])
                 count += 1
                 return try await bus.notification(count, on: controlPoint)
             }
             let startWall = ContinuousClock.now
             let startCPU = Self.cpuTime()
             _ = try await send(SecureDFUByHand.create(0x01, size: initPacket.count))
-            _ = try await bus.call(packet, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(initPacket), command])
+            _ = try await bus.call(
+                packet, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(initPacket), command])
             _ = try await send(SecureDFUByHand.checksum)
             _ = try await send(SecureDFUByHand.execute)
             var socket: OwnedFileDescriptor?
             if throughSocket {
-                socket = try await bus.call(packet, BlueZNames.gattCharacteristic, "AcquireWrite", [.stringVariantDictionary([:])])
-                    .first?.fileDescriptorValue
+                socket = try await bus.call(
+                    packet, BlueZNames.gattCharacteristic, "AcquireWrite", [.stringVariantDictionary([:])]
+                )
+                .first?.fileDescriptorValue
             }
             var offset = 0
             while offset < image.count {
@@ -51,7 +56,8 @@ struct StandInBenchmarkTests {
                     if let descriptor = socket?.rawValue {
                         _ = chunk.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
                     } else {
-                        _ = try await bus.call(packet, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(chunk), command])
+                        _ = try await bus.call(
+                            packet, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(chunk), command])
                     }
                     sent += chunk.count
                 }
@@ -64,7 +70,9 @@ struct StandInBenchmarkTests {
             let cpu = Self.cpuTime() - startCPU
             socket?.close()
             let stats = try #require(await bus.standIn.report().devices.first?.stats)
-            print("BENCHMARK \(throughSocket ? "AcquireWrite" : "WriteValue(command)"): 500 KB in \(wall), CPU \(cpu) s, modelled \(stats.modelledMilliseconds) ms, dropped \(stats.droppedPackets)")
+            print(
+                "BENCHMARK \(throughSocket ? "AcquireWrite" : "WriteValue(command)"): 500 KB in \(wall), CPU \(cpu) s, modelled \(stats.modelledMilliseconds) ms, dropped \(stats.droppedPackets)"
+            )
         }
     }
 

@@ -9,7 +9,8 @@ enum DFUSimProcess {
 
     /// `dfu-sim` beside the test bundle, else in `.build/debug`.
     static var executable: URL {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("dfu-sim")
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "dfu-sim")
         if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
         return root.appendingPathComponent(".build/debug/dfu-sim")
     }
@@ -27,7 +28,8 @@ enum DFUSimProcess {
     /// Output goes to files, not pipes: a process that outlives dfu-sim (its dbus-daemon after a
     /// crash) would hold a pipe open and make the reader wait forever.
     static func run(_ arguments: [String], timeout: Duration = .seconds(30)) async throws -> Outcome {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-sim-run-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "dfu-sim-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let outURL = directory.appendingPathComponent("out")
@@ -56,8 +58,9 @@ enum DFUSimProcess {
         var status: Int32 = -1
         for await code in exited { status = code }
         watchdog.cancel()
-        return Outcome(status: status, output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                       error: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+        return Outcome(
+            status: status, output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+            error: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
     }
 
     /// Whether a process with this id still exists (and is not a zombie of ours).
