@@ -33,6 +33,12 @@ let package = Package(
         // The command line as a library, and the thin executable.
         .target(name: "DFUCommand", dependencies: ["DFUCore", "ZipArchive", "DFUSimulator"], swiftSettings: strict),
         .executableTarget(name: "dfu", dependencies: ["DFUCommand"], swiftSettings: strict),
+        // A simulated target as a GATT peripheral on a real bluetoothd (org.bluez server side).
+        .target(
+            name: "BlueZPeripheral", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto"],
+            swiftSettings: strict),
+        // Temporary home of `dfu-sim peripheral` until the `dfu-sim` executable exists.
+        .executableTarget(name: "dfu-sim-peripheral", dependencies: ["BlueZPeripheral"], swiftSettings: strict),
 
         .testTarget(name: "DFUCryptoTests", dependencies: ["DFUCrypto"], swiftSettings: strict),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "DFUCrypto"], swiftSettings: strict),
@@ -41,6 +47,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
+        .testTarget(
+            name: "BlueZPeripheralTests", dependencies: ["BlueZPeripheral", "DBus", "DFUSimulator", "DFUCore"],
+            swiftSettings: strict),
         .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore"], swiftSettings: strict),
     ]
 )
