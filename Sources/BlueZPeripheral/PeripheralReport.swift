@@ -40,6 +40,9 @@ public struct PeripheralReport: Sendable, Codable, Equatable {
     public var softdevice: Image?
     /// The bootloader written by DFU, nil while the factory one is installed.
     public var bootloader: Image?
+    /// The SoftDevice and bootloader together, as one `softdevice_bootloader` part carries them
+    /// (its CRC-32 is the package's); nil unless both were written.
+    public var softdeviceBootloader: Image?
     /// Every boot, the first one included.
     public var boots: [Boot] = []
     /// How many writes arrived (WriteValue and acquired packets).
@@ -72,5 +75,10 @@ public struct PeripheralReport: Sendable, Codable, Equatable {
         application = storage.application.map(Image.init)
         softdevice = storage.softdevice.map(Image.init)
         bootloader = storage.bootloader.map(Image.init)
+        if let softdevice = storage.softdevice, let bootloader = storage.bootloader {
+            softdeviceBootloader = Image(softdevice + bootloader)
+        } else {
+            softdeviceBootloader = nil
+        }
     }
 }
