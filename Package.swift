@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "dfu", targets: ["dfu"]),
+        .executable(name: "dfu-sim", targets: ["dfu-sim"]),
         .library(name: "DFUCore", targets: ["DFUCore"]),
     ],
     targets: [
@@ -30,15 +31,17 @@ let package = Package(
         .target(name: "DFUSimulator", dependencies: ["DFUCore", "DFUCrypto"], swiftSettings: strict),
         // D-Bus over libdbus-1; knows nothing about BlueZ.
         .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
+        // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
+        .target(name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
+        .executableTarget(name: "dfu-sim", dependencies: ["BlueZStandIn", "BlueZPeripheral"], swiftSettings: strict),
         // The command line as a library, and the thin executable.
         .target(name: "DFUCommand", dependencies: ["DFUCore", "ZipArchive", "DFUSimulator"], swiftSettings: strict),
         .executableTarget(name: "dfu", dependencies: ["DFUCommand"], swiftSettings: strict),
-        // A simulated target as a GATT peripheral on a real bluetoothd (org.bluez server side).
+        // A simulated target as a GATT peripheral on a real bluetoothd (org.bluez server side);
+        // `dfu-sim peripheral`. Devices are specified as for the stand-in.
         .target(
-            name: "BlueZPeripheral", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto"],
+            name: "BlueZPeripheral", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto"],
             swiftSettings: strict),
-        // Temporary home of `dfu-sim peripheral` until the `dfu-sim` executable exists.
-        .executableTarget(name: "dfu-sim-peripheral", dependencies: ["BlueZPeripheral"], swiftSettings: strict),
 
         .testTarget(name: "DFUCryptoTests", dependencies: ["DFUCrypto"], swiftSettings: strict),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "DFUCrypto"], swiftSettings: strict),
@@ -47,8 +50,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
+        // BlueZStandInTests: declared on the standin branch, left out here until its sources are committed there.
         .testTarget(
-            name: "BlueZPeripheralTests", dependencies: ["BlueZPeripheral", "DBus", "DFUSimulator", "DFUCore"],
+            name: "BlueZPeripheralTests",
+            dependencies: ["BlueZPeripheral", "BlueZStandIn", "DBus", "DFUSimulator", "DFUCore"],
             swiftSettings: strict),
         .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore"], swiftSettings: strict),
     ]

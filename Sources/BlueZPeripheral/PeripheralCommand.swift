@@ -1,3 +1,4 @@
+import BlueZStandIn
 import DBus
 import DFUCore
 import Dispatch
@@ -15,9 +16,10 @@ public enum PeripheralCommand {
 
           --adapter hciN              the adapter of the application (and of same-address bootloaders)
           --bootloader-adapter hciM   the adapter of a bootloader that comes back at another address
-          --device SPEC               secure | legacy | buttonless | buttonless-bonded |
-                                      buttonless-experimental | legacy-app, then optional
-                                      ,name=BOOTLOADER-NAME ,app-name=APP-NAME ,bonded=yes|no
+          --device SPEC               as for dfu-sim run: KIND[,name=NAME][,key=value...], KIND one of
+                                      secure, legacy, buttonless, buttonless-bonded,
+                                      buttonless-experimental, legacy-app (address= is ignored:
+                                      the device has the adapter's address)
           --report FILE               keep a JSON report (role, images with CRC-32, writes) in FILE
           --no-acquire-write          do not offer AcquireWrite on write-without-response characteristics
           --acquire-notify            offer AcquireNotify on notify characteristics
@@ -28,7 +30,7 @@ public enum PeripheralCommand {
     public static func parse(_ arguments: [String]) throws(PeripheralError) -> PeripheralHost.Configuration? {
         var adapter: String?
         var bootloaderAdapter: String?
-        var device: PeripheralDeviceSpec?
+        var device: SimulatedDeviceSpec?
         var report: String?
         var acquireWrite = true
         var acquireNotify = false
@@ -46,7 +48,13 @@ public enum PeripheralCommand {
             case "-h", "--help": return nil
             case "--adapter": adapter = try checkedAdapter(try value(argument))
             case "--bootloader-adapter": bootloaderAdapter = try checkedAdapter(try value(argument))
-            case "--device": device = try PeripheralDeviceSpec(parsing: try value(argument))
+            case "--device":
+                let text = try value(argument)
+                do {
+                    device = try SimulatedDeviceSpec(parsing: text)
+                } catch {
+                    throw .badDeviceSpec(error.message)
+                }
             case "--report": report = try value(argument)
             case "--no-acquire-write": acquireWrite = false
             case "--acquire-notify": acquireNotify = true

@@ -2,7 +2,7 @@
 public enum PeripheralError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The command line was wrong; the text says how.
     case usage(String)
-    /// The `--device` SPEC could not be read; the text says why.
+    /// The `--device` SPEC could not be read; the text says why (the stand-in's parser's message).
     case badDeviceSpec(String)
     /// The named adapter is not on bluetoothd's bus (e.g. `hci7`).
     case adapterNotFound(String)

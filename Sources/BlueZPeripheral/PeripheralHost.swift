@@ -1,4 +1,5 @@
 public import DBus
+public import BlueZStandIn
 public import DFUCore
 import DFUSimulator
 
@@ -16,8 +17,8 @@ public actor PeripheralHost {
         public var adapter: String
         /// The adapter of a bootloader that comes back at another address, e.g. `hci2`.
         public var bootloaderAdapter: String?
-        /// The simulated target.
-        public var device: PeripheralDeviceSpec
+        /// The simulated target (a `dfu-sim --device` specification).
+        public var device: SimulatedDeviceSpec
         /// Offer AcquireWrite on write-without-response characteristics.
         public var acquireWrite = true
         /// Offer AcquireNotify on notify characteristics.
@@ -26,7 +27,7 @@ public actor PeripheralHost {
         public var reportPath: String?
 
         /// A configuration with the defaults: AcquireWrite offered, AcquireNotify not, no report.
-        public init(adapter: String, bootloaderAdapter: String? = nil, device: PeripheralDeviceSpec) {
+        public init(adapter: String, bootloaderAdapter: String? = nil, device: SimulatedDeviceSpec) {
             self.adapter = adapter
             self.bootloaderAdapter = bootloaderAdapter
             self.device = device

@@ -1,4 +1,5 @@
 import BlueZPeripheral
+import BlueZStandIn
 import DFUSimulator
 import Testing
 
@@ -6,13 +7,13 @@ import Testing
     @Test func fullCommandLineIsRead() throws {
         let configuration = try #require(
             try PeripheralCommand.parse([
-                "--adapter", "hci1", "--bootloader-adapter", "hci2", "--device", "buttonless,name=DfuX",
+                "--adapter", "hci1", "--bootloader-adapter", "hci2", "--device", "buttonless,name=Sensor",
                 "--report", "/tmp/r.json", "--no-acquire-write", "--acquire-notify",
             ]))
         #expect(configuration.adapter == "hci1")
         #expect(configuration.bootloaderAdapter == "hci2")
         #expect(configuration.device.kind == .buttonless)
-        #expect(configuration.device.bootloaderName == "DfuX")
+        #expect(configuration.device.profile.applicationFirmware.advertisedName == "Sensor")
         #expect(configuration.reportPath == "/tmp/r.json")
         #expect(!configuration.acquireWrite)
         #expect(configuration.acquireNotify)
@@ -44,6 +45,15 @@ import Testing
         } throws: { error in
             guard case PeripheralError.usage(let message) = error else { return false }
             return message.contains(reason)
+        }
+    }
+
+    @Test func badDeviceSpecIsReportedWithTheStandInsReason() {
+        #expect {
+            _ = try PeripheralCommand.parse(["--adapter", "hci1", "--device", "nrf52"])
+        } throws: { error in
+            guard case PeripheralError.badDeviceSpec(let message) = error else { return false }
+            return message.contains("unknown device kind")
         }
     }
 

@@ -3,13 +3,7 @@
 # (`dfu-sim peripheral`, see Sources/BlueZPeripheral). Source after lib.sh:
 #   . "$(dirname "$BLUEZVM_LIB")/peripheral.sh"
 
-# The command that runs the peripheral: `dfu-sim peripheral` once dfu-sim exists, until then the
-# temporary `dfu-sim-peripheral` executable.
-if [ -x "$BLUEZVM_BIN/dfu-sim" ]; then
-    dfusim_peripheral_command=("$BLUEZVM_BIN/dfu-sim" peripheral)
-else
-    dfusim_peripheral_command=("$BLUEZVM_BIN/dfu-sim-peripheral")
-fi
+dfusim_peripheral_command=("$BLUEZVM_BIN/dfu-sim" peripheral)
 
 # dfusim_peripheral_start ARGS...: starts the peripheral as session "peripheral" (its output in
 # peripheral.log) with ARGS and a report in report.json, and waits until its first role is

@@ -27,7 +27,7 @@ bluezvm_log "central $central, application $application ($application_address), 
 
 bluezvm_check "$central powers on" bluezvm_set_powered "$central" true
 dfusim_peripheral_start --adapter "$application" --bootloader-adapter "$bootloader" \
-    --device buttonless,app-name=SimApp --acquire-notify
+    --device buttonless,name=SimApp --acquire-notify
 
 bluezvm_session_start central bluetoothctl
 bluezvm_check "central's bluetoothctl is connected" \

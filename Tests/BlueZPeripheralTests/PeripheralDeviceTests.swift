@@ -1,9 +1,10 @@
 import BlueZPeripheral
+import BlueZStandIn
 import DFUCore
 import DFUSimulator
 import Testing
 
-@Suite struct PeripheralDeviceSpecTests {
+@Suite struct PeripheralDeviceTests {
     static let address = DFUDeviceAddress("00:AA:01:01:00:01")
 
     struct StartCase: Sendable, CustomTestStringConvertible {
@@ -19,7 +20,7 @@ import Testing
                   serviceUUIDs: ["0000FE59-0000-1000-8000-00805F9B34FB"]),
         StartCase(spec: "legacy,name=OldBoot", inBootloader: true, advertisedName: "OldBoot",
                   serviceUUIDs: ["00001530-1212-EFDE-1523-785FEABCD123"]),
-        StartCase(spec: "buttonless,app-name=Sensor", inBootloader: false, advertisedName: "Sensor",
+        StartCase(spec: "buttonless,name=Sensor", inBootloader: false, advertisedName: "Sensor",
                   serviceUUIDs: ["0000180D-0000-1000-8000-00805F9B34FB", "0000FE59-0000-1000-8000-00805F9B34FB"]),
         StartCase(spec: "buttonless-bonded", inBootloader: false, advertisedName: "Nordic_App",
                   serviceUUIDs: ["0000180D-0000-1000-8000-00805F9B34FB", "0000FE59-0000-1000-8000-00805F9B34FB"]),
@@ -32,7 +33,7 @@ import Testing
     @Test(arguments: starts)
     func specStartsTheRightFirmware(_ start: StartCase) throws {
         let address = try #require(Self.address)
-        let peripheral = try PeripheralDeviceSpec(parsing: start.spec).makePeripheral(address: address)
+        let peripheral = try SimulatedDeviceSpec(parsing: start.spec).makePeripheral(address: address)
         #expect(peripheral.inBootloader == start.inBootloader)
         #expect(peripheral.firmware.advertisedName == start.advertisedName)
         #expect(peripheral.firmware.services.map(\.uuid) == start.serviceUUIDs)
@@ -40,7 +41,7 @@ import Testing
 
     @Test func buttonlessWithoutBondsBootsIntoABootloaderAtAnotherAddress() throws {
         let address = try #require(Self.address)
-        var peripheral = try PeripheralDeviceSpec(parsing: "buttonless").makePeripheral(address: address)
+        var peripheral = try SimulatedDeviceSpec(parsing: "buttonless").makePeripheral(address: address)
         peripheral.boot(into: .bootloader(name: "DfuX"), at: .zero)
         #expect(peripheral.inBootloader)
         #expect(peripheral.address != address)
@@ -49,29 +50,17 @@ import Testing
 
     @Test func buttonlessWithBondsKeepsTheAddressAndIsBonded() throws {
         let address = try #require(Self.address)
-        let spec = try PeripheralDeviceSpec(parsing: "buttonless-bonded")
-        #expect(spec.isBonded)
-        var peripheral = spec.makePeripheral(address: address)
+        var peripheral = try SimulatedDeviceSpec(parsing: "buttonless-bonded").makePeripheral(address: address)
+        #expect(peripheral.profile.isBonded)
         peripheral.boot(into: .bootloader(name: nil), at: .zero)
         #expect(peripheral.address == address)
         #expect(peripheral.firmware.advertisedName == "DfuTarg")
     }
 
-    @Test(arguments: [
-        ("", "does not start with a known kind"),
-        ("nrf52", "does not start with a known kind"),
-        ("secure,name", "is not key=value"),
-        ("secure,colour=red", "unknown setting"),
-        ("secure,name=", "1 to 20 bytes"),
-        ("secure,name=ABCDEFGHIJKLMNOPQRSTU", "1 to 20 bytes"),
-        ("buttonless,bonded=maybe", "bonded= takes yes or no"),
-    ])
-    func badSpecsAreRefusedWithAReason(_ text: String, _ reason: String) {
-        #expect {
-            _ = try PeripheralDeviceSpec(parsing: text)
-        } throws: { error in
-            guard case PeripheralError.badDeviceSpec(let message) = error else { return false }
-            return message.contains(reason)
-        }
+    @Test func theDeviceTakesTheAdaptersAddressWhateverTheSpecSaid() throws {
+        let address = try #require(Self.address)
+        let peripheral = try SimulatedDeviceSpec(parsing: "secure,address=C0:FF:EE:00:00:10").makePeripheral(address: address)
+        #expect(peripheral.address == address)
+        #expect(!peripheral.profile.isBonded)
     }
 }
