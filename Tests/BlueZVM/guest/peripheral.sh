@@ -51,3 +51,31 @@ dfusim_expected_crc() {
         '.[] | select(.file == $file) | .parts[] | select(.type == $type) | .bin_crc32' \
         "$BLUEZVM_REPO/Tests/Fixtures/packages/expected.json" | { read -r hex && echo $((16#$hex)); }
 }
+
+# dfusim_require_upload: fails the scenario unless `dfu upload` exists (it needs the cli and
+# BlueZTransport work).
+dfusim_require_upload() {
+    bluezvm_check "dfu has an upload command" eval '"$BLUEZVM_BIN/dfu" upload --help > /dev/null 2>&1'
+}
+
+# dfusim_upload LABEL PACKAGE ARGS...: runs `dfu upload PACKAGE ARGS... --json` (events in
+# LABEL.jsonl, errors in LABEL.err), records its wall and CPU time and the throughput over the
+# package's firmware bytes, and returns its status.
+dfusim_upload() {
+    local label=$1 package=$2 status wall bytes
+    shift 2
+    bluezvm_log "dfu upload $(basename "$package") $*"
+    bluezvm_measure "$label" "$BLUEZVM_BIN/dfu" upload "$package" "$@" --json > "$label.jsonl" 2> "$label.err"
+    status=$?
+    bytes=$(jq -r --arg file "$(basename "$package")" \
+        '[.[] | select(.file == $file) | .parts[].bin_size] | add' \
+        "$BLUEZVM_REPO/Tests/Fixtures/packages/expected.json")
+    wall=$(awk -v label="$label" '$1 == label { sub("wall_s=", "", $2); print $2 }' measurements | tail -1)
+    bluezvm_record "$label bytes=$bytes throughput_kBps=$(awk -v b="$bytes" -v w="$wall" 'BEGIN { if (w > 0) printf "%.1f", b / w / 1000; else print "?" }')"
+    if ((status != 0)); then
+        bluezvm_log "dfu upload exited with $status:"
+        tail -n 20 "$label.err" >&2
+        tail -n 5 "$label.jsonl" >&2
+    fi
+    return $status
+}
