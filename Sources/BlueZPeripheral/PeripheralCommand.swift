@@ -23,6 +23,7 @@ public enum PeripheralCommand {
           --report FILE               keep a JSON report (role, images with CRC-32, writes) in FILE
           --no-acquire-write          do not offer AcquireWrite on write-without-response characteristics
           --acquire-notify            offer AcquireNotify on notify characteristics
+          --disconnect-after-bytes N  drop the link once, after N bytes of data packets (resume tests)
           -h, --help                  this text
         """
 
@@ -34,6 +35,7 @@ public enum PeripheralCommand {
         var report: String?
         var acquireWrite = true
         var acquireNotify = false
+        var disconnectAfter: Int?
         var index = 0
         func value(_ option: String) throws(PeripheralError) -> String {
             index += 1
@@ -58,6 +60,12 @@ public enum PeripheralCommand {
             case "--report": report = try value(argument)
             case "--no-acquire-write": acquireWrite = false
             case "--acquire-notify": acquireNotify = true
+            case "--disconnect-after-bytes":
+                let text = try value(argument)
+                guard let bytes = Int(text), bytes > 0 else {
+                    throw .usage("--disconnect-after-bytes takes a positive number, not \"\(text)\"")
+                }
+                disconnectAfter = bytes
             default: throw .usage("unknown option \(argument)")
             }
             index += 1
@@ -70,6 +78,7 @@ public enum PeripheralCommand {
         configuration.reportPath = report
         configuration.acquireWrite = acquireWrite
         configuration.acquireNotify = acquireNotify
+        configuration.disconnectAfterPacketBytes = disconnectAfter
         return configuration
     }
 

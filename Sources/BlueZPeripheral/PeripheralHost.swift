@@ -25,6 +25,9 @@ public actor PeripheralHost {
         public var acquireNotify = false
         /// Where the JSON report goes, nil for none.
         public var reportPath: String?
+        /// Disconnect the central once, after this many bytes were written without response
+        /// (the data packets), nil for never: a link lost in the middle of a data object.
+        public var disconnectAfterPacketBytes: Int?
 
         /// A configuration with the defaults: AcquireWrite offered, AcquireNotify not, no report.
         public init(adapter: String, bootloaderAdapter: String? = nil, device: SimulatedDeviceSpec) {
@@ -54,6 +57,8 @@ public actor PeripheralHost {
     private var notifySockets: [ObjectPath: AcquiredSocket] = [:]
     private var central: ObjectPath?
     private var isRebooting = false
+    private var packetBytes = 0
+    private var disconnectedOnPurpose = false
     private var watcher: Task<Void, Never>?
     private var notifier: Task<Void, Never>?
     /// What the report file says; read it with ``currentReport``.
@@ -346,6 +351,14 @@ public actor PeripheralHost {
         report.writes += 1
         if acquired { report.acquiredWrites += 1 }
         report.longestWrite = max(report.longestWrite, bytes.count)
+        if characteristic.writeType == .command {
+            packetBytes += bytes.count
+            if let limit = configuration.disconnectAfterPacketBytes, !disconnectedOnPurpose, packetBytes >= limit {
+                disconnectedOnPurpose = true
+                log("disconnecting the central after \(packetBytes) packet bytes")
+                Task { await self.disconnectCentral() }
+            }
+        }
         var context = context()
         var firmware = peripheral.firmware
         let error = firmware.write(
@@ -519,12 +532,17 @@ public actor PeripheralHost {
         }
     }
 
-    private func reboot(into target: SimulatedBootTarget) async {
-        log("reboot into \(target)")
+    /// Asks bluetoothd to drop the link to the central (Device1.Disconnect on our adapter's side).
+    private func disconnectCentral() async {
         if let central, let disconnect = try? MemberName("Disconnect") {
             _ = try? await connection.call(
                 destination: names.service, path: central, interface: names.device, member: disconnect)
         }
+    }
+
+    private func reboot(into target: SimulatedBootTarget) async {
+        log("reboot into \(target)")
+        await disconnectCentral()
         linkDropped()
         central = nil
         await unregister()

@@ -8,7 +8,7 @@ import Testing
         let configuration = try #require(
             try PeripheralCommand.parse([
                 "--adapter", "hci1", "--bootloader-adapter", "hci2", "--device", "buttonless,name=Sensor",
-                "--report", "/tmp/r.json", "--no-acquire-write", "--acquire-notify",
+                "--report", "/tmp/r.json", "--no-acquire-write", "--acquire-notify", "--disconnect-after-bytes", "2000",
             ]))
         #expect(configuration.adapter == "hci1")
         #expect(configuration.bootloaderAdapter == "hci2")
@@ -17,6 +17,7 @@ import Testing
         #expect(configuration.reportPath == "/tmp/r.json")
         #expect(!configuration.acquireWrite)
         #expect(configuration.acquireNotify)
+        #expect(configuration.disconnectAfterPacketBytes == 2000)
     }
 
     @Test func defaultsOfferAcquireWriteButNotAcquireNotify() throws {
@@ -25,6 +26,7 @@ import Testing
         #expect(!configuration.acquireNotify)
         #expect(configuration.bootloaderAdapter == nil)
         #expect(configuration.reportPath == nil)
+        #expect(configuration.disconnectAfterPacketBytes == nil)
     }
 
     @Test func helpIsNotAConfiguration() throws {
@@ -38,6 +40,7 @@ import Testing
         (["--adapter", "hci1", "--device"], "needs a value"),
         (["--adapter", "hci1", "--device", "secure", "--bootloader-adapter", "hci1"], "must differ"),
         (["--adapter", "hci1", "--device", "secure", "--fast"], "unknown option --fast"),
+        (["--adapter", "hci1", "--device", "secure", "--disconnect-after-bytes", "0"], "positive number"),
     ])
     func badCommandLinesAreUsageErrors(_ arguments: [String], _ reason: String) {
         #expect {
