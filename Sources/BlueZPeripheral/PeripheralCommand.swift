@@ -24,6 +24,9 @@ public enum PeripheralCommand {
           --no-acquire-write          do not offer AcquireWrite on write-without-response characteristics
           --acquire-notify            offer AcquireNotify on notify characteristics
           --disconnect-after-bytes N  drop the link once, after N bytes of data packets (resume tests)
+          --readvertise-ms N          register the advertisement again every N ms while nobody is
+                                      connected (for emulated controllers that report an advertiser
+                                      only once, such as btvirt's)
           -h, --help                  this text
         """
 
@@ -36,6 +39,7 @@ public enum PeripheralCommand {
         var acquireWrite = true
         var acquireNotify = false
         var disconnectAfter: Int?
+        var readvertise: Int?
         var index = 0
         func value(_ option: String) throws(PeripheralError) -> String {
             index += 1
@@ -66,6 +70,12 @@ public enum PeripheralCommand {
                     throw .usage("--disconnect-after-bytes takes a positive number, not \"\(text)\"")
                 }
                 disconnectAfter = bytes
+            case "--readvertise-ms":
+                let text = try value(argument)
+                guard let milliseconds = Int(text), milliseconds >= 100 else {
+                    throw .usage("--readvertise-ms takes a number of milliseconds, at least 100, not \"\(text)\"")
+                }
+                readvertise = milliseconds
             default: throw .usage("unknown option \(argument)")
             }
             index += 1
@@ -79,6 +89,7 @@ public enum PeripheralCommand {
         configuration.acquireWrite = acquireWrite
         configuration.acquireNotify = acquireNotify
         configuration.disconnectAfterPacketBytes = disconnectAfter
+        configuration.readvertiseInterval = readvertise.map { .milliseconds($0) }
         return configuration
     }
 

@@ -25,6 +25,14 @@ public actor PeripheralHost {
         public var acquireNotify = false
         /// Where the JSON report goes, nil for none.
         public var reportPath: String?
+        /// Register the advertisement again this often while no central is connected, nil for never.
+        ///
+        /// btvirt's emulated controllers report an advertiser once, when scanning or advertising
+        /// is enabled, instead of at every advertising interval; a report that races the kernel's
+        /// start of discovery is lost until the next scan window (10.24 s), and under load every
+        /// window can lose it. Re-registering makes the controller report again, as a real
+        /// advertiser's next advertising event would.
+        public var readvertiseInterval: Duration?
         /// Disconnect the central once, after this many bytes were written without response
         /// (the data packets), nil for never: a link lost in the middle of a data object.
         public var disconnectAfterPacketBytes: Int?
@@ -59,6 +67,8 @@ public actor PeripheralHost {
     private var isRebooting = false
     private var packetBytes = 0
     private var disconnectedOnPurpose = false
+    private var centralConnected = false
+    private var readvertiser: Task<Void, Never>?
     private var watcher: Task<Void, Never>?
     private var notifier: Task<Void, Never>?
     /// What the report file says; read it with ``currentReport``.
@@ -120,10 +130,38 @@ public actor PeripheralHost {
             }
         }
         try await registerCurrentRole()
+        if let interval = configuration.readvertiseInterval {
+            readvertiser = Task { [self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    await readvertise()
+                }
+            }
+        }
+    }
+
+    /// Registers the advertisement again (see ``Configuration/readvertiseInterval``).
+    private func readvertise() async {
+        guard !centralConnected, !isRebooting, let adapter = registeredAdapter, let advertisementPath,
+            let adapterPath = try? names.adapterPath(adapter)
+        else { return }
+        try? await callBlueZ(
+            "UnregisterAdvertisement", path: adapterPath, interface: names.advertisingManager,
+            member: "UnregisterAdvertisement", [.objectPath(advertisementPath)])
+        guard !centralConnected, !isRebooting, registeredAdapter == adapter, self.advertisementPath == advertisementPath
+        else { return }
+        do {
+            try await callBlueZ(
+                "RegisterAdvertisement on \(adapter)", path: adapterPath, interface: names.advertisingManager,
+                member: "RegisterAdvertisement", [.objectPath(advertisementPath), .stringVariantDictionary([:])])
+        } catch {
+            log("warning: \(error)")
+        }
     }
 
     /// Unregisters everything and writes the report one last time.
     public func stop() async {
+        readvertiser?.cancel()
         await unregister()
         watcher?.cancel()
         notifications.finish()
@@ -504,6 +542,7 @@ public actor PeripheralHost {
         guard change.interface == names.device.rawValue, let adapter = registeredAdapter,
             change.path.rawValue.hasPrefix("/org/bluez/\(adapter)/"), let connected = change.changed["Connected"]?.boolValue
         else { return }
+        centralConnected = connected
         if connected {
             central = change.path
             log("central connected: \(change.path)")
@@ -545,6 +584,7 @@ public actor PeripheralHost {
         await disconnectCentral()
         linkDropped()
         central = nil
+        centralConnected = false
         await unregister()
         peripheral.boot(into: target, at: elapsed)
         isRebooting = false

@@ -8,7 +8,7 @@ import Testing
         let configuration = try #require(
             try PeripheralCommand.parse([
                 "--adapter", "hci1", "--bootloader-adapter", "hci2", "--device", "buttonless,name=Sensor",
-                "--report", "/tmp/r.json", "--no-acquire-write", "--acquire-notify", "--disconnect-after-bytes", "2000",
+                "--report", "/tmp/r.json", "--no-acquire-write", "--acquire-notify", "--disconnect-after-bytes", "2000", "--readvertise-ms", "1500",
             ]))
         #expect(configuration.adapter == "hci1")
         #expect(configuration.bootloaderAdapter == "hci2")
@@ -18,6 +18,7 @@ import Testing
         #expect(!configuration.acquireWrite)
         #expect(configuration.acquireNotify)
         #expect(configuration.disconnectAfterPacketBytes == 2000)
+        #expect(configuration.readvertiseInterval == .milliseconds(1500))
     }
 
     @Test func defaultsOfferAcquireWriteButNotAcquireNotify() throws {
@@ -27,6 +28,7 @@ import Testing
         #expect(configuration.bootloaderAdapter == nil)
         #expect(configuration.reportPath == nil)
         #expect(configuration.disconnectAfterPacketBytes == nil)
+        #expect(configuration.readvertiseInterval == nil)
     }
 
     @Test func helpIsNotAConfiguration() throws {
@@ -41,6 +43,7 @@ import Testing
         (["--adapter", "hci1", "--device", "secure", "--bootloader-adapter", "hci1"], "must differ"),
         (["--adapter", "hci1", "--device", "secure", "--fast"], "unknown option --fast"),
         (["--adapter", "hci1", "--device", "secure", "--disconnect-after-bytes", "0"], "positive number"),
+        (["--adapter", "hci1", "--device", "secure", "--readvertise-ms", "10"], "at least 100"),
     ])
     func badCommandLinesAreUsageErrors(_ arguments: [String], _ reason: String) {
         #expect {

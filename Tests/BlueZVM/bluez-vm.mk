@@ -19,6 +19,8 @@ BLUEZVM_DFU_SCENARIOS := dfu-secure-app dfu-secure-sd-bl-app dfu-legacy-app dfu-
 BLUEZVM_SCENARIOS     ?= $(foreach name,$(BLUEZVM_DEFAULT_SCENARIOS),$(BLUEZVM_DIR)/scenarios/$(name).sh)
 # More options for run.sh (see Tests/BlueZVM/run.sh --help).
 BLUEZVM_FLAGS         ?=
+# bluetoothd's configuration in the guest (no EATT: see the file), an absolute path the guest sees.
+BLUEZVM_BLUETOOTHD_CONF ?= $(CURDIR)/$(BLUEZVM_DIR)/guest/main.conf
 # Where the scenarios find the project's binaries, and the targets that build them.
 BLUEZVM_BIN           ?= .build/release
 BLUEZVM_PREREQUISITES ?= build bluez-vm-binaries
@@ -33,12 +35,13 @@ bluez-vm-binaries: deps
 	$(SWIFT) build -c release --product dfu-sim
 
 test-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
-	$(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) $(BLUEZVM_FLAGS) $(BLUEZVM_SCENARIOS)
+	$(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
+	    $(BLUEZVM_FLAGS) $(BLUEZVM_SCENARIOS)
 
 # Every scenario, the dfu ones included, in one boot.
 test-bluez-dfu: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
-	$(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) $(BLUEZVM_FLAGS) \
-	    $(foreach name,$(BLUEZVM_DEFAULT_SCENARIOS) $(BLUEZVM_DFU_SCENARIOS),$(BLUEZVM_DIR)/scenarios/$(name).sh)
+	$(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
+	    $(BLUEZVM_FLAGS) $(foreach name,$(BLUEZVM_DEFAULT_SCENARIOS) $(BLUEZVM_DFU_SCENARIOS),$(BLUEZVM_DIR)/scenarios/$(name).sh)
 
 # The harness's own check: usage errors, and one boot whose failing and hanging scenarios must be
 # reported as such (Tests/BlueZVM/selftest.sh).

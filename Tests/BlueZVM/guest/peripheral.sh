@@ -7,9 +7,12 @@ dfusim_peripheral_command=("$BLUEZVM_BIN/dfu-sim" peripheral)
 
 # dfusim_peripheral_start ARGS...: starts the peripheral as session "peripheral" (its output in
 # peripheral.log) with ARGS and a report in report.json, and waits until its first role is
-# registered and advertising.
+# registered and advertising. It re-registers its advertisement every 1.5 s while nobody is
+# connected: btvirt reports an advertiser only once per scan or advertising enable, and that one
+# report can race the kernel's start of discovery (README, obstacle 9).
 dfusim_peripheral_start() {
-    bluezvm_session_start peripheral "${dfusim_peripheral_command[@]}" "$@" --report "$BLUEZVM_OUT/report.json"
+    bluezvm_session_start peripheral "${dfusim_peripheral_command[@]}" "$@" --readvertise-ms 1500 \
+        --report "$BLUEZVM_OUT/report.json"
     bluezvm_check "the peripheral is registered and advertising" \
         bluezvm_session_expect peripheral 60 '^dfu-sim peripheral: ready '
 }

@@ -2,7 +2,7 @@
 # shellcheck source-path=SCRIPTDIR
 # Secure DFU, SoftDevice+bootloader then application (two parts, two connections): the target
 # reboots into its bootloader between the parts (same adapter, same address). Passes when both
-# images have the package's CRC-32.
+# images have the package's CRC-32 (the SoftDevice check passes: 0xB7 installed, 0x101 after).
 set -u
 # shellcheck source=../guest/lib.sh
 . "$BLUEZVM_LIB"
@@ -17,7 +17,9 @@ packages=$BLUEZVM_REPO/Tests/Fixtures/packages
 dfusim_require_upload
 bluezvm_check "$central powers on" bluezvm_set_powered "$central" true
 
-dfusim_peripheral_start --adapter "$target" --device secure
+# The package's SoftDevice+bootloader part accepts SoftDevice 0xB7 or 0x101 and installs 0x101,
+# which its application part requires.
+dfusim_peripheral_start --adapter "$target" --device secure,sd_id=0xB7,sd_id_after=0x101
 dfusim_peripheral_mark
 bluezvm_check "dfu upload secure-sd-bl-app.zip succeeds" \
     dfusim_upload dfu-secure-sd-bl-app "$packages/secure-sd-bl-app.zip" --device "$target_address" --adapter "$central"
