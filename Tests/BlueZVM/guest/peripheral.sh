@@ -62,13 +62,13 @@ dfusim_require_upload() {
 }
 
 # dfusim_upload LABEL PACKAGE ARGS...: runs `dfu upload PACKAGE ARGS... --json` (events in
-# LABEL.jsonl, errors in LABEL.err), records its wall and CPU time and the throughput over the
+# LABEL.jsonl, the -vv trace and errors in LABEL.err), records its wall and CPU time and the throughput over the
 # package's firmware bytes, and returns its status.
 dfusim_upload() {
     local label=$1 package=$2 status wall bytes
     shift 2
     bluezvm_log "dfu upload $(basename "$package") $*"
-    bluezvm_measure "$label" "$BLUEZVM_BIN/dfu" upload "$package" "$@" --json > "$label.jsonl" 2> "$label.err"
+    bluezvm_measure "$label" "$BLUEZVM_BIN/dfu" upload "$package" "$@" --json -vv > "$label.jsonl" 2> "$label.err"
     status=$?
     bytes=$(jq -r --arg file "$(basename "$package")" \
         '[.[] | select(.file == $file) | .parts[].bin_size] | add' \

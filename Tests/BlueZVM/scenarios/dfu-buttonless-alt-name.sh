@@ -19,7 +19,7 @@ dfusim_require_upload
 bluezvm_check "$central powers on" bluezvm_set_powered "$central" true
 
 bootloader=$BLUEZVM_ADAPTER_3
-dfusim_peripheral_start --adapter "$target" --bootloader-adapter "$bootloader" --device buttonless
+dfusim_peripheral_start --adapter "$target" --bootloader-adapter "$bootloader" --device buttonless,sd_id=0xB7
 dfusim_peripheral_mark
 bluezvm_check "dfu upload secure-app-4096.zip --alt-name DfuVM succeeds" \
     dfusim_upload dfu-buttonless-alt-name "$packages/secure-app-4096.zip" --device "$target_address" \

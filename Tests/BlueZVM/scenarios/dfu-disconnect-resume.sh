@@ -18,7 +18,7 @@ packages=$BLUEZVM_REPO/Tests/Fixtures/packages
 dfusim_require_upload
 bluezvm_check "$central powers on" bluezvm_set_powered "$central" true
 
-dfusim_peripheral_start --adapter "$target" --device secure --disconnect-after-bytes 2000
+dfusim_peripheral_start --adapter "$target" --device secure,sd_id=0xB7 --disconnect-after-bytes 2000
 dfusim_peripheral_mark
 bluezvm_check "dfu upload secure-app-4096.zip succeeds across the lost link" \
     dfusim_upload dfu-disconnect-resume "$packages/secure-app-4096.zip" --device "$target_address" --adapter "$central"

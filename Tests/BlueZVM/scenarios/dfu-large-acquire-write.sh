@@ -17,7 +17,7 @@ packages=$BLUEZVM_REPO/Tests/Fixtures/packages
 dfusim_require_upload
 bluezvm_check "$central powers on" bluezvm_set_powered "$central" true
 
-dfusim_peripheral_start --adapter "$target" --device secure
+dfusim_peripheral_start --adapter "$target" --device secure,sd_id=0xB7
 dfusim_peripheral_mark
 bluezvm_check "dfu upload secure-app-512000.zip succeeds" \
     dfusim_upload dfu-large-acquire-write "$packages/secure-app-512000.zip" --device "$target_address" --adapter "$central"
