@@ -67,6 +67,10 @@ public actor PeripheralHost {
     private var isRebooting = false
     private var packetBytes = 0
     private var disconnectedOnPurpose = false
+    /// Set from the moment the link is "lost" on purpose until bluetoothd reports it down: data
+    /// is lost as over the air, and requests get no answer (bluetoothd delays Disconnect by 2 s).
+    private var linkLost = false
+    private var lostLinkWaiters: [CheckedContinuation<Void, Never>] = []
     private var centralConnected = false
     private var readvertiser: Task<Void, Never>?
     private var watcher: Task<Void, Never>?
@@ -311,7 +315,7 @@ public actor PeripheralHost {
                 try MemberName("WriteValue"), inputs: [DBusArgument("value", "ay"), options]
             ) { [self] message in
                 let bytes = message.arguments.first?.byteArrayValue ?? []
-                try await write(bytes, to: path, options: message.arguments.last, acquired: false)
+                try await writeValue(bytes, to: path, options: message.arguments.last)
                 return []
             },
         ]
@@ -375,7 +379,17 @@ public actor PeripheralHost {
         if let device = dictionary["device"]?.objectPathValue { central = device }
     }
 
+    /// A WriteValue call: no answer while the link is being lost on purpose, then the write fails.
+    private func writeValue(_ bytes: [UInt8], to path: ObjectPath, options: DBusValue?) async throws(DBusError) {
+        if linkLost {
+            await withCheckedContinuation { lostLinkWaiters.append($0) }
+            throw DBusError(name: "org.bluez.Error.Failed", message: "Not connected")
+        }
+        try write(bytes, to: path, options: options, acquired: false)
+    }
+
     private func write(_ bytes: [UInt8], to path: ObjectPath, options: DBusValue?, acquired: Bool) throws(DBusError) {
+        if acquired && linkLost { return }
         if !acquired {
             processAcquiredPackets()
             noteOptions(options)
@@ -393,6 +407,7 @@ public actor PeripheralHost {
             packetBytes += bytes.count
             if let limit = configuration.disconnectAfterPacketBytes, !disconnectedOnPurpose, packetBytes >= limit {
                 disconnectedOnPurpose = true
+                linkLost = true
                 log("disconnecting the central after \(packetBytes) packet bytes")
                 Task { await self.disconnectCentral() }
             }
@@ -555,6 +570,10 @@ public actor PeripheralHost {
 
     private func linkDropped() {
         processAcquiredPackets()
+        linkLost = false
+        let waiters = lostLinkWaiters
+        lostLinkWaiters = []
+        for waiter in waiters { waiter.resume() }
         report.disconnections += 1
         var context = context()
         var firmware = peripheral.firmware
@@ -573,9 +592,12 @@ public actor PeripheralHost {
 
     /// Asks bluetoothd to drop the link to the central (Device1.Disconnect on our adapter's side).
     private func disconnectCentral() async {
-        if let central, let disconnect = try? MemberName("Disconnect") {
-            _ = try? await connection.call(
+        guard let central, let disconnect = try? MemberName("Disconnect") else { return }
+        do {
+            _ = try await connection.call(
                 destination: names.service, path: central, interface: names.device, member: disconnect)
+        } catch {
+            log("Disconnect of \(central) failed: \(error)")
         }
     }
 
