@@ -72,6 +72,8 @@ public actor PeripheralHost {
     private var linkLost = false
     private var lostLinkWaiters: [CheckedContinuation<Void, Never>] = []
     private var centralConnected = false
+    /// True while a role is being registered or unregistered (the actor is re-entered at awaits).
+    private var registering = false
     private var readvertiser: Task<Void, Never>?
     private var watcher: Task<Void, Never>?
     private var notifier: Task<Void, Never>?
@@ -146,13 +148,14 @@ public actor PeripheralHost {
 
     /// Registers the advertisement again (see ``Configuration/readvertiseInterval``).
     private func readvertise() async {
-        guard !centralConnected, !isRebooting, let adapter = registeredAdapter, let advertisementPath,
+        guard !centralConnected, !isRebooting, !registering, let adapter = registeredAdapter, let advertisementPath,
             let adapterPath = try? names.adapterPath(adapter)
         else { return }
         try? await callBlueZ(
             "UnregisterAdvertisement", path: adapterPath, interface: names.advertisingManager,
             member: "UnregisterAdvertisement", [.objectPath(advertisementPath)])
-        guard !centralConnected, !isRebooting, registeredAdapter == adapter, self.advertisementPath == advertisementPath
+        guard !centralConnected, !isRebooting, !registering, registeredAdapter == adapter,
+            self.advertisementPath == advertisementPath
         else { return }
         do {
             try await callBlueZ(
@@ -189,6 +192,8 @@ public actor PeripheralHost {
     }
 
     private func registerCurrentRole() async throws(PeripheralError) {
+        registering = true
+        defer { registering = false }
         generation += 1
         let adapter = adapterForRole
         let firmware = peripheral.firmware
@@ -235,6 +240,8 @@ public actor PeripheralHost {
     }
 
     private func unregister() async {
+        registering = true
+        defer { registering = false }
         guard let adapter = registeredAdapter, let adapterPath = try? names.adapterPath(adapter) else { return }
         registeredAdapter = nil
         if let advertisementPath {
