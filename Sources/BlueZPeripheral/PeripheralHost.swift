@@ -67,10 +67,11 @@ public actor PeripheralHost {
     private var isRebooting = false
     private var packetBytes = 0
     private var disconnectedOnPurpose = false
-    /// Set from the moment the link is "lost" on purpose until bluetoothd reports it down: data
-    /// is lost as over the air, and requests get no answer (bluetoothd delays Disconnect by 2 s).
+    /// Set from the moment the link is "lost" on purpose until bluetoothd reports it down
+    /// (bluetoothd delays Disconnect by 2 s): writes are lost as over the air, and no answer or
+    /// notification follows them. Requests are still acknowledged at once: bluetoothd 5.66
+    /// crashed when a WriteValue reply was held until after the link went down.
     private var linkLost = false
-    private var lostLinkWaiters: [CheckedContinuation<Void, Never>] = []
     private var centralConnected = false
     /// True while a role is being registered or unregistered (the actor is re-entered at awaits).
     private var registering = false
@@ -386,17 +387,13 @@ public actor PeripheralHost {
         if let device = dictionary["device"]?.objectPathValue { central = device }
     }
 
-    /// A WriteValue call: no answer while the link is being lost on purpose, then the write fails.
+    /// A WriteValue call: lost while the link is being lost on purpose.
     private func writeValue(_ bytes: [UInt8], to path: ObjectPath, options: DBusValue?) async throws(DBusError) {
-        if linkLost {
-            await withCheckedContinuation { lostLinkWaiters.append($0) }
-            throw DBusError(name: "org.bluez.Error.Failed", message: "Not connected")
-        }
         try write(bytes, to: path, options: options, acquired: false)
     }
 
     private func write(_ bytes: [UInt8], to path: ObjectPath, options: DBusValue?, acquired: Bool) throws(DBusError) {
-        if acquired && linkLost { return }
+        if linkLost { return }
         if !acquired {
             processAcquiredPackets()
             noteOptions(options)
@@ -578,9 +575,6 @@ public actor PeripheralHost {
     private func linkDropped() {
         processAcquiredPackets()
         linkLost = false
-        let waiters = lostLinkWaiters
-        lostLinkWaiters = []
-        for waiter in waiters { waiter.resume() }
         report.disconnections += 1
         var context = context()
         var firmware = peripheral.firmware
