@@ -163,7 +163,8 @@ public actor PeripheralHost {
                 "RegisterAdvertisement on \(adapter)", path: adapterPath, interface: names.advertisingManager,
                 member: "RegisterAdvertisement", [.objectPath(advertisementPath), .stringVariantDictionary([:])])
         } catch {
-            log("warning: \(error)")
+            // Stopping cancels the loop, and with it a call in flight: nothing to report then.
+            if !Task.isCancelled { log("warning: \(error)") }
         }
     }
 
