@@ -62,8 +62,9 @@ dfusim_require_upload() {
 }
 
 # dfusim_upload LABEL PACKAGE ARGS...: runs `dfu upload PACKAGE ARGS... --json` (events in
-# LABEL.jsonl, the -vv trace and errors in LABEL.err), records its wall and CPU time and the throughput over the
-# package's firmware bytes, and returns its status.
+# LABEL.jsonl, the -vv trace and errors in LABEL.err), records its wall and CPU time and, when it
+# succeeded, the throughput over the package's firmware bytes (whole run: scan and connect
+# included), and returns its status.
 dfusim_upload() {
     local label=$1 package=$2 status wall bytes
     shift 2
@@ -74,8 +75,9 @@ dfusim_upload() {
         '[.[] | select(.file == $file) | .parts[].bin_size] | add' \
         "$BLUEZVM_REPO/Tests/Fixtures/packages/expected.json")
     wall=$(awk -v label="$label" '$1 == label { sub("wall_s=", "", $2); print $2 }' measurements | tail -1)
-    bluezvm_record "$label bytes=$bytes throughput_kBps=$(awk -v b="$bytes" -v w="$wall" 'BEGIN { if (w > 0) printf "%.1f", b / w / 1000; else print "?" }')"
-    if ((status != 0)); then
+    if ((status == 0)); then
+        bluezvm_record "$label bytes=$bytes throughput_kBps=$(awk -v b="$bytes" -v w="$wall" 'BEGIN { if (w > 0) printf "%.1f", b / w / 1000; else print "?" }')"
+    else
         bluezvm_log "dfu upload exited with $status:"
         tail -n 20 "$label.err" >&2
         tail -n 5 "$label.jsonl" >&2
