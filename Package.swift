@@ -36,10 +36,17 @@ let package = Package(
         .target(name: "BlueZTransport", dependencies: ["BlueZ", "DBus", "DFUCore"], swiftSettings: strict),
         // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
         .target(name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
-        .executableTarget(name: "dfu-sim", dependencies: ["BlueZStandIn"], exclude: ["README.md"], swiftSettings: strict),
+        .executableTarget(
+            name: "dfu-sim", dependencies: ["BlueZStandIn", "BlueZPeripheral"], exclude: ["README.md"],
+            swiftSettings: strict),
         // The command line as a library, and the thin executable.
         .target(name: "DFUCommand", dependencies: ["DFUCore", "ZipArchive", "DFUSimulator", "BlueZTransport", "BlueZ"], swiftSettings: strict),
         .executableTarget(name: "dfu", dependencies: ["DFUCommand"], swiftSettings: strict),
+        // A simulated target as a GATT peripheral on a real bluetoothd (org.bluez server side);
+        // `dfu-sim peripheral`. Devices are specified as for the stand-in.
+        .target(
+            name: "BlueZPeripheral", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto"],
+            swiftSettings: strict),
 
         .testTarget(name: "DFUCryptoTests", dependencies: ["DFUCrypto"], swiftSettings: strict),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "DFUCrypto"], swiftSettings: strict),
@@ -53,6 +60,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "BlueZPeripheralTests",
+            dependencies: ["BlueZPeripheral", "BlueZStandIn", "DBus", "DFUSimulator", "DFUCore"],
             swiftSettings: strict),
         .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
     ]

@@ -1,8 +1,14 @@
+import BlueZPeripheral
 import BlueZStandIn
 #if canImport(Glibc)
     import Glibc
 #endif
 
+// `dfu-sim peripheral` serves a real bluetoothd and handles its own signals.
+if CommandLine.arguments.dropFirst().first == "peripheral" {
+    signal(SIGPIPE, SIG_IGN)
+    exit(await PeripheralCommand.run(arguments: Array(CommandLine.arguments.dropFirst(2))))
+}
 // SIGINT and SIGTERM stop the command and everything dfu-sim started, then dfu-sim exits.
 DFUSim.installSignalHandlers()
 exit(await DFUSim.main(Array(CommandLine.arguments.dropFirst())))

@@ -24,6 +24,7 @@ public struct DFUSimArguments: Sendable {
     public static let usage = """
         usage: dfu-sim run [--device SPEC]... [--link SPEC] [--fault SPEC]... [--report FILE] -- COMMAND [ARG]...
                dfu-sim serve [--device SPEC]... [--link SPEC] [--fault SPEC]... [--report FILE]
+               dfu-sim peripheral --adapter hciN --device SPEC ...   (a GATT peripheral on the real bluetoothd; --help)
 
         Serves bluetoothd's org.bluez D-Bus API (adapter hci0) on a private dbus-daemon from simulated
         nRF5 devices. `run` starts COMMAND with DBUS_SYSTEM_BUS_ADDRESS set to that bus and exits with

@@ -1,0 +1,132 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// Our end of a `SOCK_SEQPACKET` pair whose other end went to bluetoothd through
+/// AcquireWrite (each packet is one ATT write) or AcquireNotify (each packet we send is one
+/// notification).
+///
+/// Incoming packets are read under a lock into a queue, both by a dispatch read source and by
+/// ``drain()``, so a caller that drains before handling a later D-Bus call sees every packet
+/// bluetoothd wrote before that call, in order.
+///
+/// `@unchecked Sendable`: the descriptor is a constant, all mutable state is in `state` (a
+/// `Mutex`), and the dispatch source is only touched under that lock.
+final class AcquiredSocket: @unchecked Sendable {
+    private struct State {
+        var queue: [[UInt8]] = []
+        var isClosed = false
+        var source: SourceBox?
+    }
+
+    /// Carries a dispatch source through the lock; the source is only used while holding it.
+    private struct SourceBox: @unchecked Sendable {
+        let source: any DispatchSourceRead
+    }
+
+    /// Our end.
+    private let descriptor: Int32
+    private let state = Mutex(State())
+    private static let readQueue = DispatchQueue(label: "dfu.peripheral.acquired")
+    /// The largest packet accepted; bluetoothd writes at most the ATT MTU minus 3.
+    private static let maximumPacket = 1024
+
+    /// Makes a pair; returns ours and the end to hand to bluetoothd (which the caller must close after sending).
+    static func makePair() throws(PeripheralError) -> (AcquiredSocket, Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw .socket(errno)
+        }
+        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+        return (AcquiredSocket(descriptor: ends[0]), ends[1])
+    }
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// Starts watching: `onReadable` runs after packets were queued, `onClosed` once when
+    /// bluetoothd closes its end.
+    func watch(onReadable: @escaping @Sendable () -> Void, onClosed: @escaping @Sendable () -> Void) {
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: Self.readQueue)
+        source.setEventHandler { [self] in
+            let (gotPackets, closed) = state.withLock { state in
+                let before = state.queue.count
+                let closed = Self.receiveAll(descriptor, into: &state)
+                return (state.queue.count > before, closed)
+            }
+            if gotPackets { onReadable() }
+            if closed {
+                close()
+                onClosed()
+            }
+        }
+        state.withLock { $0.source = SourceBox(source: source) }
+        source.resume()
+    }
+
+    /// Every packet received so far, oldest first, including those still in the socket.
+    func drain() -> [[UInt8]] {
+        state.withLock { state in
+            if !state.isClosed { _ = Self.receiveAll(descriptor, into: &state) }
+            defer { state.queue.removeAll() }
+            return state.queue
+        }
+    }
+
+    /// Sends one packet (a notification); false when the other end is gone.
+    func send(_ bytes: [UInt8]) -> Bool {
+        state.withLock { state in
+            guard !state.isClosed else { return false }
+            let sent = bytes.withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            }
+            return sent == bytes.count
+        }
+    }
+
+    /// Whether the socket was closed (by either side).
+    var isClosed: Bool { state.withLock { $0.isClosed } }
+
+    /// Stops watching and closes our end. Calling it again does nothing.
+    func close() {
+        let (wasOpen, box) = state.withLock { state -> (Bool, SourceBox?) in
+            guard !state.isClosed else { return (false, nil) }
+            state.isClosed = true
+            defer { state.source = nil }
+            return (true, state.source)
+        }
+        guard wasOpen else { return }
+        if let source = box?.source {
+            // The cancel handler closes the descriptor once the source stopped using it.
+            let descriptor = descriptor
+            source.setCancelHandler { _ = Glibc.close(descriptor) }
+            source.cancel()
+        } else {
+            _ = Glibc.close(descriptor)
+        }
+    }
+
+    /// Reads packets until the socket is empty; returns true at end of file or on an error.
+    private static func receiveAll(_ descriptor: Int32, into state: inout State) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: maximumPacket)
+        while true {
+            let count = buffer.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            }
+            if count > 0 {
+                state.queue.append(Array(buffer[0..<count]))
+            } else if count == 0 {
+                return true
+            } else {
+                let code = errno
+                if code == EINTR { continue }
+                return code != EAGAIN && code != EWOULDBLOCK
+            }
+        }
+    }
+
+    deinit {
+        close()
+    }
+}

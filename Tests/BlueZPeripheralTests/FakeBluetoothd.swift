@@ -1,0 +1,102 @@
+import DBus
+import Synchronization
+
+/// A small org.bluez on a private bus, only as much of bluetoothd's server side as the
+/// peripheral uses: one adapter (Adapter1 with Address, Powered, Alias), GattManager1 and
+/// LEAdvertisingManager1. Like bluetoothd, it reads the application back (GetManagedObjects,
+/// GetAll) BEFORE it answers RegisterApplication / RegisterAdvertisement.
+final class FakeBluetoothd: Sendable {
+    /// What the fake saw.
+    struct Seen: Sendable {
+        var applications: [ObjectPath: [ObjectPath: [String: [String: DBusValue]]]] = [:]
+        var advertisements: [ObjectPath: [String: DBusValue]] = [:]
+        var unregisteredApplications: [ObjectPath] = []
+        var unregisteredAdvertisements: [ObjectPath] = []
+        var application: BusName?
+    }
+
+    /// Holds ``Seen`` for the method handlers, which cannot capture a `Mutex` itself.
+    final class Recorder: Sendable {
+        private let state = Mutex(Seen())
+
+        func withLock<Result: Sendable>(_ body: (inout Seen) -> Result) -> Result {
+            state.withLock { body(&$0) }
+        }
+    }
+
+    let connection: DBusConnection
+    let adapterPath: ObjectPath
+    let seen = Recorder()
+
+    init(connection: DBusConnection, adapter: String, address: String) async throws {
+        self.connection = connection
+        adapterPath = try ObjectPath("/org/bluez/" + adapter)
+        try await connection.requestName(try BusName("org.bluez"))
+        let advertisementInterface = try InterfaceName("org.bluez.LEAdvertisement1")
+        let register = DBusMethod(
+            try MemberName("RegisterApplication"), inputs: [DBusArgument("application", "o"), DBusArgument("options", "a{sv}")],
+            runsConcurrently: true
+        ) { [seen, connection] message in
+            guard let sender = message.sender, let root = message.arguments.first?.objectPathValue else {
+                throw DBusError(name: "org.bluez.Error.InvalidArguments", message: "no application")
+            }
+            let objects = try await connection.managedObjects(at: root, destination: sender)
+            seen.withLock {
+                $0.applications[root] = objects
+                $0.application = sender
+            }
+            return []
+        }
+        let unregister = DBusMethod(try MemberName("UnregisterApplication"), inputs: [DBusArgument("application", "o")]) {
+            [seen] message in
+            if let root = message.arguments.first?.objectPathValue { seen.withLock { $0.unregisteredApplications.append(root) } }
+            return []
+        }
+        let registerAdvertisement = DBusMethod(
+            try MemberName("RegisterAdvertisement"), inputs: [DBusArgument("advertisement", "o"), DBusArgument("options", "a{sv}")],
+            runsConcurrently: true
+        ) { [seen, connection] message in
+            guard let sender = message.sender, let path = message.arguments.first?.objectPathValue else {
+                throw DBusError(name: "org.bluez.Error.InvalidArguments", message: "no advertisement")
+            }
+            let values = try await connection.allProperties(of: advertisementInterface, at: path, destination: sender)
+            seen.withLock { $0.advertisements[path] = values }
+            return []
+        }
+        let unregisterAdvertisement = DBusMethod(
+            try MemberName("UnregisterAdvertisement"), inputs: [DBusArgument("advertisement", "o")]
+        ) { [seen] message in
+            if let path = message.arguments.first?.objectPathValue { seen.withLock { $0.unregisteredAdvertisements.append(path) } }
+            return []
+        }
+        try connection.export(
+            [
+                DBusInterface(
+                    try InterfaceName("org.bluez.Adapter1"),
+                    properties: [
+                        DBusProperty(try MemberName("Address"), value: .string(address)),
+                        DBusProperty(try MemberName("Powered"), value: .boolean(false), access: .readWrite, onSet: { _ in }),
+                        DBusProperty(try MemberName("Alias"), value: .string("BlueZ"), access: .readWrite, onSet: { _ in }),
+                    ]),
+                DBusInterface(try InterfaceName("org.bluez.GattManager1"), methods: [register, unregister]),
+                DBusInterface(
+                    try InterfaceName("org.bluez.LEAdvertisingManager1"),
+                    methods: [registerAdvertisement, unregisterAdvertisement]),
+            ], at: adapterPath)
+    }
+
+    /// An adapter property as it stands.
+    func adapterProperty(_ name: String) throws -> DBusValue? {
+        connection.exportedProperty(try MemberName(name), interface: try InterfaceName("org.bluez.Adapter1"), at: adapterPath)
+    }
+
+    /// Calls a method of the registered application, as bluetoothd does for a remote central.
+    func callApplication(
+        _ path: ObjectPath, _ member: String, _ arguments: [DBusValue] = []
+    ) async throws -> [DBusValue] {
+        guard let application = seen.withLock({ $0.application }) else { throw DBusError(name: "org.bluez.Error.Failed", message: "nothing registered") }
+        return try await connection.call(
+            destination: application, path: path, interface: try InterfaceName("org.bluez.GattCharacteristic1"),
+            member: try MemberName(member), arguments: arguments)
+    }
+}

@@ -1,0 +1,86 @@
+# shellcheck shell=bash
+# Helpers for scenarios that run the simulated DFU target as a GATT peripheral
+# (`dfu-sim peripheral`, see Sources/BlueZPeripheral). Source after lib.sh:
+#   . "$(dirname "$BLUEZVM_LIB")/peripheral.sh"
+
+dfusim_peripheral_command=("$BLUEZVM_BIN/dfu-sim" peripheral)
+
+# dfusim_peripheral_start ARGS...: starts the peripheral as session "peripheral" (its output in
+# peripheral.log) with ARGS and a report in report.json, and waits until its first role is
+# registered and advertising. It re-registers its advertisement every 1.5 s while nobody is
+# connected: btvirt reports an advertiser only once per scan or advertising enable, and that one
+# report can race the kernel's start of discovery (README, obstacle 9).
+dfusim_peripheral_start() {
+    bluezvm_session_start peripheral "${dfusim_peripheral_command[@]}" "$@" --readvertise-ms 1500 \
+        --report "$BLUEZVM_OUT/report.json"
+    bluezvm_check "the peripheral is registered and advertising" \
+        bluezvm_session_expect peripheral 60 '^dfu-sim peripheral: ready '
+}
+
+# dfusim_peripheral_expect SECONDS REGEX: waits for a line of the peripheral's output since the
+# last dfusim_peripheral_mark.
+dfusim_peripheral_expect() {
+    bluezvm_session_expect peripheral "$1" "$2"
+}
+
+# dfusim_peripheral_mark: later expectations only look at output from now on.
+dfusim_peripheral_mark() {
+    bluezvm_session_send peripheral
+}
+
+# dfusim_peripheral_stop: SIGTERM, then waits for it to unregister and write its final report.
+dfusim_peripheral_stop() {
+    local pid=${bluezvm_session_pid[peripheral]:-}
+    [ -n "$pid" ] || return 0
+    kill -TERM "$pid" 2> /dev/null
+    bluezvm_wait_until 15 "the peripheral to exit" eval "! kill -0 $pid 2> /dev/null"
+    bluezvm_session_stop peripheral
+}
+
+# dfusim_report FILTER: a value from the peripheral's report (jq filter, raw output).
+dfusim_report() {
+    jq -r "$1" "$BLUEZVM_OUT/report.json"
+}
+
+# dfusim_report_check WHAT FILTER: checks that the jq FILTER is true of the report.
+dfusim_report_check() {
+    bluezvm_check "$1" jq -e "$2" "$BLUEZVM_OUT/report.json"
+}
+
+# dfusim_expected_crc PACKAGE TYPE: the CRC-32 (decimal) of the part TYPE of a fixture package,
+# from Tests/Fixtures/packages/expected.json.
+dfusim_expected_crc() {
+    jq -r --arg file "$1" --arg type "$2" \
+        '.[] | select(.file == $file) | .parts[] | select(.type == $type) | .bin_crc32' \
+        "$BLUEZVM_REPO/Tests/Fixtures/packages/expected.json" | { read -r hex && echo $((16#$hex)); }
+}
+
+# dfusim_require_upload: fails the scenario unless `dfu upload` exists (it needs the cli and
+# BlueZTransport work).
+dfusim_require_upload() {
+    bluezvm_check "dfu has an upload command" eval '"$BLUEZVM_BIN/dfu" upload --help > /dev/null 2>&1'
+}
+
+# dfusim_upload LABEL PACKAGE ARGS...: runs `dfu upload PACKAGE ARGS... --json` (events in
+# LABEL.jsonl, the -vv trace and errors in LABEL.err), records its wall and CPU time and, when it
+# succeeded, the throughput over the package's firmware bytes (whole run: scan and connect
+# included), and returns its status.
+dfusim_upload() {
+    local label=$1 package=$2 status wall bytes
+    shift 2
+    bluezvm_log "dfu upload $(basename "$package") $*"
+    bluezvm_measure "$label" "$BLUEZVM_BIN/dfu" upload "$package" "$@" --json -vv > "$label.jsonl" 2> "$label.err"
+    status=$?
+    bytes=$(jq -r --arg file "$(basename "$package")" \
+        '[.[] | select(.file == $file) | .parts[].bin_size] | add' \
+        "$BLUEZVM_REPO/Tests/Fixtures/packages/expected.json")
+    wall=$(awk -v label="$label" '$1 == label { sub("wall_s=", "", $2); print $2 }' measurements | tail -1)
+    if ((status == 0)); then
+        bluezvm_record "$label bytes=$bytes throughput_kBps=$(awk -v b="$bytes" -v w="$wall" 'BEGIN { if (w > 0) printf "%.1f", b / w / 1000; else print "?" }')"
+    else
+        bluezvm_log "dfu upload exited with $status:"
+        tail -n 20 "$label.err" >&2
+        tail -n 5 "$label.jsonl" >&2
+    fi
+    return $status
+}

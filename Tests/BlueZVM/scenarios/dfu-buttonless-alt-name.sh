@@ -1,0 +1,36 @@
+#!/bin/bash
+# shellcheck source-path=SCRIPTDIR
+# Buttonless without bonds: the application (8EC90003) on one adapter; on the jump the target
+# reboots into its Secure bootloader on ANOTHER adapter (another public address: btvirt cannot
+# change addresses) advertising the alternative name dfu set (op 0x02). dfu finds it by that
+# name. Passes when the application has the package's CRC-32.
+set -u
+# shellcheck source=../guest/lib.sh
+. "$BLUEZVM_LIB"
+# shellcheck source=../guest/peripheral.sh
+. "$(dirname "$BLUEZVM_LIB")/peripheral.sh"
+trap 'dfusim_peripheral_stop; bluezvm_session_stop_all' EXIT
+
+central=$BLUEZVM_ADAPTER_1
+target=$BLUEZVM_ADAPTER_2
+target_address=$BLUEZVM_ADDRESS_2
+packages=$BLUEZVM_REPO/Tests/Fixtures/packages
+dfusim_require_upload
+bluezvm_check "$central powers on" bluezvm_set_powered "$central" true
+
+bootloader=$BLUEZVM_ADAPTER_3
+dfusim_peripheral_start --adapter "$target" --bootloader-adapter "$bootloader" --device buttonless,sd_id=0xB7
+dfusim_peripheral_mark
+bluezvm_check "dfu upload secure-app-4096.zip --alt-name DfuVM succeeds" \
+    dfusim_upload dfu-buttonless-alt-name "$packages/secure-app-4096.zip" --device "$target_address" \
+    --adapter "$central" --alt-name DfuVM --scan-timeout 30
+bluezvm_check "the target boots its new application on $target" \
+    dfusim_peripheral_expect 30 "ready application on $target"
+dfusim_peripheral_stop
+cat report.json
+dfusim_report_check "the bootloader ran on $bootloader as DfuVM" \
+    "any(.boots[]; .role == \"bootloader\" and .adapter == \"$bootloader\" and .advertisedName == \"DfuVM\")"
+dfusim_report_check "the application has the package's CRC-32" \
+    ".application.crc32 == $(dfusim_expected_crc secure-app-4096.zip application)"
+dfusim_report_check "no packet was longer than 244 bytes" ".longestWrite <= 244"
+dfusim_report_check "no protocol violation" ".violations == []"
