@@ -47,11 +47,12 @@ demo: build
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/dfu
+	install -m 755 .build/release/dfu-sim $(DESTDIR)$(PREFIX)/bin/dfu-sim
 	install -m 644 docs/dfu.1 $(DESTDIR)$(PREFIX)/share/man/man1/dfu.1
 	install -m 644 docs/dfu.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dfu
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/dfu $(DESTDIR)$(PREFIX)/share/man/man1/dfu.1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dfu
+	rm -f $(DESTDIR)$(PREFIX)/bin/dfu $(DESTDIR)$(PREFIX)/bin/dfu-sim $(DESTDIR)$(PREFIX)/share/man/man1/dfu.1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dfu
 
 clean:
 	rm -rf .build
