@@ -56,7 +56,7 @@ import Testing
             Issue.record("expected a disconnect while naming, got \(result)")
             return
         }
-        #expect(error.description.contains("--no-alternative-name"))
+        #expect(error.description.contains("--no-alt-name"))
     }
 
     @Test func withBondsKeepsTheAddressAndSkipsNaming() async throws {

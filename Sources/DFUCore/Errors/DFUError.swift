@@ -68,7 +68,7 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
             return "no answer from the device within \(after.dfuSeconds) while \(step); check that it is in range and still in DFU mode, or raise the timeout"
         case .disconnected(let step, let attempts):
             if step == .settingAdvertisingName {
-                return "the device disconnected instead of accepting the bootloader name; its firmware may not support it, retry with --no-alternative-name"
+                return "the device disconnected instead of accepting the bootloader name; its firmware may not support it, retry with --no-alt-name"
             }
             return "the device disconnected while \(step) and could not be reconnected (\(attempts) attempt\(attempts == 1 ? "" : "s")); move closer and retry, the upload resumes where it stopped"
         case .crcMismatch(let step, let object, let eo, let ro, let ec, let rc, let attempts):
