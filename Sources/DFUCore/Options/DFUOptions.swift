@@ -36,15 +36,26 @@ public struct DFUOptions: Sendable, Hashable {
     public var resume = true
     /// Upper bound on the Secure packet size (bytes); nil = MTU − 3 rounded down to a multiple of 4.
     public var packetSizeCap: Int?
-    /// Wait after creating the first data object (flash preparation on SDK 15–17). Default 400 ms.
-    public var firstObjectDelay: Duration = .milliseconds(400)
+    /// Wait after creating the first data object (flash preparation on SDK 15–17). Default nil: automatic,
+    /// see ``effectiveFirstObjectDelay``.
+    public var firstObjectDelay: Duration?
     /// Wait after creating every data object. Default 0.
     public var objectDelay: Duration = .zero
+    /// Holds Secure firmware packets back so the bootloader's receive buffers never overflow while its
+    /// flash is busy (``FlashPacing``); nil sends packets as fast as the link takes them. Default: nRF52 maxima.
+    public var flashPacing: FlashPacing? = FlashPacing()
     /// Seed for the random alternative name (nil = system random); fixed in tests.
     public var nameSeed: UInt64?
 
     /// The defaults.
     public init() {}
+
+    /// The first-object delay used: `firstObjectDelay` when set; otherwise 400 ms (Nordic's libraries)
+    /// without flash pacing, and none with it, since the pacer then holds packets back through the
+    /// bank preparation and the first erase (``FlashPacing/bankPreparation`` + ``FlashPacing/pageErase``).
+    public var effectiveFirstObjectDelay: Duration {
+        firstObjectDelay ?? (flashPacing == nil ? .milliseconds(400) : .zero)
+    }
 
     /// The Secure packet size for a link: write length rounded down to a multiple of 4, capped.
     public func securePacketSize(maximumWriteLength: Int) -> Int {

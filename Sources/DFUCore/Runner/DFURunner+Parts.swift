@@ -65,6 +65,8 @@ extension DFURunner {
             kind: part.kind, initPacket: part.initPacket, image: part.image,
             configuration: .init(options: options, maximumWriteLength: peer.maximumWriteLength))
         var action = machine.start()
+        let origin = clock.now
+        var pacer = options.flashPacing.map { FlashPacer(pacing: $0) }
         while true {
             if Task.isCancelled {
                 try? await transport.write(SecureDFURequest.abort.bytes, to: .secureControlPoint, type: .withResponse)
@@ -81,6 +83,7 @@ extension DFURunner {
                     try await transport.write(request.bytes, to: .secureControlPoint, type: .withResponse)
                     action = try await awaitNotification(from: .secureControlPoint, within: options.responseTimeout)
                         .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
+                    if case .create(.data, _) = request { pacer?.objectCreated(at: origin.duration(to: clock.now)) }
                 } catch .disconnected {
                     action = machine.disconnected()
                 } catch {
@@ -88,8 +91,13 @@ extension DFURunner {
                 }
             case .writePackets(let packets, let awaitReceipt):
                 do {
+                    let isFirmware = machine.step == .sendingFirmware
                     for packet in packets {
+                        if isFirmware, let wait = pacer?.earliestWrite(at: origin.duration(to: clock.now)) {
+                            try? await clock.sleep(until: origin.advanced(by: wait), tolerance: nil)
+                        }
                         try await transport.write(packet, to: .securePacket, type: .withoutResponse)
+                        if isFirmware { pacer?.packetWritten(bytes: packet.count, at: origin.duration(to: clock.now)) }
                     }
                     if machine.step == .sendingFirmware {
                         report(.uploading, part: context.partNumber, context: &context, bytes: machine.bytesSent, total: part.image.count)

@@ -41,7 +41,7 @@ public struct SecureDFUStateMachine: Sendable {
         public init(options: DFUOptions, maximumWriteLength: Int) {
             self.init(packetReceiptNotifications: options.packetReceiptNotifications,
                       packetSize: options.securePacketSize(maximumWriteLength: maximumWriteLength),
-                      resume: options.resume, firstObjectDelay: options.firstObjectDelay,
+                      resume: options.resume, firstObjectDelay: options.effectiveFirstObjectDelay,
                       objectDelay: options.objectDelay, objectAttempts: options.objectAttempts,
                       packetReceiptNotificationsAfterLoss: options.packetReceiptNotificationsAfterLoss)
         }

@@ -1,0 +1,58 @@
+/// The client's running model of a Secure bootloader's flash queue and receive buffers, on one
+/// connection: it says how long to hold back the next packet so that it finds a free buffer.
+///
+/// Times are durations since any fixed origin the caller chooses. Every estimate errs late: an
+/// operation is assumed to start when the client last learnt of it (a Create when its response
+/// came, a packet `arrivalAllowance` after its write returned), so buffers are never thought free
+/// before they are.
+public struct FlashPacer: Sendable {
+    /// The assumptions.
+    public let pacing: FlashPacing
+    private var flashBusyUntil: Duration = .zero
+    private var releases: [Duration] = []
+    private var preparedBank: Bool
+
+    /// A pacer for a bootloader whose bank is already prepared (`bankPrepared`) or not.
+    public init(pacing: FlashPacing, bankPrepared: Bool = false) {
+        self.pacing = pacing
+        self.preparedBank = bankPrepared
+    }
+
+    /// Buffers the model holds busy at `time`.
+    public func busyBuffers(at time: Duration) -> Int { releases.count(where: { $0 > time }) }
+
+    /// The earliest time at or after `time` when a packet written then finds a free buffer.
+    public func earliestWrite(at time: Duration) -> Duration {
+        let busy = releases.filter { $0 > time }
+        let limit = max(1, pacing.receiveBuffers)
+        guard busy.count >= limit else { return time }
+        // Releases are in flash order, so the (busy − limit + 1)th one frees the buffer needed.
+        return busy[busy.count - limit]
+    }
+
+    /// A data object was created (its response arrived at `time`): the bootloader erases its page.
+    public mutating func objectCreated(at time: Duration) {
+        var erase = pacing.pageErase
+        if !preparedBank {
+            preparedBank = true
+            erase += pacing.bankPreparation
+        }
+        flashBusyUntil = max(time, flashBusyUntil) + erase
+        prune(before: time)
+    }
+
+    /// A packet of `bytes` bytes was written at `time`: it holds a buffer until its flash write is done.
+    public mutating func packetWritten(bytes: Int, at time: Duration) {
+        flashBusyUntil = max(time + pacing.arrivalAllowance, flashBusyUntil) + pacing.writeTime(bytes: bytes)
+        releases.append(flashBusyUntil)
+        prune(before: time)
+    }
+
+    private mutating func prune(before time: Duration) {
+        if let firstBusy = releases.firstIndex(where: { $0 > time }) {
+            releases.removeFirst(firstBusy)
+        } else {
+            releases.removeAll()
+        }
+    }
+}

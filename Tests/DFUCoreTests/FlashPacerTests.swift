@@ -1,0 +1,75 @@
+import DFUCore
+import Testing
+
+@Suite struct FlashPacerTests {
+    /// Round figures: 2 buffers, 100 ms erase, 1 ms per word (so a 4-byte packet takes 1 ms), no bank
+    /// preparation, no arrival allowance.
+    static func pacing(buffers: Int = 2) -> FlashPacing {
+        var pacing = FlashPacing()
+        pacing.receiveBuffers = buffers
+        pacing.pageErase = .milliseconds(100)
+        pacing.wordWrite = .milliseconds(1)
+        pacing.bankPreparation = .zero
+        pacing.arrivalAllowance = .zero
+        return pacing
+    }
+
+    @Test func writesAtOnceWhileBuffersAreFree() {
+        var pacer = FlashPacer(pacing: Self.pacing(), bankPrepared: true)
+        #expect(pacer.earliestWrite(at: .zero) == .zero)
+        pacer.packetWritten(bytes: 4, at: .zero)  // flash 0–1 ms
+        #expect(pacer.earliestWrite(at: .zero) == .zero)
+        #expect(pacer.busyBuffers(at: .zero) == 1)
+    }
+
+    @Test func holdsThePacketThatWouldFindEveryBufferBusyUntilTheFirstIsWritten() {
+        var pacer = FlashPacer(pacing: Self.pacing(), bankPrepared: true)
+        pacer.objectCreated(at: .zero)  // erase 0–100 ms
+        pacer.packetWritten(bytes: 4, at: .milliseconds(1))  // written 100–101 ms
+        pacer.packetWritten(bytes: 8, at: .milliseconds(2))  // written 101–103 ms
+        #expect(pacer.busyBuffers(at: .milliseconds(50)) == 2)
+        #expect(pacer.earliestWrite(at: .milliseconds(3)) == .milliseconds(101))
+        #expect(pacer.earliestWrite(at: .milliseconds(102)) == .milliseconds(102))
+    }
+
+    @Test func theFirstCreateOfAConnectionAddsTheBankPreparation() {
+        var pacing = Self.pacing(buffers: 1)
+        pacing.bankPreparation = .milliseconds(300)
+        var pacer = FlashPacer(pacing: pacing)
+        pacer.objectCreated(at: .zero)  // preparation and erase 0–400 ms
+        pacer.packetWritten(bytes: 4, at: .zero)  // 400–401 ms
+        #expect(pacer.earliestWrite(at: .zero) == .milliseconds(401))
+        pacer.objectCreated(at: .milliseconds(401))  // only the erase now: 401–501 ms
+        pacer.packetWritten(bytes: 4, at: .milliseconds(401))  // 501–502 ms
+        #expect(pacer.earliestWrite(at: .milliseconds(401)) == .milliseconds(502))
+    }
+
+    @Test func aPacketIsAssumedToArriveLateByTheAllowance() {
+        var pacing = Self.pacing(buffers: 1)
+        pacing.arrivalAllowance = .milliseconds(10)
+        var pacer = FlashPacer(pacing: pacing, bankPrepared: true)
+        pacer.packetWritten(bytes: 4, at: .zero)  // arrives by 10 ms, written by 11 ms
+        #expect(pacer.earliestWrite(at: .zero) == .milliseconds(11))
+    }
+
+    @Test func theDefaultsAreTheNRF52MaximaAndCoverNordicsFirstObjectDelay() {
+        let pacing = FlashPacing()
+        #expect(pacing.receiveBuffers == 17)
+        #expect(pacing.pageErase == .milliseconds(85))
+        #expect(pacing.wordWrite == .microseconds(41))
+        #expect(pacing.bankPreparation + pacing.pageErase == .milliseconds(400))
+        #expect(pacing.writeTime(bytes: 244) == .microseconds(41 * 61))
+        #expect(pacing.writeTime(bytes: 5) == .microseconds(82))
+    }
+
+    @Test func theFirstObjectDelayIsOnlyAutomaticWithoutPacing() {
+        var options = DFUOptions()
+        #expect(options.effectiveFirstObjectDelay == .zero)
+        options.flashPacing = nil
+        #expect(options.effectiveFirstObjectDelay == .milliseconds(400))
+        options.firstObjectDelay = .milliseconds(50)
+        #expect(options.effectiveFirstObjectDelay == .milliseconds(50))
+        options.flashPacing = FlashPacing()
+        #expect(options.effectiveFirstObjectDelay == .milliseconds(50))
+    }
+}
