@@ -29,7 +29,8 @@ public enum BenchCommand {
             throw BenchError.usage("usage: --scale-child N shared|separate KB FILE")
         }
         let times = try await ScaleFigure.simulate(devices: count, sharedAdapter: arguments[1] == "shared", kilobytes: kilobytes)
-        try JSONEncoder().encode(times).write(to: URL(fileURLWithPath: arguments[3]))
+        let result = ScaleFigure.ChildResult(times: times, peakRSSKilobytes: ScaleFigure.ownPeakRSSKilobytes())
+        try JSONEncoder().encode(result).write(to: URL(fileURLWithPath: arguments[3]))
     }
 
     static func bench(_ arguments: [String]) async throws {

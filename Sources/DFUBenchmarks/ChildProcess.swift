@@ -13,8 +13,9 @@ public struct ChildProcess: Sendable {
         public var userSeconds: Double
         /// System CPU time, seconds.
         public var systemSeconds: Double
-        /// Peak resident set size, MB (2^20 bytes).
-        public var peakRSSMegabytes: Double
+        /// `ru_maxrss`, MB (2^20 bytes). After `posix_spawn` it includes the parent's own high-water mark at
+        /// the spawn (Linux keeps it across `execve`), so it is only an upper bound of the child's.
+        public var maximumRSSUpperBoundMegabytes: Double
 
         /// User plus system CPU time.
         public var cpuSeconds: Double { userSeconds + systemSeconds }
@@ -49,6 +50,6 @@ public struct ChildProcess: Sendable {
         return Usage(status: exit,
                      wallSeconds: Double(wall.components.seconds) + Double(wall.components.attoseconds) * 1e-18,
                      userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime),
-                     peakRSSMegabytes: Double(usage.ru_maxrss) / 1024)
+                     maximumRSSUpperBoundMegabytes: Double(usage.ru_maxrss) / 1024)
     }
 }

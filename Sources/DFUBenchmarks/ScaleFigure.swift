@@ -15,8 +15,26 @@ public struct ScaleFigure: Sendable {
     /// Timed runs per row (each in a fresh child process) after one warm-up.
     public var runs = 3
 
+    /// What one child run reports: each device's modelled time, and its own peak RSS.
+    public struct ChildResult: Sendable, Hashable, Codable {
+        /// Modelled seconds per device.
+        public var times: [Double]
+        /// VmHWM of the child, KB.
+        public var peakRSSKilobytes: Int
+    }
+
     /// The defaults.
     public init() {}
+
+    /// This process's peak RSS (VmHWM in /proc/self/status), KB; 0 when unknown.
+    ///
+    /// `wait4`'s `ru_maxrss` is no use for a child made with `posix_spawn`: the child shares the parent's
+    /// memory until it executes, and Linux keeps that high-water mark across `execve`.
+    public static func ownPeakRSSKilobytes() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+    }
 
     /// The link each of `devices` connections gets.
     public static func link(devices: Int, sharedAdapter: Bool) -> LinkModel {
@@ -63,17 +81,22 @@ public struct ScaleFigure: Sendable {
                     .appendingPathComponent("dfu-bench-scale-\(getpid())-\(count).json").path
                 defer { try? FileManager.default.removeItem(atPath: file) }
                 var usages: [ChildProcess.Usage] = []
+                var rssValues: [Double] = []
                 var times: [Double] = []
                 for run in 0...max(1, runs) {
                     let usage = try ChildProcess.run([executable, "--scale-child", "\(count)",
                                                       shared ? "shared" : "separate", "\(kilobytes)", file])
                     guard usage.status == 0 else { throw BenchError.child("--scale-child \(count) exited with \(usage.status)") }
                     let data = try Data(contentsOf: URL(fileURLWithPath: file))
-                    times = try JSONDecoder().decode([Double].self, from: data)
-                    if run > 0 { usages.append(usage) }
+                    let result = try JSONDecoder().decode(ChildResult.self, from: data)
+                    times = result.times
+                    if run > 0 {
+                        usages.append(usage)
+                        rssValues.append(Double(result.peakRSSKilobytes) / 1024)
+                    }
                 }
                 guard let last = times.max(), let wall = Spread(usages.map(\.wallSeconds)),
-                    let cpu = Spread(usages.map(\.cpuSeconds)), let rss = Spread(usages.map(\.peakRSSMegabytes))
+                    let cpu = Spread(usages.map(\.cpuSeconds)), let rss = Spread(rssValues)
                 else { throw BenchError.noRuns }
                 let serial = single * Double(count)
                 let row = ScaleFigureRow(
