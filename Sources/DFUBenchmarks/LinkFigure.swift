@@ -45,8 +45,14 @@ public struct LinkFigure: Sendable {
         exact.packetReceiptNotifications = prn
         exact.flashPacing?.bankPreparation = .milliseconds(300)
         exact.flashPacing?.arrivalAllowance = .zero
-        return [("first-object delay 400 ms", delay), ("pacing with 16 buffers", spare),
-                ("pacing with the simulator's exact flash figures", exact)]
+        var variants = [("first-object delay 400 ms", delay), ("pacing with 16 buffers", spare),
+                        ("pacing with the simulator's exact flash figures", exact)]
+        if prn != 0 {
+            var noReceipts = DFUOptions()
+            noReceipts.packetReceiptNotifications = 0
+            variants.append(("PRN 0", noReceipts))
+        }
+        return variants
     }
 
     /// Runs every row; `progress` gets a line per row.
