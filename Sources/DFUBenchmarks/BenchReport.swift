@@ -12,6 +12,8 @@ public struct BenchReport: Sendable, Hashable, Codable {
     public var machine: MachineInfo
     /// Figure 1 rows.
     public var link: [LinkFigureRow] = []
+    /// Figure 2 rows.
+    public var host: [HostCostRow] = []
     /// Figure 4 rows.
     public var scale: [ScaleFigureRow] = []
     /// Figures not measured.

@@ -34,6 +34,20 @@ public struct BenchTable: Sendable {
                              + " rows ≥ 0.95: \(ratios.count { $0 >= 0.95 }) of \(ratios.count); lost packets in all rows: \(lost)")
             }
         }
+        if !report.host.isEmpty {
+            lines.append("")
+            lines.append("Figure 2: host cost of `dfu upload` (500 KB) through dfu-sim on a private dbus-daemon")
+            lines += render(header: ["writes", "wall s", "CPU s", "CPU s/MB", "peak RSS MB", "first byte ms",
+                                     "first firmware byte ms"],
+                            rows: report.host.map { row in
+                [
+                    row.writeMode, row.wallSeconds.formatted(digits: 2), row.cpuSeconds.formatted(digits: 3),
+                    row.cpuSecondsPerMegabyte.formatted(digits: 3), row.peakRSSMegabytes.formatted(digits: 1),
+                    row.firstByteMilliseconds.formatted(digits: 0), row.firstFirmwareByteMilliseconds.formatted(digits: 0),
+                ]
+            })
+            lines.append("goals (AcquireWrite): CPU ≤ 0.2 s/MB, peak RSS ≤ 32 MB, first byte ≤ 150 ms")
+        }
         if !report.scale.isEmpty {
             lines.append("")
             lines.append("Figure 4: N devices updated at once in one process (modelled 200 KB uploads, 1M, 15 ms, MTU 247)")

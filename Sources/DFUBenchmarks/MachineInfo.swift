@@ -36,6 +36,11 @@ public struct MachineInfo: Sendable, Hashable, Codable {
 
     /// The first line a command prints (stdout and stderr), or nil when it cannot run.
     static func firstLine(of command: [String]) -> String? {
+        firstLines(of: command).flatMap { $0.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
+    /// Everything a command prints (stdout and stderr), or nil when it cannot run.
+    static func firstLines(of command: [String]) -> String? {
         guard let executable = command.first else { return nil }
         let process = Process()
         if executable.contains("/") {
@@ -51,7 +56,6 @@ public struct MachineInfo: Sendable, Hashable, Codable {
         do { try process.run() } catch { return nil }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        return text.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) }
+        return String(decoding: data, as: UTF8.self)
     }
 }
