@@ -52,6 +52,27 @@ import Testing
         #expect(pacer.earliestWrite(at: .zero) == .milliseconds(11))
     }
 
+    @Test func afterASlowDownEveryBufferIsBusyUntilAllWorkSentSinceTheFirstCreateIsDoneAtTwiceTheTime() {
+        var pacer = FlashPacer(pacing: Self.pacing(), bankPrepared: true)
+        pacer.objectCreated(at: .zero)  // erase: 100 ms of work
+        pacer.packetWritten(bytes: 4, at: .zero)  // 1 ms
+        pacer.packetWritten(bytes: 4, at: .zero)  // 1 ms; the model is done at 102 ms
+        pacer.slowDown(at: .milliseconds(150))
+        #expect(pacer.slowdowns == 1)
+        // 102 ms of work at twice the time since the Create at 0: busy until 204 ms.
+        #expect(pacer.earliestWrite(at: .milliseconds(150)) == .milliseconds(204))
+        pacer.packetWritten(bytes: 4, at: .milliseconds(204))  // now 2 ms per word
+        pacer.packetWritten(bytes: 4, at: .milliseconds(204))
+        #expect(pacer.earliestWrite(at: .milliseconds(204)) == .milliseconds(206))
+    }
+
+    @Test func slowDownsStopAtSixteenTimes() {
+        var pacer = FlashPacer(pacing: Self.pacing(), slowdowns: 9)
+        #expect(pacer.slowdowns == FlashPacer.maximumSlowdowns)
+        pacer.slowDown(at: .zero)
+        #expect(pacer.slowdowns == 4)
+    }
+
     @Test func theDefaultsAreTheNRF52MaximaAndCoverNordicsFirstObjectDelay() {
         let pacing = FlashPacing()
         #expect(pacing.receiveBuffers == 17)

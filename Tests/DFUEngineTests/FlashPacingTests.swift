@@ -56,6 +56,41 @@ import Testing
         #expect(report.fellBackToPRN1)
     }
 
+    struct SlowFlashCase: CustomTestStringConvertible, Sendable {
+        /// How many times slower than the datasheet maxima the simulated flash is.
+        let factor: Int
+        /// Whether the PRN may still fall back to 1.
+        let fallsBack: Bool
+        var testDescription: String { "flash \(factor)x slower than assumed" }
+    }
+
+    /// A device whose flash is slower than the pacer assumes loses packets once; the pacer then assumes
+    /// twice the times, and only a second loss lowers the PRN.
+    @Test(arguments: [SlowFlashCase(factor: 2, fallsBack: false), SlowFlashCase(factor: 3, fallsBack: true),
+                      SlowFlashCase(factor: 8, fallsBack: true)])
+    func aSlowerFlashSlowsThePacerDownBeforeThePRNFallsBack(_ testCase: SlowFlashCase) async throws {
+        var link = Self.cases[0].link
+        link.flash.wordWrite = .microseconds(41 * testCase.factor)
+        link.flash.pageErase = .milliseconds(85 * testCase.factor)
+        let part = Fixtures.securePart(size: 100_000)
+        func upload(pacing: Bool) async throws -> (DFUUpdateReport, SimulatedTransport) {
+            let transport = SimulatedTransport(peripherals: [Fixtures.secureDevice()], link: link)
+            let options = Fixtures.options(prn: 0) { if !pacing { $0.flashPacing = nil } }
+            let report = try await Fixtures.run(DFUPackage(format: .secure, parts: [part]), on: transport, options: options).get()
+            #expect(transport.peripheral().storage.application == part.image)
+            return (report, transport)
+        }
+        let (paced, transport) = try await upload(pacing: true)
+        let (unpaced, _) = try await upload(pacing: false)
+        #expect(transport.packetsDroppedByTargets > 0)
+        #expect(paced.fellBackToPRN1 == testCase.fallsBack)
+        // Never more than 20 % slower than the engine without pacing (which falls back to PRN 1 at the first loss).
+        #expect(paced.elapsed < unpaced.elapsed * 1.2, "\(paced.elapsed) vs \(unpaced.elapsed) without pacing")
+        if !testCase.fallsBack {
+            #expect(paced.elapsed * 2 < unpaced.elapsed, "\(paced.elapsed) vs \(unpaced.elapsed) without pacing")
+        }
+    }
+
     @Test func theBoundCountsEraseStallsOnlyWhenAnObjectHasMorePacketsThanBuffers() {
         var link = LinkModel()
         let large = SecureUploadBound(link: link, imageSize: 40_960, initPacketSize: 140, prn: 0)

@@ -11,12 +11,39 @@ public struct FlashPacer: Sendable {
     private var flashBusyUntil: Duration = .zero
     private var releases: [Duration] = []
     private var preparedBank: Bool
+    private var firstCreate: Duration?
+    private var work: Duration = .zero
 
-    /// A pacer for a bootloader whose bank is already prepared (`bankPrepared`) or not.
-    public init(pacing: FlashPacing, bankPrepared: Bool = false) {
+    /// Each slow-down doubles every flash time assumed.
+    public private(set) var slowdowns: Int
+
+    /// A pacer for a bootloader whose bank is already prepared (`bankPrepared`) or not, already slowed
+    /// down `slowdowns` times (at most 4: sixteen times the datasheet maxima).
+    public init(pacing: FlashPacing, bankPrepared: Bool = false, slowdowns: Int = 0) {
         self.pacing = pacing
         self.preparedBank = bankPrepared
+        self.slowdowns = min(max(0, slowdowns), Self.maximumSlowdowns)
     }
+
+    /// The most slow-downs that count.
+    public static let maximumSlowdowns = 4
+
+    /// A packet was lost although the model said a buffer was free: the flash is slower than assumed.
+    /// Every flash time is doubled from now on, and so is the work the model still had queued at `time`
+    /// (the device is further behind than the model thought).
+    public mutating func slowDown(at time: Duration) {
+        guard slowdowns < Self.maximumSlowdowns else { return }
+        slowdowns += 1
+        // The device's queue has been busy at most since the first Create, with all the work sent since,
+        // at the new rate; until that is done every buffer may be busy.
+        if let firstCreate {
+            flashBusyUntil = max(flashBusyUntil, firstCreate + work * scale)
+        }
+        releases = Array(repeating: flashBusyUntil, count: max(1, pacing.receiveBuffers))
+        prune(before: time)
+    }
+
+    private var scale: Int { 1 << slowdowns }
 
     /// Buffers the model holds busy at `time`.
     public func busyBuffers(at time: Duration) -> Int { releases.count(where: { $0 > time }) }
@@ -37,13 +64,16 @@ public struct FlashPacer: Sendable {
             preparedBank = true
             erase += pacing.bankPreparation
         }
-        flashBusyUntil = max(time, flashBusyUntil) + erase
+        flashBusyUntil = max(time, flashBusyUntil) + erase * scale
+        if firstCreate == nil { firstCreate = time }
+        work += erase
         prune(before: time)
     }
 
     /// A packet of `bytes` bytes was written at `time`: it holds a buffer until its flash write is done.
     public mutating func packetWritten(bytes: Int, at time: Duration) {
-        flashBusyUntil = max(time + pacing.arrivalAllowance, flashBusyUntil) + pacing.writeTime(bytes: bytes)
+        flashBusyUntil = max(time + pacing.arrivalAllowance, flashBusyUntil) + pacing.writeTime(bytes: bytes) * scale
+        work += pacing.writeTime(bytes: bytes)
         releases.append(flashBusyUntil)
         prune(before: time)
     }

@@ -66,8 +66,15 @@ extension DFURunner {
             configuration: .init(options: options, maximumWriteLength: peer.maximumWriteLength))
         var action = machine.start()
         let origin = clock.now
-        var pacer = options.flashPacing.map { FlashPacer(pacing: $0) }
+        var pacer = options.flashPacing.map { FlashPacer(pacing: $0, slowdowns: context.pacingSlowdowns) }
+        var losses = 0
         while true {
+            if machine.lossesDetected > losses, pacer != nil {
+                // The flash is slower than the pacer assumed: assume it twice as slow from now on.
+                losses = machine.lossesDetected
+                pacer?.slowDown(at: origin.duration(to: clock.now))
+                context.pacingSlowdowns += 1
+            }
             if Task.isCancelled {
                 try? await transport.write(SecureDFURequest.abort.bytes, to: .secureControlPoint, type: .withResponse)
                 await transport.disconnect()
