@@ -65,6 +65,7 @@ public enum BenchCommand {
             figure.runs = quick ? 1 : runs
             if quick { figure.kilobytes = [200] }
             report.link = try await figure.run(progress: log)
+            report.slowFlash = try await SlowFlashFigure().run(progress: log)
         }
         if figures.contains("2") {
             let figure = HostCostFigure(dfu: binaries + "/dfu", dfuSim: binaries + "/dfu-sim")

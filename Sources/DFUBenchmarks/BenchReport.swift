@@ -12,6 +12,8 @@ public struct BenchReport: Sendable, Hashable, Codable {
     public var machine: MachineInfo
     /// Figure 1 rows.
     public var link: [LinkFigureRow] = []
+    /// Figure 1b rows (flash slower than assumed).
+    public var slowFlash: [SlowFlashRow] = []
     /// Figure 2 rows.
     public var host: [HostCostRow] = []
     /// Figure 4 rows.

@@ -34,6 +34,20 @@ public struct BenchTable: Sendable {
                              + " rows ≥ 0.95: \(ratios.count { $0 >= 0.95 }) of \(ratios.count); lost packets in all rows: \(lost)")
             }
         }
+        if !report.slowFlash.isEmpty {
+            lines.append("")
+            lines.append("Figure 1b: flash slower than the pacer assumes (200 KB, 2M, 15 ms, MTU 247, PRN 0)")
+            lines += render(header: ["flash", "flash alone s", "actual s", "lost", "PRN fell back", "unpaced s (lost)"],
+                            rows: report.slowFlash.map { row in
+                [
+                    "\(row.factor)x", Spread.format(row.flashSeconds, digits: 2),
+                    row.seconds.map { Spread.format($0, digits: 2) } ?? row.failure ?? "failed",
+                    row.seconds == nil ? "–" : "\(row.lostPackets)", row.seconds == nil ? "–" : row.fellBack ? "yes" : "no",
+                    row.unpacedSeconds.map { "\(Spread.format($0, digits: 2)) (\(row.unpacedLostPackets))" }
+                        ?? row.unpacedFailure ?? "failed",
+                ]
+            })
+        }
         if !report.host.isEmpty {
             lines.append("")
             lines.append("Figure 2: host cost of `dfu upload` (500 KB) through dfu-sim on a private dbus-daemon")
