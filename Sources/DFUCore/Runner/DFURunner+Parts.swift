@@ -100,8 +100,11 @@ extension DFURunner {
                 do {
                     let isFirmware = machine.step == .sendingFirmware
                     for packet in packets {
-                        if isFirmware, let wait = pacer?.earliestWrite(at: origin.duration(to: clock.now)) {
-                            try? await clock.sleep(until: origin.advanced(by: wait), tolerance: nil)
+                        if isFirmware, let pacer {
+                            // Hold the packet until the bootloader has a free receive buffer for it.
+                            let now = origin.duration(to: clock.now)
+                            let earliest = pacer.earliestWrite(at: now)
+                            if earliest > now { try? await clock.sleep(until: origin.advanced(by: earliest), tolerance: nil) }
                         }
                         try await transport.write(packet, to: .securePacket, type: .withoutResponse)
                         if isFirmware { pacer?.packetWritten(bytes: packet.count, at: origin.duration(to: clock.now)) }
