@@ -32,12 +32,6 @@ public struct LinkFigure: Sendable {
 
     /// Settings tried besides the defaults, to find the best for a row.
     static func variants(prn: UInt16) -> [(String, DFUOptions)] {
-        var noDelay = DFUOptions()
-        noDelay.packetReceiptNotifications = prn
-        noDelay.firstObjectDelay = .zero
-        var delay = DFUOptions()
-        delay.packetReceiptNotifications = prn
-        delay.firstObjectDelay = .milliseconds(400)
         var spare = DFUOptions()
         spare.packetReceiptNotifications = prn
         spare.flashPacing?.receiveBuffers = 16
@@ -45,7 +39,7 @@ public struct LinkFigure: Sendable {
         exact.packetReceiptNotifications = prn
         exact.flashPacing?.bankPreparation = .milliseconds(300)
         exact.flashPacing?.arrivalAllowance = .zero
-        var variants = [("first-object delay 400 ms", delay), ("pacing with 16 buffers", spare),
+        var variants = [("pacing with 16 buffers", spare),
                         ("pacing with the simulator's exact flash figures", exact)]
         if prn != 0 {
             var noReceipts = DFUOptions()

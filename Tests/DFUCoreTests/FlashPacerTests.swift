@@ -83,14 +83,26 @@ import Testing
         #expect(pacing.writeTime(bytes: 5) == .microseconds(82))
     }
 
-    @Test func theFirstObjectDelayIsOnlyAutomaticWithoutPacing() {
+    struct DelayCase: CustomTestStringConvertible, Sendable {
+        let delayMilliseconds: Int
+        let paced: Bool
+        let waitedMilliseconds: Int
+        var testDescription: String { "\(delayMilliseconds) ms, \(paced ? "paced" : "unpaced") → \(waitedMilliseconds) ms" }
+    }
+
+    /// The default 400 ms is exactly what the default pacer covers (315 ms preparation + 85 ms erase).
+    @Test(arguments: [
+        DelayCase(delayMilliseconds: 400, paced: true, waitedMilliseconds: 0),
+        DelayCase(delayMilliseconds: 400, paced: false, waitedMilliseconds: 400),
+        DelayCase(delayMilliseconds: 200, paced: true, waitedMilliseconds: 0),
+        DelayCase(delayMilliseconds: 401, paced: true, waitedMilliseconds: 401),
+        DelayCase(delayMilliseconds: 900, paced: true, waitedMilliseconds: 900),
+        DelayCase(delayMilliseconds: 0, paced: false, waitedMilliseconds: 0),
+    ])
+    func theFirstObjectDelayIsWaivedOnlyWhenThePacerCoversIt(_ testCase: DelayCase) {
         var options = DFUOptions()
-        #expect(options.effectiveFirstObjectDelay == .zero)
-        options.flashPacing = nil
-        #expect(options.effectiveFirstObjectDelay == .milliseconds(400))
-        options.firstObjectDelay = .milliseconds(50)
-        #expect(options.effectiveFirstObjectDelay == .milliseconds(50))
-        options.flashPacing = FlashPacing()
-        #expect(options.effectiveFirstObjectDelay == .milliseconds(50))
+        options.firstObjectDelay = .milliseconds(testCase.delayMilliseconds)
+        if !testCase.paced { options.flashPacing = nil }
+        #expect(options.effectiveFirstObjectDelay == .milliseconds(testCase.waitedMilliseconds))
     }
 }

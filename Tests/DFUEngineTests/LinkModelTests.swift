@@ -62,10 +62,7 @@ import Testing
     @Test func defaultsAreThoseOfNordicsLibraries() {
         let options = DFUOptions()
         #expect(options.packetReceiptNotifications == 12)
-        #expect(options.firstObjectDelay == nil)
-        var unpaced = options
-        unpaced.flashPacing = nil
-        #expect(unpaced.effectiveFirstObjectDelay == .milliseconds(400))
+        #expect(options.firstObjectDelay == .milliseconds(400))
         #expect(options.objectDelay == .zero)
         #expect(options.alternativeName == .random)
         #expect(options.resume && !options.forceDFU && !options.experimentalButtonless)

@@ -36,9 +36,9 @@ public struct DFUOptions: Sendable, Hashable {
     public var resume = true
     /// Upper bound on the Secure packet size (bytes); nil = MTU − 3 rounded down to a multiple of 4.
     public var packetSizeCap: Int?
-    /// Wait after creating the first data object (flash preparation on SDK 15–17). Default nil: automatic,
-    /// see ``effectiveFirstObjectDelay``.
-    public var firstObjectDelay: Duration?
+    /// Wait after creating the first data object (flash preparation on SDK 15–17). Default 400 ms; with flash
+    /// pacing a delay the pacer already covers is not waited (see ``effectiveFirstObjectDelay``).
+    public var firstObjectDelay: Duration = .milliseconds(400)
     /// Wait after creating every data object. Default 0.
     public var objectDelay: Duration = .zero
     /// Holds Secure firmware packets back so the bootloader's receive buffers never overflow while its
@@ -50,11 +50,15 @@ public struct DFUOptions: Sendable, Hashable {
     /// The defaults.
     public init() {}
 
-    /// The first-object delay used: `firstObjectDelay` when set; otherwise 400 ms (Nordic's libraries)
-    /// without flash pacing, and none with it, since the pacer then holds packets back through the
-    /// bank preparation and the first erase (``FlashPacing/bankPreparation`` + ``FlashPacing/pageErase``).
+    /// The first-object delay waited: `firstObjectDelay`, except with flash pacing when it is no longer than
+    /// the bank preparation plus the first erase: the pacer then holds back every packet that would not find a
+    /// free buffer for at least that long (``FlashPacing/bankPreparation`` + ``FlashPacing/pageErase``),
+    /// and lets the first buffers' worth go at once.
     public var effectiveFirstObjectDelay: Duration {
-        firstObjectDelay ?? (flashPacing == nil ? .milliseconds(400) : .zero)
+        guard let flashPacing, firstObjectDelay <= flashPacing.bankPreparation + flashPacing.pageErase else {
+            return firstObjectDelay
+        }
+        return .zero
     }
 
     /// The Secure packet size for a link: write length rounded down to a multiple of 4, capped.
