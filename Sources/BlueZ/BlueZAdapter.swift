@@ -1,0 +1,32 @@
+public import DBus
+
+/// An `org.bluez.Adapter1` object as read from its properties.
+public struct BlueZAdapter: Sendable, Hashable {
+    /// The object path, e.g. `/org/bluez/hci0`.
+    public var path: ObjectPath
+    /// The adapter's address (`Address`), as printed.
+    public var address: String?
+    /// Whether the radio is on (`Powered`).
+    public var isPowered: Bool
+    /// Whether it is scanning (`Discovering`).
+    public var isDiscovering: Bool
+
+    /// Makes an adapter description.
+    public init(path: ObjectPath, address: String?, isPowered: Bool, isDiscovering: Bool) {
+        self.path = path
+        self.address = address
+        self.isPowered = isPowered
+        self.isDiscovering = isDiscovering
+    }
+
+    /// Decodes the properties of `org.bluez.Adapter1`; absent flags read as false.
+    public init(path: ObjectPath, properties: [String: DBusValue]) {
+        self.init(
+            path: path, address: properties["Address"]?.stringValue,
+            isPowered: properties["Powered"]?.boolValue ?? false,
+            isDiscovering: properties["Discovering"]?.boolValue ?? false)
+    }
+
+    /// The name users type, the last path element: `hci0`.
+    public var name: String { path.rawValue.split(separator: "/").last.map(String.init) ?? path.rawValue }
+}

@@ -1,0 +1,175 @@
+public import DBus
+
+/// Typed calls to bluetoothd's org.bluez API over any ``DBusClient``; every failure is a ``BlueZError``.
+public struct BlueZClient: Sendable {
+    /// The bus connection (a real one, or a fake in tests).
+    public let bus: any DBusClient
+    /// Timeout for calls that only touch bluetoothd's own state.
+    public var callTimeout: Duration
+
+    /// Makes a client over `bus`.
+    public init(bus: any DBusClient, callTimeout: Duration = .seconds(10)) {
+        self.bus = bus
+        self.callTimeout = callTimeout
+    }
+
+    /// Calls an org.bluez method; `timeout` defaults to ``callTimeout``.
+    public func call(
+        _ member: String, on interface: String, at path: ObjectPath, arguments: [DBusValue] = [],
+        timeout: Duration? = nil
+    ) async throws(BlueZError) -> [DBusValue] {
+        do {
+            return try await bus.call(
+                destination: try BusName(BlueZInterfaces.service), path: path, interface: try InterfaceName(interface),
+                member: try MemberName(member), arguments: arguments, timeout: timeout ?? callTimeout)
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+
+    // MARK: Objects and properties
+
+    /// Every object BlueZ exports (`ObjectManager.GetManagedObjects` on `/`).
+    public func objects() async throws(BlueZError) -> BlueZObjectTree {
+        do {
+            return BlueZObjectTree(
+                try await bus.managedObjects(at: .root, destination: try BusName(BlueZInterfaces.service), timeout: callTimeout))
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+
+    /// Writes a property of an org.bluez object (`Properties.Set`).
+    public func setProperty(_ name: String, of interface: String, at path: ObjectPath, to value: DBusValue)
+        async throws(BlueZError)
+    {
+        do {
+            try await bus.setProperty(
+                name, of: try InterfaceName(interface), at: path, to: value,
+                destination: try BusName(BlueZInterfaces.service), timeout: callTimeout)
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+
+    /// Signals from org.bluez below `/org/bluez` (ObjectManager and Properties), in arrival order.
+    /// Subscribed before this returns; the stream ends when bluetoothd leaves the bus or the bus closes.
+    public func signals() async throws(BlueZError) -> AsyncStream<DBusMessage> {
+        do {
+            let rule = DBusMatchRule(sender: try BusName(BlueZInterfaces.service))
+            return try await bus.signals(matching: rule)
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+
+    /// The bus's `NameOwnerChanged` signals for `org.bluez`: the last argument is empty when bluetoothd left the bus.
+    public func ownerChanges() async throws(BlueZError) -> AsyncStream<DBusMessage> {
+        do {
+            let rule = DBusMatchRule(
+                sender: try BusName("org.freedesktop.DBus"), interface: try InterfaceName("org.freedesktop.DBus"),
+                member: try MemberName("NameOwnerChanged"), stringArguments: [0: BlueZInterfaces.service])
+            return try await bus.signals(matching: rule)
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+
+    // MARK: Adapter1
+
+    /// `Adapter1.SetDiscoveryFilter`: LE only, optional service UUIDs, duplicates reported (RSSI updates).
+    public func setDiscoveryFilter(adapter: ObjectPath, serviceUUIDs: [String]) async throws(BlueZError) {
+        var filter: [String: DBusValue] = ["Transport": .string("le"), "DuplicateData": .boolean(true)]
+        if !serviceUUIDs.isEmpty { filter["UUIDs"] = .stringArray(serviceUUIDs.map { $0.lowercased() }) }
+        _ = try await call(
+            "SetDiscoveryFilter", on: BlueZInterfaces.adapter, at: adapter, arguments: [.stringVariantDictionary(filter)])
+    }
+
+    /// `Adapter1.StartDiscovery`.
+    public func startDiscovery(adapter: ObjectPath) async throws(BlueZError) {
+        _ = try await call("StartDiscovery", on: BlueZInterfaces.adapter, at: adapter)
+    }
+
+    /// `Adapter1.StopDiscovery`.
+    public func stopDiscovery(adapter: ObjectPath) async throws(BlueZError) {
+        _ = try await call("StopDiscovery", on: BlueZInterfaces.adapter, at: adapter)
+    }
+
+    /// `Adapter1.RemoveDevice`: forgets the device, its bond and its cached GATT database.
+    public func removeDevice(_ device: ObjectPath, adapter: ObjectPath) async throws(BlueZError) {
+        _ = try await call("RemoveDevice", on: BlueZInterfaces.adapter, at: adapter, arguments: [.objectPath(device)])
+    }
+
+    // MARK: Device1
+
+    /// `Device1.Connect`, waiting at most `timeout` for the reply.
+    public func connect(device: ObjectPath, timeout: Duration) async throws(BlueZError) {
+        _ = try await call("Connect", on: BlueZInterfaces.device, at: device, timeout: timeout)
+    }
+
+    /// `Device1.Disconnect`.
+    public func disconnect(device: ObjectPath) async throws(BlueZError) {
+        _ = try await call("Disconnect", on: BlueZInterfaces.device, at: device)
+    }
+
+    /// `Device1.Pair`, waiting at most `timeout`.
+    public func pair(device: ObjectPath, timeout: Duration) async throws(BlueZError) {
+        _ = try await call("Pair", on: BlueZInterfaces.device, at: device, timeout: timeout)
+    }
+
+    // MARK: GattCharacteristic1
+
+    /// `GattCharacteristic1.ReadValue` with no options.
+    public func readValue(characteristic: ObjectPath) async throws(BlueZError) -> [UInt8] {
+        let reply = try await call(
+            "ReadValue", on: BlueZInterfaces.gattCharacteristic, at: characteristic,
+            arguments: [.stringVariantDictionary([:])])
+        guard reply.count == 1, let bytes = reply[0].byteArrayValue else {
+            throw BlueZError.unexpectedReply("ReadValue returned \"\(DBusValue.signature(of: reply))\", not \"ay\"")
+        }
+        return bytes
+    }
+
+    /// `GattCharacteristic1.WriteValue` with `type` = `request` (acknowledged) or `command` (not).
+    public func writeValue(_ bytes: [UInt8], characteristic: ObjectPath, withResponse: Bool, timeout: Duration? = nil)
+        async throws(BlueZError)
+    {
+        let options = DBusValue.stringVariantDictionary(["type": .string(withResponse ? "request" : "command")])
+        _ = try await call(
+            "WriteValue", on: BlueZInterfaces.gattCharacteristic, at: characteristic,
+            arguments: [.byteArray(bytes), options], timeout: timeout)
+    }
+
+    /// `GattCharacteristic1.StartNotify`: values then arrive as `PropertiesChanged` of `Value`.
+    public func startNotify(characteristic: ObjectPath) async throws(BlueZError) {
+        _ = try await call("StartNotify", on: BlueZInterfaces.gattCharacteristic, at: characteristic)
+    }
+
+    /// `GattCharacteristic1.StopNotify`.
+    public func stopNotify(characteristic: ObjectPath) async throws(BlueZError) {
+        _ = try await call("StopNotify", on: BlueZInterfaces.gattCharacteristic, at: characteristic)
+    }
+
+    /// `GattCharacteristic1.AcquireWrite`: a SOCK_SEQPACKET descriptor for writes without response, and the MTU.
+    public func acquireWrite(characteristic: ObjectPath) async throws(BlueZError) -> (OwnedFileDescriptor, mtu: Int) {
+        try await acquire("AcquireWrite", characteristic: characteristic)
+    }
+
+    /// `GattCharacteristic1.AcquireNotify`: a SOCK_SEQPACKET descriptor carrying one notification per packet, and the MTU.
+    public func acquireNotify(characteristic: ObjectPath) async throws(BlueZError) -> (OwnedFileDescriptor, mtu: Int) {
+        try await acquire("AcquireNotify", characteristic: characteristic)
+    }
+
+    private func acquire(_ member: String, characteristic: ObjectPath) async throws(BlueZError)
+        -> (OwnedFileDescriptor, mtu: Int)
+    {
+        let reply = try await call(
+            member, on: BlueZInterfaces.gattCharacteristic, at: characteristic,
+            arguments: [.stringVariantDictionary([:])])
+        guard reply.count == 2, let descriptor = reply[0].fileDescriptorValue, let mtu = reply[1].integerValue else {
+            for value in reply { value.fileDescriptorValue?.close() }
+            throw BlueZError.unexpectedReply("\(member) returned \"\(DBusValue.signature(of: reply))\", not \"hq\"")
+        }
+        return (descriptor, Int(mtu))
+    }
+}

@@ -1,0 +1,235 @@
+import DBus
+import DFUCore
+import DFUSimulator
+
+extension BlueZStandIn {
+    /// A handler that calls into the actor (the actor must still exist).
+    nonisolated func handler(
+        _ body: @escaping @Sendable (BlueZStandIn, DBusMessage) async throws -> [DBusValue]
+    ) -> DBusMethod.Handler {
+        { [weak self] message in
+            guard let self else { throw BlueZNames.error("Failed", "The stand-in has stopped") }
+            return try await body(self, message)
+        }
+    }
+
+    // MARK: - /org/bluez
+
+    func rootInterfaces() throws(DBusError) -> [DBusInterface] {
+        let agentManager = DBusInterface(
+            names.agentManager,
+            methods: [
+                DBusMethod(
+                    try member("RegisterAgent"), inputs: [DBusArgument("agent", "o"), DBusArgument("capability", "s")],
+                    handler: handler { standIn, message in try await standIn.registerAgent(message) }),
+                DBusMethod(
+                    try member("UnregisterAgent"), inputs: [DBusArgument("agent", "o")],
+                    handler: handler { standIn, message in try await standIn.unregisterAgent(message) }),
+                DBusMethod(
+                    try member("RequestDefaultAgent"), inputs: [DBusArgument("agent", "o")],
+                    handler: handler { standIn, message in try await standIn.requestDefaultAgent(message) }),
+            ])
+        let profileManager = DBusInterface(
+            names.profileManager,
+            methods: [
+                DBusMethod(
+                    try member("RegisterProfile"),
+                    inputs: [DBusArgument("profile", "o"), DBusArgument("UUID", "s"), DBusArgument("options", "a{sv}")],
+                    handler: { _ in throw BlueZNames.error("NotSupported", "Operation is not supported") }),
+                DBusMethod(
+                    try member("UnregisterProfile"), inputs: [DBusArgument("profile", "o")],
+                    handler: { _ in throw BlueZNames.error("DoesNotExist", "Does Not Exist") }),
+            ])
+        return [agentManager, profileManager]
+    }
+
+    private func agentKey(_ message: DBusMessage) -> String {
+        (message.sender?.rawValue ?? "") + " " + (message.arguments.first?.stringValue ?? "")
+    }
+
+    func registerAgent(_ message: DBusMessage) throws -> [DBusValue] {
+        let key = agentKey(message)
+        guard !agents.contains(key) else { throw BlueZNames.error("AlreadyExists", "Already Exists") }
+        let capability = message.arguments.count > 1 ? message.arguments[1].stringValue ?? "" : ""
+        let known = ["", "DisplayOnly", "DisplayYesNo", "KeyboardOnly", "NoInputNoOutput", "KeyboardDisplay"]
+        guard known.contains(capability) else { throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call") }
+        agents.insert(key)
+        return []
+    }
+
+    func unregisterAgent(_ message: DBusMessage) throws -> [DBusValue] {
+        guard agents.remove(agentKey(message)) != nil else { throw BlueZNames.error("DoesNotExist", "Does Not Exist") }
+        return []
+    }
+
+    func requestDefaultAgent(_ message: DBusMessage) throws -> [DBusValue] {
+        guard agents.contains(agentKey(message)) else { throw BlueZNames.error("DoesNotExist", "Does Not Exist") }
+        return []
+    }
+
+    // MARK: - Adapter1
+
+    func adapterInterface() throws(DBusError) -> DBusInterface {
+        let alias = configuration.adapterAlias
+        let accept: DBusProperty.SetHandler = { _ in }
+        let powerHandler: DBusProperty.SetHandler = { [weak self] value in
+            guard let on = value.boolValue else { throw BlueZNames.error("InvalidArguments", "Invalid arguments") }
+            guard let self else { return }
+            Task { await self.setPowered(on) }
+        }
+        return DBusInterface(
+            names.adapter,
+            methods: [
+                DBusMethod(
+                    try member("StartDiscovery"), handler: handler { standIn, message in try await standIn.startDiscovery(message) }),
+                DBusMethod(
+                    try member("SetDiscoveryFilter"), inputs: [DBusArgument("properties", "a{sv}")],
+                    handler: handler { standIn, message in try await standIn.setDiscoveryFilter(message) }),
+                DBusMethod(
+                    try member("StopDiscovery"), handler: handler { standIn, message in try await standIn.stopDiscovery(message) }),
+                DBusMethod(
+                    try member("RemoveDevice"), inputs: [DBusArgument("device", "o")],
+                    handler: handler { standIn, message in try await standIn.removeDevice(message) }),
+                DBusMethod(
+                    try member("GetDiscoveryFilters"), outputs: [DBusArgument("filters", "as")],
+                    handler: { _ in [.stringArray(DiscoveryFilter.keys)] }),
+            ],
+            properties: [
+                DBusProperty(try member("Address"), value: .string(configuration.adapterAddress?.description ?? "00:00:00:00:00:00")),
+                DBusProperty(try member("AddressType"), value: .string("public")),
+                DBusProperty(try member("Name"), value: .string(alias)),
+                DBusProperty(try member("Alias"), value: .string(alias), access: .readWrite, onSet: accept),
+                DBusProperty(try member("Class"), value: .uint32(0)),
+                DBusProperty(try member("Powered"), value: .boolean(powered), access: .readWrite, onSet: powerHandler),
+                DBusProperty(try member("PowerState"), value: .string(powered ? "on" : "off")),
+                DBusProperty(try member("Discoverable"), value: .boolean(false), access: .readWrite, onSet: accept),
+                DBusProperty(try member("DiscoverableTimeout"), value: .uint32(180), access: .readWrite, onSet: accept),
+                DBusProperty(try member("Pairable"), value: .boolean(true), access: .readWrite, onSet: accept),
+                DBusProperty(try member("PairableTimeout"), value: .uint32(0), access: .readWrite, onSet: accept),
+                DBusProperty(try member("Discovering"), value: .boolean(false)),
+                DBusProperty(
+                    try member("UUIDs"),
+                    value: .stringArray([
+                        "00001800-0000-1000-8000-00805f9b34fb", "00001801-0000-1000-8000-00805f9b34fb",
+                        "0000180a-0000-1000-8000-00805f9b34fb",
+                    ])),
+                DBusProperty(try member("Modalias"), value: .string("usb:v1D6Bp0246d0542")),
+                DBusProperty(try member("Roles"), value: .stringArray(["central", "peripheral"])),
+            ])
+    }
+
+    func setPowered(_ on: Bool) {
+        guard on != powered else { return }
+        powered = on
+        try? connection.setProperty(member("PowerState"), to: .string(on ? "on" : "off"), interface: names.adapter, at: adapterPath)
+        if !on {
+            for path in devices.keys.sorted() where devices[path]?.connected == true {
+                tearDown(path, reboot: nil, announce: false)
+            }
+            if !discoverySessions.isEmpty {
+                discoverySessions = [:]
+                discoveryEnded()
+            }
+        }
+    }
+
+    var notReady: DBusError { BlueZNames.error("NotReady", "Resource Not Ready") }
+
+    // MARK: - Discovery
+
+    func setDiscoveryFilter(_ message: DBusMessage) throws -> [DBusValue] {
+        guard powered else { throw notReady }
+        guard let argument = message.arguments.first else { throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call") }
+        let filter = try DiscoveryFilter(argument)
+        let sender = message.sender?.rawValue ?? ""
+        pendingFilters[sender] = filter
+        if discoverySessions[sender] != nil { discoverySessions[sender] = filter }
+        return []
+    }
+
+    func startDiscovery(_ message: DBusMessage) throws -> [DBusValue] {
+        guard powered else { throw notReady }
+        let sender = message.sender?.rawValue ?? ""
+        guard discoverySessions[sender] == nil else { throw BlueZNames.error("InProgress", "Operation already in progress") }
+        let wasIdle = discoverySessions.isEmpty
+        discoverySessions[sender] = pendingFilters[sender] ?? DiscoveryFilter()
+        if wasIdle {
+            try? connection.setProperty(member("Discovering"), to: .boolean(true), interface: names.adapter, at: adapterPath)
+        }
+        discoveryGeneration += 1
+        enqueue(.announce(generation: discoveryGeneration))
+        return []
+    }
+
+    func stopDiscovery(_ message: DBusMessage) throws -> [DBusValue] {
+        guard powered else { throw notReady }
+        let sender = message.sender?.rawValue ?? ""
+        guard discoverySessions.removeValue(forKey: sender) != nil else {
+            throw BlueZNames.error("Failed", "No discovery started")
+        }
+        if discoverySessions.isEmpty { discoveryEnded() }
+        return []
+    }
+
+    /// Discovering false; RSSI is invalidated on every device, as bluetoothd does.
+    func discoveryEnded() {
+        discoveryGeneration += 1
+        try? connection.setProperty(member("Discovering"), to: .boolean(false), interface: names.adapter, at: adapterPath)
+        for path in devices.keys.sorted() {
+            try? connection.removeProperties([member("RSSI")], interface: names.device, at: path)
+        }
+    }
+
+    /// Reports every device advertising now that some session's filter admits.
+    func announceDevicesInRange() {
+        guard powered else { return }
+        for index in radios.indices {
+            let radio = radios[index]
+            guard !radio.isConnected else { continue }
+            let firmware = radio.firmware
+            let address = radio.address
+            let admitted = discoverySessions.values.contains {
+                $0.admits(address: address.description, name: firmware.advertisedName,
+                          serviceUUIDs: firmware.advertisedServiceUUIDs, rssi: radio.spec.rssi)
+            }
+            guard admitted, let path = devicePath(for: address) else { continue }
+            advertise(radio: index, at: path)
+        }
+    }
+
+    /// Creates or refreshes the Device1 object for an advertisement from `radio`.
+    private func advertise(radio index: Int, at path: ObjectPath) {
+        let radio = radios[index]
+        let firmware = radio.firmware
+        let advertisedUUIDs = firmware.advertisedServiceUUIDs.map { $0.lowercased() }
+        if var object = devices[path] {
+            let uuids = Array(Set(object.uuids + advertisedUUIDs)).sorted()
+            object.uuids = uuids
+            devices[path] = object
+            var changed: [MemberName: DBusValue] = [:]
+            if let name = try? member("Name") { changed[name] = .string(firmware.advertisedName) }
+            if let alias = try? member("Alias") { changed[alias] = .string(firmware.advertisedName) }
+            if let rssi = try? member("RSSI") { changed[rssi] = .int16(radio.spec.rssi) }
+            if let key = try? member("UUIDs") { changed[key] = .stringArray(uuids) }
+            try? connection.setProperties(changed, interface: names.device, at: path)
+            return
+        }
+        let object = DeviceObject(path: path, address: radio.address, uuids: advertisedUUIDs.sorted())
+        devices[path] = object
+        do {
+            try connection.export([try deviceInterface(for: object, radio: radio)], at: path)
+        } catch {
+            devices[path] = nil
+        }
+    }
+
+    func removeDevice(_ message: DBusMessage) throws -> [DBusValue] {
+        guard let path = message.arguments.first?.objectPathValue, devices[path] != nil else {
+            throw BlueZNames.error("DoesNotExist", "Does Not Exist")
+        }
+        if devices[path]?.connected == true { tearDown(path, reboot: nil, announce: true) }
+        devices[path] = nil
+        try connection.unexport(at: path)
+        return []
+    }
+}

@@ -1,0 +1,140 @@
+public import DBus
+public import DFUCore
+import DFUSimulator
+
+/// bluetoothd's stand-in: serves the org.bluez D-Bus API (adapter, devices, GATT objects) on a
+/// bus from simulated nRF5 devices, so that BlueZ clients run without a radio.
+///
+/// One adapter (`hci0` by default). Devices appear on discovery; Connect exports the GATT tree of
+/// what the device runs (or, at the same address, the tree cached from an earlier connection, as
+/// bluetoothd's `Cache=always` does); writes reach the simulated firmware; its notifications come
+/// back as PropertiesChanged(Value) or through AcquireNotify sockets; reboots drop the link.
+public actor BlueZStandIn {
+    /// A Device1 object on the bus.
+    struct DeviceObject: Sendable {
+        let path: ObjectPath
+        let address: DFUDeviceAddress
+        var connected = false
+        var servicesResolved = false
+        var paired = false
+        var trusted = false
+        /// The radio device linked now.
+        var radio: Int?
+        var generation = 0
+        /// Services cached for this address (bluetoothd's GATT cache).
+        var cachedServices: [SimulatedService]?
+        var gatt: GATTTable?
+        var connecting = false
+        var uuids: [String] = []
+    }
+
+    /// The connection it serves on.
+    public nonisolated let connection: DBusConnection
+    /// What it serves.
+    public nonisolated let configuration: StandInConfiguration
+    let names: BlueZVocabulary
+    let adapterPath: ObjectPath
+    var radios: [RadioDevice]
+    var devices: [ObjectPath: DeviceObject] = [:]
+    var powered: Bool
+    var discoverySessions: [String: DiscoveryFilter] = [:]
+    var pendingFilters: [String: DiscoveryFilter] = [:]
+    var agents: Set<String> = []
+    var started = false
+    private nonisolated let events: AsyncStream<DeferredEvent>.Continuation
+    private let eventStream: AsyncStream<DeferredEvent>
+    private var eventTask: Task<Void, Never>?
+
+    /// Something done after the current handler returns, in order.
+    enum DeferredEvent: Sendable {
+        case notify(device: ObjectPath, generation: Int, characteristic: String, bytes: [UInt8])
+        case drop(device: ObjectPath, generation: Int, reboot: SimulatedBootTarget?)
+        case resolve(device: ObjectPath, generation: Int)
+        case announce(generation: Int)
+        case drain(device: ObjectPath, generation: Int)
+    }
+
+    /// A stand-in serving `configuration` on `connection` (call ``start()``).
+    public init(connection: DBusConnection, configuration: StandInConfiguration) throws(DBusError) {
+        self.connection = connection
+        self.configuration = configuration
+        names = try BlueZVocabulary()
+        adapterPath = try names.root.appending(configuration.adapterName)
+        radios = configuration.devices.map {
+            RadioDevice(spec: $0, link: configuration.link.model, faults: configuration.faults.link)
+        }
+        powered = configuration.powered
+        (eventStream, events) = AsyncStream.makeStream(of: DeferredEvent.self)
+    }
+
+    /// Exports the object manager, /org/bluez and the adapter, then owns the name `org.bluez`.
+    public func start() async throws(DBusError) {
+        guard !started else { return }
+        started = true
+        let stream = eventStream
+        eventTask = Task { [weak self] in
+            for await event in stream {
+                guard let self else { return }
+                await self.perform(event)
+            }
+        }
+        connection.addObjectManager(at: .root)
+        try connection.export(try rootInterfaces(), at: names.root)
+        try connection.export([try adapterInterface()], at: adapterPath)
+        try await connection.requestName(names.service)
+    }
+
+    /// Disconnects every device, closes every socket, ends the event loop (the connection stays open).
+    public func stop() {
+        for path in devices.keys.sorted() where devices[path]?.connected == true {
+            tearDown(path, reboot: nil, announce: false)
+        }
+        events.finish()
+        eventTask?.cancel()
+        eventTask = nil
+    }
+
+    /// The `--report` document as things stand.
+    public func report() -> StandInReport {
+        StandInReport(devices: radios.map(\.report))
+    }
+
+    /// The object path bluetoothd uses for a device at `address` on this adapter.
+    public nonisolated func devicePath(for address: DFUDeviceAddress) -> ObjectPath? {
+        try? adapterPath.appending("dev_" + address.description.replacingColons)
+    }
+
+    nonisolated func enqueue(_ event: DeferredEvent) {
+        events.yield(event)
+    }
+
+    private func perform(_ event: DeferredEvent) async {
+        switch event {
+        case .notify(let device, let generation, let characteristic, let bytes):
+            deliverNotification(device: device, generation: generation, characteristic: characteristic, bytes: bytes)
+        case .drop(let device, let generation, let reboot):
+            try? await Task.sleep(for: .milliseconds(2))
+            guard devices[device]?.generation == generation, devices[device]?.connected == true else { return }
+            tearDown(device, reboot: reboot, announce: true)
+        case .resolve(let device, let generation):
+            try? await Task.sleep(for: configuration.link.resolveDelay)
+            guard var object = devices[device], object.generation == generation, object.connected else { return }
+            object.servicesResolved = true
+            devices[device] = object
+            try? connection.setProperty(member("ServicesResolved"), to: .boolean(true), interface: names.device, at: device)
+        case .announce(let generation):
+            try? await Task.sleep(for: configuration.link.discoveryDelay)
+            guard generation == discoveryGeneration, !discoverySessions.isEmpty else { return }
+            announceDevicesInRange()
+        case .drain(let device, let generation):
+            guard devices[device]?.generation == generation else { return }
+            drainAcquiredWrites(device)
+        }
+    }
+
+    var discoveryGeneration = 0
+}
+
+extension String {
+    var replacingColons: String { String(map { $0 == ":" ? "_" : $0 }) }
+}

@@ -1,0 +1,111 @@
+import DFUCore
+import DFUSimulator
+
+/// The parsed command line of `dfu-sim`.
+public struct DFUSimArguments: Sendable {
+    /// What to do.
+    public enum Mode: Sendable, Equatable {
+        /// Serve while COMMAND runs, then exit with its status.
+        case run(command: [String])
+        /// Print the bus address and serve until killed.
+        case serve
+        /// Print the usage.
+        case help
+    }
+
+    /// What to do.
+    public var mode: Mode
+    /// The devices, link and faults.
+    public var configuration = StandInConfiguration()
+    /// Where to write the JSON report at the end.
+    public var reportPath: String?
+
+    /// The usage text.
+    public static let usage = """
+        usage: dfu-sim run [--device SPEC]... [--link SPEC] [--fault SPEC]... [--report FILE] -- COMMAND [ARG]...
+               dfu-sim serve [--device SPEC]... [--link SPEC] [--fault SPEC]... [--report FILE]
+
+        Serves bluetoothd's org.bluez D-Bus API (adapter hci0) on a private dbus-daemon from simulated
+        nRF5 devices. `run` starts COMMAND with DBUS_SYSTEM_BUS_ADDRESS set to that bus and exits with
+        its status; `serve` prints the bus address and serves until SIGINT or SIGTERM.
+
+          --device KIND[,address=AA:BB:CC:DD:EE:FF][,name=NAME][,key=value...]
+                KIND: secure, legacy, buttonless, buttonless-bonded, buttonless-experimental, legacy-app
+                keys: hw_version, sd_id, sd_id_after, app_version, bl_version, signature=required,
+                      public_key=FILE, legacy_version=MAJOR.MINOR|none, max_image, rssi, service_changed=yes
+          --link KEY=VALUE[,...]   mtu, interval_ms, phy=1m|2m, packets_per_event, connect_timeout_ms,
+                                   resolve_ms, discovery_ms
+          --fault SPEC             drop-packet=N[:M...], corrupt-packet=N[:M...], disconnect-after-bytes=N,
+                                   disconnect-at=OPCODE[:OCCURRENCE], fail-connections=N,
+                                   response-delay-ms=N, no-stale-cache
+          --report FILE            write the devices' flash and statistics as JSON at the end
+          --adapter-off            start with the adapter powered off
+
+        """
+
+    /// Parses the arguments after the program name.
+    public init(_ arguments: [String]) throws(StandInSpecError) {
+        guard let first = arguments.first else { throw StandInSpecError("missing command (run or serve)") }
+        var rest = Array(arguments.dropFirst())
+        var command: [String]?
+        if let separator = rest.firstIndex(of: "--") {
+            command = Array(rest[(separator + 1)...])
+            rest = Array(rest[..<separator])
+        }
+        switch first {
+        case "-h", "--help", "help":
+            mode = .help
+            return
+        case "run":
+            guard let command, !command.isEmpty else { throw StandInSpecError("run needs -- COMMAND [ARG]...") }
+            mode = .run(command: command)
+        case "serve":
+            guard command == nil else { throw StandInSpecError("serve takes no COMMAND") }
+            mode = .serve
+        default:
+            throw StandInSpecError("unknown command '\(first)' (run or serve)")
+        }
+        var devices: [String] = []
+        var index = 0
+        func value(of option: String) throws(StandInSpecError) -> String {
+            index += 1
+            guard index < rest.count else { throw StandInSpecError("\(option) needs a value") }
+            return rest[index]
+        }
+        while index < rest.count {
+            var option = rest[index]
+            var inline: String?
+            if option.hasPrefix("--"), let equals = option.firstIndex(of: "=") {
+                inline = String(option[option.index(after: equals)...])
+                option = String(option[..<equals])
+            }
+            let takesValue = ["--device", "--link", "--fault", "--report"].contains(option)
+            var argument = ""
+            if takesValue {
+                if let inline { argument = inline } else { argument = try value(of: option) }
+            } else if inline != nil {
+                throw StandInSpecError("\(option) takes no value")
+            }
+            switch option {
+            case "--device": devices.append(argument)
+            case "--link": configuration.link = try StandInLink(parsing: argument)
+            case "--fault": try configuration.faults.add(parsing: argument)
+            case "--report": reportPath = argument
+            case "--adapter-off": configuration.powered = false
+            case "-h", "--help":
+                mode = .help
+                return
+            default: throw StandInSpecError("unknown option '\(option)'")
+            }
+            index += 1
+        }
+        configuration.devices = try devices.enumerated().map { (entry) throws(StandInSpecError) in
+            try SimulatedDeviceSpec(parsing: entry.element, index: entry.offset)
+        }
+        var seen: Set<String> = []
+        for device in configuration.devices {
+            let address = device.profile.address.description
+            guard seen.insert(address).inserted else { throw StandInSpecError("two devices have the address \(address)") }
+        }
+    }
+}

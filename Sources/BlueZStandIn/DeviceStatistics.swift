@@ -1,0 +1,24 @@
+/// What happened to one simulated device, for `--report`.
+public struct DeviceStatistics: Sendable, Hashable, Codable {
+    /// Links established.
+    public var connections = 0
+    /// Objects (Secure) or images (Legacy) the target executed or validated successfully.
+    public var objectsExecuted = 0
+    /// Checksums the target reported that did not match what the client sent (or Legacy CRC errors).
+    public var crcFailures = 0
+    /// Packet writes lost: injected drops plus writes the target's buffers could not take.
+    public var droppedPackets = 0
+    /// Modelled link time, in milliseconds.
+    public var modelledMilliseconds = 0
+
+    /// All zero.
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case connections
+        case objectsExecuted = "objects_executed"
+        case crcFailures = "crc_failures"
+        case droppedPackets = "dropped_packets"
+        case modelledMilliseconds = "modelled_ms"
+    }
+}

@@ -1,0 +1,271 @@
+import DFUCore
+import DFUCrypto
+import DFUSimulator
+
+/// One simulated device on the air: its firmware and flash, its modelled link time, the faults
+/// it is subject to, and the statistics `--report` prints. Knows nothing about D-Bus.
+struct RadioDevice: Sendable {
+    /// Something the device does after a write, in order.
+    enum Outcome: Sendable, Equatable {
+        /// A notification or indication on `characteristic` (upper-case UUID).
+        case notify(characteristic: String, bytes: [UInt8])
+        /// The link drops; the device boots into `target` (nil: it just drops, e.g. a fault).
+        case drop(reboot: SimulatedBootTarget?)
+    }
+
+    let spec: SimulatedDeviceSpec
+    let link: LinkModel
+    let uuids = DFUServiceUUIDs()
+    private(set) var peripheral: SimulatedPeripheral
+    private(set) var statistics = DeviceStatistics()
+    /// Whether a link is up (and its generation, so late events of an old link are ignored).
+    private(set) var linkGeneration = 0
+    private(set) var isConnected = false
+    private(set) var subscribed: Set<String> = []
+    /// The device's clock: link-paced time, never behind the wall clock (so that a client that
+    /// waits in real time lets the flash drain, as it would on a real device).
+    private var modelled: Duration = .zero
+    /// Time the device's clock jumped to catch up with the wall clock (not link time).
+    private var idle: Duration = .zero
+    private var lastWall = ContinuousClock.now
+    private var lastModelled: Duration = .zero
+    private var faults: SimulatedFaults
+    private var packetWrites = 0
+    private var packetBytes = 0
+    private var byteFaultFired = false
+    private var requestFaultFired = false
+    private var requestCounts: [UInt8: Int] = [:]
+    private var firmwareDrops = 0
+    private var tracker = TransferTracker()
+    private var eventStart: Duration = .zero
+    private var eventCursor: Duration = .zero
+    private var packetsInEvent = Int.max
+
+    init(spec: SimulatedDeviceSpec, link: LinkModel, faults: SimulatedFaults) {
+        self.spec = spec
+        self.link = link
+        self.faults = faults
+        peripheral = SimulatedPeripheral(profile: spec.profile, storage: spec.storage,
+                                         startInBootloader: spec.kind.startsInBootloader)
+    }
+
+    /// The address it advertises with now.
+    var address: DFUDeviceAddress { peripheral.address }
+    /// The firmware running now.
+    var firmware: any SimulatedFirmware { peripheral.firmware }
+
+    /// Takes one connection attempt's fault: true when the attempt must fail.
+    mutating func consumeConnectionFailure() -> Bool {
+        guard faults.failedConnections > 0 else { return false }
+        faults.failedConnections -= 1
+        return true
+    }
+
+    /// A link comes up.
+    mutating func connect() -> Int {
+        catchUp()
+        linkGeneration += 1
+        isConnected = true
+        subscribed = []
+        statistics.connections += 1
+        modelled += link.connectionInterval * link.setupIntervals
+        refreshModelled()
+        return linkGeneration
+    }
+
+    /// The client enabled or disabled notifications (one CCCD write in modelled time).
+    mutating func setSubscribed(_ characteristic: String, _ on: Bool) {
+        catchUp()
+        if on { subscribed.insert(characteristic.uppercased()) } else { subscribed.remove(characteristic.uppercased()) }
+        modelled += link.connectionInterval * 2
+        refreshModelled()
+    }
+
+    /// The link drops; the device reboots into `target` when given.
+    mutating func drop(reboot target: SimulatedBootTarget?) {
+        guard isConnected else { return }
+        isConnected = false
+        var context = makeContext(at: modelled)
+        var firmware = peripheral.firmware
+        firmware.connectionDropped(context: &context)
+        peripheral.firmware = firmware
+        peripheral.storage = context.storage
+        if let target {
+            collectFirmwareDrops()
+            peripheral.boot(into: target, at: modelled)
+            modelled += link.bootTime
+        }
+        subscribed = []
+        refreshModelled()
+    }
+
+    /// A read.
+    mutating func read(_ characteristic: String) -> Result<[UInt8], SimulatedATTError> {
+        catchUp()
+        modelled += link.connectionInterval * 2
+        var context = makeContext(at: modelled)
+        var firmware = peripheral.firmware
+        let result = firmware.read(characteristic.uppercased(), context: &context)
+        peripheral.firmware = firmware
+        peripheral.storage = context.storage
+        refreshModelled()
+        return result
+    }
+
+    /// A write from the client; returns the ATT error (nil: accepted) and what follows, in order.
+    mutating func write(_ bytes: [UInt8], to characteristic: String, type: SimulatedWriteType)
+        -> (error: SimulatedATTError?, outcomes: [Outcome])
+    {
+        catchUp()
+        let uuid = characteristic.uppercased()
+        let arrival = advance(payload: bytes.count, request: type == .request)
+        var delivered = bytes
+        var dropAfter = false
+        let isPacket = uuid == uuids.securePacket.uppercased() || uuid == uuids.legacyPacket.uppercased()
+        let isControlPoint = uuid == uuids.secureControlPoint.uppercased() || uuid == uuids.legacyControlPoint.uppercased()
+        if isPacket {
+            packetWrites += 1
+            if faults.droppedPackets.contains(packetWrites) {
+                statistics.droppedPackets += 1
+                return (nil, [])
+            }
+            if faults.corruptedPackets.contains(packetWrites), !delivered.isEmpty { delivered[0] ^= 0xFF }
+            packetBytes += bytes.count
+            if let limit = faults.disconnectAfterPacketBytes, !byteFaultFired, packetBytes >= limit {
+                byteFaultFired = true
+                dropAfter = true
+            }
+            tracker.packet(bytes)
+        } else if isControlPoint, let first = bytes.first {
+            if let trigger = faults.disconnectAtRequest, !requestFaultFired {
+                requestCounts[first, default: 0] += 1
+                if first == trigger.opCode, requestCounts[first] == trigger.occurrence {
+                    requestFaultFired = true
+                    dropAfter = true
+                }
+            }
+            if uuid == uuids.secureControlPoint.uppercased() { tracker.request(bytes) }
+        }
+        var context = makeContext(at: arrival)
+        var firmware = peripheral.firmware
+        let error = firmware.write(delivered, to: uuid, type: type, context: &context)
+        peripheral.firmware = firmware
+        peripheral.storage = context.storage
+        var outcomes: [Outcome] = []
+        var notifications: [(Duration, String, [UInt8])] = []
+        var reboot: (SimulatedBootTarget, Duration)?
+        for effect in context.effects {
+            switch effect {
+            case .notify(let target, let payload, let delay):
+                notifications.append((arrival + delay + faults.responseDelay + link.connectionInterval, target, payload))
+            case .reboot(let target, let delay):
+                let at = arrival + delay + faults.responseDelay
+                if reboot.map({ at < $0.1 }) ?? true { reboot = (target, at) }
+            }
+        }
+        for (time, target, payload) in notifications.sorted(by: { $0.0 < $1.0 }) {
+            if let reboot, time > reboot.1 { break }
+            modelled = max(modelled, time)
+            observe(notification: payload, on: target)
+            outcomes.append(.notify(characteristic: target, bytes: payload))
+        }
+        if let reboot {
+            modelled = max(modelled, reboot.1)
+            outcomes.append(.drop(reboot: reboot.0))
+        } else if dropAfter {
+            outcomes.append(.drop(reboot: nil))
+        }
+        refreshModelled()
+        return (error, outcomes)
+    }
+
+    /// The device's entry in the report.
+    var report: StandInReport.Device {
+        var images: [String: StandInReport.Image] = [:]
+        if let application = peripheral.storage.application { images["application"] = StandInReport.Image(bytes: application) }
+        if let softdevice = peripheral.storage.softdevice { images["softdevice"] = StandInReport.Image(bytes: softdevice) }
+        if let bootloader = peripheral.storage.bootloader { images["bootloader"] = StandInReport.Image(bytes: bootloader) }
+        var stats = statistics
+        stats.droppedPackets += firmwareDrops + currentFirmwareDrops
+        return StandInReport.Device(address: spec.profile.address.description, kind: spec.kind.rawValue, images: images,
+                                    stats: stats)
+    }
+
+    // MARK: - Modelled time
+
+    /// Moves the modelled clock for one exchange and returns when the PDU reaches the device.
+    ///
+    /// Writes without response share connection events (as many as fit); a request takes the
+    /// next event and its response the one after, so the next PDU waits for a later event.
+    private mutating func advance(payload: Int, request: Bool) -> Duration {
+        let exchange = link.exchangeTime(attPayload: payload)
+        if !request, packetsInEvent < link.fullPacketsPerEvent,
+            eventCursor + exchange <= eventStart + link.usableEventLength, eventCursor >= modelled - exchange {
+            packetsInEvent += 1
+            eventCursor += exchange
+            modelled = max(modelled, eventCursor)
+            return eventCursor
+        }
+        let start = max(modelled, eventStart + link.connectionInterval)
+        eventStart = start
+        eventCursor = start + exchange
+        if request {
+            packetsInEvent = Int.max
+            modelled = start + link.connectionInterval + exchange
+        } else {
+            packetsInEvent = 1
+            modelled = eventCursor
+        }
+        return eventCursor
+    }
+
+    private mutating func refreshModelled() {
+        lastModelled = modelled
+        lastWall = ContinuousClock.now
+        let linkTime = modelled - idle
+        statistics.modelledMilliseconds = Int(linkTime.components.seconds * 1000
+            + linkTime.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// Moves the device's clock forward by the real time the client spent idle since the last event
+    /// (beyond what the link model already accounted for).
+    private mutating func catchUp() {
+        let now = ContinuousClock.now
+        let floor = lastModelled + (now - lastWall)
+        if floor > modelled {
+            idle += floor - modelled
+            modelled = floor
+        }
+        lastWall = now
+        lastModelled = modelled
+    }
+
+    private func makeContext(at time: Duration) -> SimulatedContext {
+        SimulatedContext(now: time, subscribed: subscribed, isBonded: isBonded, storage: peripheral.storage, flash: link.flash)
+    }
+
+    /// Whether the host holds a bond with the device (set by Pair).
+    var isBonded = false
+
+    private var currentFirmwareDrops: Int {
+        (peripheral.firmware as? SimulatedSecureBootloader)?.droppedPackets ?? 0
+    }
+
+    private mutating func collectFirmwareDrops() { firmwareDrops += currentFirmwareDrops }
+
+    // MARK: - Statistics from the answers
+
+    private mutating func observe(notification bytes: [UInt8], on characteristic: String) {
+        if characteristic == uuids.secureControlPoint.uppercased() {
+            switch tracker.response(bytes) {
+            case .executed: statistics.objectsExecuted += 1
+            case .checksumMismatch: statistics.crcFailures += 1
+            case .none: break
+            }
+        } else if characteristic == uuids.legacyControlPoint.uppercased(), bytes.count >= 3, bytes[0] == 0x10,
+            bytes[1] == 0x04 {
+            if bytes[2] == 0x01 { statistics.objectsExecuted += 1 }
+            if bytes[2] == 0x05 { statistics.crcFailures += 1 }
+        }
+    }
+}

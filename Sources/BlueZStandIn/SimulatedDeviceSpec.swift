@@ -1,0 +1,138 @@
+public import DFUCore
+public import DFUSimulator
+
+/// One `--device KIND[,address=…][,name=…][,key=value…]`: what to simulate and how it starts.
+///
+/// Keys: `address`, `name`, `hw_version`, `sd_id` (installed SoftDevice FWID), `sd_id_after`
+/// (the FWID a SoftDevice update installs), `app_version`, `bl_version`, `signature=required`
+/// or `public_key=FILE` (init packets must be signed), `legacy_version=MAJOR.MINOR|none`,
+/// `max_image` (bytes), `rssi` (dBm), `service_changed=yes` (the device indicates Service Changed,
+/// so the host's GATT cache is refreshed after a jump at the same address).
+public struct SimulatedDeviceSpec: Sendable {
+    /// The kind.
+    public var kind: SimulatedDeviceKind
+    /// What the simulator runs.
+    public var profile: SimulatedDeviceProfile
+    /// The flash at start.
+    public var storage: SimulatedStorage
+    /// The RSSI reported on discovery.
+    public var rssi: Int16
+    /// Whether the device indicates Service Changed when its GATT table changed at the same address.
+    public var indicatesServiceChanged: Bool
+
+    /// The address a device gets when the specification names none: `C0:FF:EE:00:00:N0` (N = index + 1).
+    public static func defaultAddress(index: Int) -> DFUDeviceAddress? {
+        let last = UInt8(truncatingIfNeeded: (index + 1) * 0x10)
+        return DFUDeviceAddress(bytes: [0xC0, 0xFF, 0xEE, 0x00, UInt8(truncatingIfNeeded: (index + 1) >> 4), last])
+    }
+
+    /// Parses a specification; `index` picks the default address.
+    public init(parsing text: String, index: Int = 0) throws(StandInSpecError) {
+        var fields = try SpecFields(text)
+        guard fields.words.count == 1, let word = fields.words.first else {
+            throw StandInSpecError("a device needs exactly one KIND (\(Self.kindList)), got '\(text)'")
+        }
+        guard let kind = SimulatedDeviceKind(rawValue: word.lowercased()) else {
+            throw StandInSpecError("unknown device kind '\(word)' (one of \(Self.kindList))")
+        }
+        self.kind = kind
+        guard var address = Self.defaultAddress(index: index) else {
+            throw StandInSpecError("no default address for device \(index + 1)")
+        }
+        if let text = fields.take("address") {
+            guard let parsed = DFUDeviceAddress(text) else {
+                throw StandInSpecError("address=\(text) is not AA:BB:CC:DD:EE:FF")
+            }
+            address = parsed
+        }
+        let name = fields.take("name")
+        if let name, name.isEmpty || name.utf8.count > 29 {
+            throw StandInSpecError("name=\(name) must be 1 to 29 bytes")
+        }
+        var secure = SecureBootloaderConfiguration()
+        var legacy = LegacyBootloaderConfiguration()
+        if let hardware = try fields.takeInteger("hw_version") {
+            guard let value = UInt32(exactly: hardware) else { throw StandInSpecError("hw_version=\(hardware) is out of range") }
+            secure.hardwareVersion = value
+        }
+        if try fields.takeFlag("signature_required") == true { secure.requiresSignature = true }
+        if let signature = fields.take("signature") {
+            guard signature == "required" || signature == "none" else {
+                throw StandInSpecError("signature=\(signature) must be 'required' or 'none'")
+            }
+            secure.requiresSignature = signature == "required"
+        }
+        if fields.take("public_key") != nil { secure.requiresSignature = true }
+        if let maximum = try fields.takeInteger("max_image") {
+            guard maximum > 0 else { throw StandInSpecError("max_image=\(maximum) must be positive") }
+            secure.maximumImageSize = maximum
+            legacy.maximumImageSize = maximum
+        }
+        if let version = fields.take("legacy_version") {
+            if version == "none" {
+                legacy.version = nil
+            } else {
+                let parts = version.split(separator: ".")
+                guard parts.count == 2, let major = UInt8(parts[0]), let minor = UInt8(parts[1]) else {
+                    throw StandInSpecError("legacy_version=\(version) must be MAJOR.MINOR or none")
+                }
+                legacy.version = LegacyDFUVersion(major: major, minor: minor)
+            }
+        }
+        var storage = SimulatedStorage()
+        if let id = try fields.takeInteger("sd_id") {
+            guard let value = UInt32(exactly: id) else { throw StandInSpecError("sd_id=\(id) is out of range") }
+            storage.softdeviceID = value
+            storage.softdeviceIDAfterUpdate = value
+        }
+        if let id = try fields.takeInteger("sd_id_after") {
+            guard let value = UInt32(exactly: id) else { throw StandInSpecError("sd_id_after=\(id) is out of range") }
+            storage.softdeviceIDAfterUpdate = value
+        }
+        if let version = try fields.takeInteger("app_version") {
+            guard let value = UInt32(exactly: version) else { throw StandInSpecError("app_version=\(version) is out of range") }
+            storage.applicationVersion = value
+        }
+        if let version = try fields.takeInteger("bl_version") {
+            guard let value = UInt32(exactly: version) else { throw StandInSpecError("bl_version=\(version) is out of range") }
+            storage.bootloaderVersion = value
+        }
+        let rssi = try fields.takeInteger("rssi") ?? -55
+        guard let rssiValue = Int16(exactly: rssi), rssi < 0 else { throw StandInSpecError("rssi=\(rssi) must be negative dBm") }
+        self.rssi = rssiValue
+        indicatesServiceChanged = try fields.takeFlag("service_changed") ?? false
+        try fields.checkAllTaken(in: "--device \(text)")
+
+        let bootloader: SimulatedDeviceProfile.Bootloader
+        let application: SimulatedDeviceProfile.Application
+        switch kind {
+        case .secure:
+            if let name { secure.defaultName = name }
+            // A device that starts in its bootloader advertises at the given address (and so does
+            // the application it installs).
+            secure.requiresBonds = true
+            bootloader = .secure(secure)
+            application = .plain
+        case .legacy:
+            if let name { legacy.name = name }
+            bootloader = .legacy(legacy)
+            application = .plain
+        case .buttonless, .buttonlessBonded, .buttonlessExperimental:
+            if kind == .buttonlessBonded { secure.requiresBonds = true }
+            var app = SimulatedButtonlessApplication(
+                variant: kind == .buttonless ? .withoutBonds : kind == .buttonlessBonded ? .withBonds : .experimental)
+            if let name { app.advertisedName = name }
+            bootloader = .secure(secure)
+            application = .buttonless(app)
+        case .legacyApp:
+            var app = SimulatedLegacyApplication()
+            if let name { app.advertisedName = name }
+            bootloader = .legacy(legacy)
+            application = .legacy(app)
+        }
+        profile = SimulatedDeviceProfile(address: address, bootloader: bootloader, application: application)
+        self.storage = storage
+    }
+
+    private static var kindList: String { SimulatedDeviceKind.allCases.map(\.rawValue).joined(separator: ", ") }
+}

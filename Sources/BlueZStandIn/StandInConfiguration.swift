@@ -1,0 +1,26 @@
+public import DFUCore
+
+/// Everything a stand-in serves: the adapter, the simulated devices, the link and the faults.
+public struct StandInConfiguration: Sendable {
+    /// The simulated devices, in `--device` order.
+    public var devices: [SimulatedDeviceSpec]
+    /// The link figures and host timings.
+    public var link: StandInLink
+    /// Faults applied to every device.
+    public var faults: StandInFaults
+    /// The adapter's name (`hci0`).
+    public var adapterName = "hci0"
+    /// The adapter's address.
+    public var adapterAddress = DFUDeviceAddress(bytes: [0x00, 0xAA, 0x01, 0x00, 0x00, 0x00])
+    /// The adapter's friendly name (Name/Alias).
+    public var adapterAlias = "dfu-sim"
+    /// Whether the adapter starts powered.
+    public var powered = true
+
+    /// Makes a configuration.
+    public init(devices: [SimulatedDeviceSpec] = [], link: StandInLink = StandInLink(), faults: StandInFaults = StandInFaults()) {
+        self.devices = devices
+        self.link = link
+        self.faults = faults
+    }
+}

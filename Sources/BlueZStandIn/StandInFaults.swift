@@ -1,0 +1,68 @@
+public import DFUSimulator
+
+/// `--fault SPEC` (repeatable): link and host faults, applied to every simulated device.
+///
+/// SPECs: `drop-packet=N[:M…]` (packet writes N, M, … counted per device from 1 are lost),
+/// `corrupt-packet=N[:M…]`, `disconnect-after-bytes=N` (once, per device), `disconnect-at=OPCODE[:OCCURRENCE]`
+/// (once, at a control point request, after the device handled it), `fail-connections=N` (the first N
+/// Connect calls fail), `response-delay-ms=N` (modelled delay before every notification),
+/// `no-stale-cache` (the host never reuses cached GATT services).
+public struct StandInFaults: Sendable, Hashable {
+    /// The link faults, as the simulator models them.
+    public var link = SimulatedFaults()
+    /// Whether the host keeps GATT services per address across connections, as bluetoothd's `Cache=always` does.
+    public var cachesServices = true
+
+    /// No faults; the GATT cache on.
+    public init() {}
+
+    /// Adds one `--fault` specification.
+    public mutating func add(parsing text: String) throws(StandInSpecError) {
+        let key: String
+        let value: String?
+        if let equals = text.firstIndex(of: "=") {
+            key = String(text[..<equals])
+            value = String(text[text.index(after: equals)...])
+        } else {
+            key = text
+            value = nil
+        }
+        func number(_ text: String?) throws(StandInSpecError) -> Int {
+            guard let text, let value = SpecFields.integer(text), value >= 0 else {
+                throw StandInSpecError("--fault \(key) needs a non-negative number")
+            }
+            return value
+        }
+        func numbers(_ text: String?) throws(StandInSpecError) -> Set<Int> {
+            guard let text, !text.isEmpty else { throw StandInSpecError("--fault \(key) needs N[:M…]") }
+            var result: Set<Int> = []
+            for part in text.split(separator: ":") {
+                guard let value = SpecFields.integer(String(part)), value > 0 else {
+                    throw StandInSpecError("--fault \(key)=\(text): '\(part)' is not a positive number")
+                }
+                result.insert(value)
+            }
+            return result
+        }
+        switch key {
+        case "drop-packet": link.droppedPackets.formUnion(try numbers(value))
+        case "corrupt-packet": link.corruptedPackets.formUnion(try numbers(value))
+        case "disconnect-after-bytes": link.disconnectAfterPacketBytes = try number(value)
+        case "disconnect-at":
+            let parts = (value ?? "").split(separator: ":").map(String.init)
+            guard (1...2).contains(parts.count), let opCode = SpecFields.integer(parts[0]), let code = UInt8(exactly: opCode)
+            else { throw StandInSpecError("--fault disconnect-at needs OPCODE[:OCCURRENCE]") }
+            let occurrence = parts.count == 2 ? try number(parts[1]) : 1
+            link.disconnectAtRequest = SimulatedFaults.RequestTrigger(opCode: code, occurrence: max(1, occurrence))
+        case "fail-connections": link.failedConnections = try number(value)
+        case "response-delay-ms": link.responseDelay = .milliseconds(try number(value))
+        case "no-stale-cache":
+            guard value == nil else { throw StandInSpecError("--fault no-stale-cache takes no value") }
+            cachesServices = false
+        default:
+            throw StandInSpecError(
+                "unknown fault '\(key)' (drop-packet, corrupt-packet, disconnect-after-bytes, disconnect-at, fail-connections, response-delay-ms, no-stale-cache)"
+            )
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import BlueZ
+import DBus
+public import DFUCore
+
+extension BlueZTransport {
+    /// Scans for the selected device, connects with retries, waits for ServicesResolved, maps the DFU
+    /// characteristics, pairs when buttonless-with-bonds needs it.
+    public func connect(_ parameters: DFUConnectParameters) async throws(DFUTransportError) -> DFUPeer {
+        await disconnect()
+        guard !isClosed else { throw .failed("the BlueZ transport is closed") }
+        guard !isBlueZGone else { throw .failed(BlueZError.notRunning.description) }
+        if parameters.discardCachedServices { await forgetDevices(parameters.selector) }
+        var device = try await discover(parameters.selector, within: parameters.scanTimeout)
+        var peer = try await connectAndResolve(device, parameters: parameters)
+        if peer.endpoints.isEmpty, !parameters.discardCachedServices, !peer.isBonded {
+            // The GATT cache trap: BlueZ may hand out the services of the app that had this address.
+            // (Never for a bonded device: RemoveDevice would delete the user's bond.)
+            await disconnect()
+            await forgetDevices(.address(try Self.address(of: device)))
+            device = try await discover(parameters.selector, within: parameters.scanTimeout)
+            peer = try await connectAndResolve(device, parameters: parameters)
+        }
+        return peer
+    }
+
+    /// Drops the link (idempotent): closes descriptors, stops notifications, Device1.Disconnect.
+    public func disconnect() async {
+        guard let link else { return }
+        self.link = nil
+        link.release()
+        for path in link.valueWatch.keys { try? await client.stopNotify(characteristic: path) }
+        if !link.events.isDown, !isBlueZGone { try? await client.disconnect(device: link.device) }
+        link.events.markDown()
+    }
+
+    // MARK: Discovery
+
+    /// Removes the devices of the selector's addresses from BlueZ, so no cached GATT database is reused.
+    func forgetDevices(_ selector: DFUDeviceSelector) async {
+        let addresses = Set(selector.addresses.map(\.description))
+        guard !addresses.isEmpty else { return }
+        for device in devices.values where addresses.contains(device.address) {
+            if device.isConnected { try? await client.disconnect(device: device.path) }
+            try? await client.removeDevice(device.path, adapter: adapter.path)
+            devices[device.path] = nil
+            heard.remove(device.path)
+        }
+    }
+
+    /// Discovers a device matching `selector`: SetDiscoveryFilter + StartDiscovery, then follows signals.
+    /// Devices already connected, or heard in a discovery that is still running, count at once.
+    func discover(_ selector: DFUDeviceSelector, within timeout: Duration) async throws(DFUTransportError)
+        -> BlueZDevice
+    {
+        var canonical = selector
+        canonical.serviceUUIDs = selector.serviceUUIDs.map(BlueZUUID.canonical)
+        heard = Set(devices.values.filter { $0.rssi != nil || $0.isConnected }.map(\.path))
+        do {
+            try await client.setDiscoveryFilter(adapter: adapter.path, serviceUUIDs: canonical.serviceUUIDs)
+            do {
+                try await client.startDiscovery(adapter: adapter.path)
+            } catch .inProgress {
+                // Another client is already discovering on this adapter: its results reach us too.
+            }
+        } catch {
+            throw Self.transportError(error)
+        }
+        let heardNow = heard
+        let wanted = canonical
+        let found = await waitForDevices(within: timeout) { devices in
+            devices.filter { heardNow.contains($0.path) || $0.rssi != nil || $0.isConnected }
+                .first { Self.matches($0, wanted) }
+        }
+        try? await client.stopDiscovery(adapter: adapter.path)
+        guard let found else {
+            if isBlueZGone { throw .failed(BlueZError.notRunning.description) }
+            throw .deviceNotFound
+        }
+        return found
+    }
+
+    /// Whether a device matches: the selector's rules, with a name required when only a name is given.
+    static func matches(_ device: BlueZDevice, _ selector: DFUDeviceSelector) -> Bool {
+        guard let address = DFUDeviceAddress(device.address) else { return false }
+        let name = device.name ?? device.alias.flatMap { DFUDeviceAddress($0.replacing("-", with: ":")) == nil ? $0 : nil }
+        if selector.name != nil, selector.addresses.isEmpty, name == nil { return false }
+        return selector.matches(address: address, name: name, serviceUUIDs: device.serviceUUIDs)
+    }
+
+    static func address(of device: BlueZDevice) throws(DFUTransportError) -> DFUDeviceAddress {
+        guard let address = DFUDeviceAddress(device.address) else {
+            throw .failed("BlueZ reported the malformed address \(device.address)")
+        }
+        return address
+    }
+
+    // MARK: Connecting
+
+    /// Connect (retried), ServicesResolved, characteristics, pairing.
+    func connectAndResolve(_ device: BlueZDevice, parameters: DFUConnectParameters) async throws(DFUTransportError)
+        -> DFUPeer
+    {
+        let address = try Self.address(of: device)
+        var lastError = DFUTransportError.timedOut
+        for _ in 0..<max(connectAttempts, 1) {
+            let context = LinkContext(device: device.path)
+            link = context
+            do {
+                try await client.connect(device: device.path, timeout: parameters.connectTimeout)
+            } catch .inProgress {
+                // Another Connect is under way (or done): wait for its outcome like our own.
+            } catch {
+                link = nil
+                lastError = Self.transportError(error)
+                if case .doesNotExist = error { throw .disconnected }
+                if case .notReady = error { throw lastError }
+                continue
+            }
+            let path = device.path
+            if devices[path]?.isConnected == true { context.sawConnected = true }
+            let events = context.events
+            let resolved = await waitForDevices(within: parameters.connectTimeout) { devices in
+                devices.first { $0.path == path && (($0.servicesResolved && $0.isConnected) || events.isDown) }
+            }
+            guard let resolved, resolved.isConnected, resolved.servicesResolved, !context.events.isDown else {
+                lastError = resolved == nil ? .timedOut : .disconnected
+                await disconnect()
+                continue
+            }
+            return try await describe(resolved, address: address, context: context, uuids: parameters.uuids)
+        }
+        throw lastError
+    }
+
+    /// Maps the device's GATT objects to DFU endpoints and reports what was found.
+    func describe(_ device: BlueZDevice, address: DFUDeviceAddress, context: LinkContext, uuids: DFUServiceUUIDs)
+        async throws(DFUTransportError) -> DFUPeer
+    {
+        let tree: BlueZObjectTree
+        do {
+            tree = try await client.objects()
+        } catch {
+            throw Self.transportError(error)
+        }
+        let services = tree.services(of: device.path)
+        for endpoint in DFUEndpoint.allCases {
+            let (serviceUUID, characteristicUUID) = uuids.uuids(of: endpoint)
+            for service in services where BlueZUUID.same(service.uuid, serviceUUID) {
+                if let characteristic = tree.characteristics(of: service.path).first(where: {
+                    BlueZUUID.same($0.uuid, characteristicUUID)
+                }) {
+                    context.characteristics[endpoint] = characteristic
+                    break
+                }
+            }
+        }
+        let mtus = context.characteristics.values.compactMap(\.mtu)
+        context.mtu = mtus.max() ?? 23
+        var bonded = device.isBonded || device.isPaired
+        if context.characteristics[.buttonlessWithBonds] != nil, !bonded {
+            do {
+                try await client.pair(device: device.path, timeout: .seconds(30))
+                bonded = true
+            } catch .inProgress {
+                bonded = true
+            } catch {
+                await disconnect()
+                throw .failed("pairing with \(address) failed: \(error)")
+            }
+        }
+        let gap = BlueZUUID.canonical("1800")
+        let gatt = BlueZUUID.canonical("1801")
+        let serviceCount = services.filter { $0.isPrimary && $0.uuid != gap && $0.uuid != gatt }.count
+        return DFUPeer(
+            address: address, name: device.name, endpoints: Set(context.characteristics.keys),
+            serviceCount: serviceCount, maximumWriteLength: max(context.mtu - 3, 20), isBonded: bonded)
+    }
+
+    /// A BlueZ failure in the engine's terms.
+    static func transportError(_ error: BlueZError) -> DFUTransportError {
+        switch error {
+        case .failed(_, let attError?): .attError(attError)
+        case .doesNotExist, .disconnected: .disconnected
+        case .timedOut: .timedOut
+        case .notRunning: .failed(error.description)
+        case .failed(let message, nil) where message.localizedNotConnected: .disconnected
+        default: .failed(error.description)
+        }
+    }
+}
+
+extension String {
+    /// Whether a BlueZ failure message says the link is gone.
+    fileprivate var localizedNotConnected: Bool {
+        let lower = lowercased()
+        return lower.contains("not connected") || lower.contains("disconnected")
+    }
+}

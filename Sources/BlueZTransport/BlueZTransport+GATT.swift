@@ -1,0 +1,99 @@
+import BlueZ
+import DBus
+public import DFUCore
+
+extension BlueZTransport {
+    /// AcquireNotify when the characteristic notifies (fallback StartNotify + PropertiesChanged of Value);
+    /// StartNotify for indications. BlueZ writes the CCCD; this never does.
+    public func enableNotifications(on endpoint: DFUEndpoint) async throws(DFUTransportError) {
+        let (context, characteristic) = try connected(endpoint)
+        if context.readers[endpoint] != nil || context.valueWatch[characteristic.path] != nil { return }
+        if characteristic.canNotify, usesAcquireNotify {
+            do {
+                let (descriptor, mtu) = try await client.acquireNotify(characteristic: characteristic.path)
+                let events = context.events
+                context.readers[endpoint] = NotificationReader(
+                    descriptor: descriptor, maximumLength: max(mtu, context.mtu),
+                    onPacket: { bytes in events.post(DFUNotification(endpoint: endpoint, bytes: bytes)) },
+                    onHangUp: { events.markDown() })
+                return
+            } catch {
+                if context.events.isDown { throw .disconnected }
+                // Fall back to StartNotify below (e.g. NotSupported, NotPermitted on older BlueZ).
+            }
+        }
+        context.valueWatch[characteristic.path] = endpoint
+        do {
+            try await client.startNotify(characteristic: characteristic.path)
+        } catch {
+            context.valueWatch[characteristic.path] = nil
+            throw Self.transportError(error)
+        }
+    }
+
+    /// Control point writes: WriteValue type=request. Packets: the AcquireWrite descriptor,
+    /// fallback WriteValue type=command.
+    public func write(_ bytes: [UInt8], to endpoint: DFUEndpoint, type: DFUWriteType) async throws(DFUTransportError) {
+        let (context, characteristic) = try connected(endpoint)
+        if type == .withoutResponse, usesAcquireWrite, !context.acquireWriteRefused {
+            if context.writer == nil {
+                do {
+                    let (descriptor, mtu) = try await client.acquireWrite(characteristic: characteristic.path)
+                    context.writer = PacketWriter(descriptor: descriptor, mtu: mtu)
+                } catch {
+                    if context.events.isDown { throw .disconnected }
+                    context.acquireWriteRefused = true
+                }
+            }
+            if let writer = context.writer {
+                let failure: PacketWriter.Failure
+                do {
+                    try writer.send(bytes, timeout: .seconds(10))
+                    return
+                } catch {
+                    failure = error
+                }
+                switch failure {
+                case .closed:
+                    linkDropped()
+                    throw .disconnected
+                case .timedOut: throw .timedOut
+                case .failed(let code): throw .failed("writing to the AcquireWrite socket failed (errno \(code))")
+                }
+            }
+        }
+        do {
+            try await client.writeValue(bytes, characteristic: characteristic.path, withResponse: type == .withResponse)
+        } catch {
+            throw context.events.isDown ? .disconnected : Self.transportError(error)
+        }
+    }
+
+    /// ReadValue.
+    public func read(_ endpoint: DFUEndpoint) async throws(DFUTransportError) -> [UInt8] {
+        let (context, characteristic) = try connected(endpoint)
+        do {
+            return try await client.readValue(characteristic: characteristic.path)
+        } catch {
+            throw context.events.isDown ? .disconnected : Self.transportError(error)
+        }
+    }
+
+    /// The next notification in arrival order.
+    public func nextNotification(within timeout: Duration) async throws(DFUTransportError) -> DFUNotification {
+        guard let link else { throw .disconnected }
+        return try await link.events.next(within: timeout)
+    }
+
+    /// Waits for the device to drop the link.
+    public func waitForDisconnection(within timeout: Duration) async -> Bool {
+        guard let link else { return true }
+        return await link.events.waitForDown(within: timeout)
+    }
+
+    private func connected(_ endpoint: DFUEndpoint) throws(DFUTransportError) -> (LinkContext, BlueZGattCharacteristic) {
+        guard let link, !link.events.isDown else { throw .disconnected }
+        guard let characteristic = link.characteristics[endpoint] else { throw .endpointMissing(endpoint) }
+        return (link, characteristic)
+    }
+}

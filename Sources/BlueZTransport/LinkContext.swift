@@ -1,0 +1,38 @@
+import BlueZ
+import DBus
+import DFUCore
+
+/// The state of one connection: the device, its DFU characteristics, and what was acquired from BlueZ.
+final class LinkContext {
+    /// The device object.
+    let device: ObjectPath
+    /// Notifications and the link going down, for the engine.
+    let events = LinkEvents()
+    /// The DFU characteristics found, by role.
+    var characteristics: [DFUEndpoint: BlueZGattCharacteristic] = [:]
+    /// Characteristics notifying through StartNotify: their `Value` changes are notifications.
+    var valueWatch: [ObjectPath: DFUEndpoint] = [:]
+    /// Readers of AcquireNotify descriptors.
+    var readers: [DFUEndpoint: NotificationReader] = [:]
+    /// The AcquireWrite descriptor of the packet characteristic.
+    var writer: PacketWriter?
+    /// AcquireWrite was refused: packets go through WriteValue type=command.
+    var acquireWriteRefused = false
+    /// BlueZ reported this link as connected (a later Connected=false means it dropped).
+    var sawConnected = false
+    /// The ATT MTU of the link.
+    var mtu = 23
+
+    init(device: ObjectPath) {
+        self.device = device
+    }
+
+    /// Closes every acquired descriptor (idempotent), after delivering the notifications already received.
+    func release() {
+        for reader in readers.values { reader.flush() }
+        for reader in readers.values { reader.stop() }
+        readers = [:]
+        writer?.close()
+        writer = nil
+    }
+}

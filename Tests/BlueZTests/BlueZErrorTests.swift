@@ -1,0 +1,43 @@
+import BlueZ
+import DBus
+import Testing
+
+@Suite struct BlueZErrorTests {
+    @Test(arguments: [
+        ("org.freedesktop.DBus.Error.ServiceUnknown", "", BlueZError.notRunning),
+        ("org.freedesktop.DBus.Error.NameHasNoOwner", "", .notRunning),
+        ("org.freedesktop.DBus.Error.AccessDenied", "denied", .accessDenied("denied")),
+        ("org.freedesktop.DBus.Error.NoServer", "gone", .busUnavailable("gone")),
+        ("org.freedesktop.DBus.Error.NoReply", "late", .timedOut("late")),
+        ("org.freedesktop.DBus.Error.UnknownObject", "x", .doesNotExist("x")),
+        ("org.bluez.Error.InProgress", "busy", .inProgress("busy")),
+        ("org.bluez.Error.AlreadyConnected", "", .inProgress("")),
+        ("org.bluez.Error.NotReady", "off", .notReady("off")),
+        ("org.bluez.Error.NotPermitted", "Write acquired", .notPermitted("Write acquired")),
+        ("org.bluez.Error.NotAuthorized", "", .notAuthorized("")),
+        ("org.bluez.Error.NotSupported", "", .notSupported("")),
+        ("org.bluez.Error.DoesNotExist", "", .doesNotExist("")),
+        ("org.bluez.Error.AuthenticationFailed", "", .pairingFailed("")),
+        ("org.bluez.Error.Failed", "Operation failed with ATT error: 0xfd", .failed(message: "Operation failed with ATT error: 0xfd", attError: 0xFD)),
+        ("org.bluez.Error.Failed", "le-connection-abort-by-local", .failed(message: "le-connection-abort-by-local", attError: nil)),
+        ("org.example.Error.Odd", "?", .other(name: "org.example.Error.Odd", message: "?")),
+    ])
+    func mapsErrorNames(name: String, message: String, expected: BlueZError) {
+        #expect(BlueZError(DBusError(name: name, message: message)) == expected)
+    }
+
+    @Test func messagesSayWhatToDo() {
+        #expect(BlueZError.notRunning.description.contains("BlueZ (bluetoothd) is not running"))
+        #expect(BlueZError.accessDenied("x").description.contains("bluetooth group"))
+        #expect(BlueZError.adapterPoweredOff("hci0").description.contains("powered off"))
+        #expect(BlueZError.adapterNotFound(name: "hci3", available: ["hci0"]).description == "there is no Bluetooth adapter hci3 (available: hci0)")
+    }
+
+    @Test(arguments: [
+        (BlueZError.notRunning, true), (.noAdapter, true), (.adapterPoweredOff("hci0"), true), (.busUnavailable(""), true),
+        (.accessDenied(""), true), (.inProgress(""), false), (.timedOut(""), false),
+    ])
+    func stackUnavailableErrorsAreFlagged(error: BlueZError, unavailable: Bool) {
+        #expect(error.isStackUnavailable == unavailable)
+    }
+}

@@ -1,0 +1,184 @@
+import BlueZ
+import BlueZTransport
+import DFUCore
+import DFUSimulator
+import Testing
+
+/// DFURunner over BlueZTransport over a real dbus-daemon, against a simulated device behind a small org.bluez.
+@Suite(.timeLimit(.minutes(1))) struct BlueZTransportUploadTests {
+    @Test(arguments: [
+        ("AcquireWrite + AcquireNotify", false, false),
+        ("WriteValue command + AcquireNotify", true, false),
+        ("AcquireWrite + StartNotify", false, true),
+        ("WriteValue command + StartNotify", true, true),
+    ])
+    func secureUploadIsByteExact(path: String, refuseWrite: Bool, refuseNotify: Bool) async throws {
+        let package = LiveRig.securePackage()
+        var options = FakeBlueZ.Options()
+        options.refuseAcquireWrite = refuseWrite
+        options.refuseAcquireNotify = refuseNotify
+        try await LiveRig.withTransport(LiveRig.secureDevice(), options: options) { fake, transport in
+            let result = await LiveRig.update(package, over: transport, device: .address(fake.currentAddress))
+            let report = try result.get()
+            #expect(report.partsSent == [.application])
+            #expect(fake.storage.application == package.parts.first?.image, "\(path)")
+        }
+    }
+
+    @Test func resumesAfterTheLinkDropsInTheMiddleOfADataObject() async throws {
+        let package = LiveRig.securePackage(size: 20_000)
+        var options = FakeBlueZ.Options()
+        options.dropLinkAfterPackets = 30  // 30 × 240-byte packets: inside the second 4 KB object
+        try await LiveRig.withTransport(LiveRig.secureDevice(), options: options) { fake, transport in
+            _ = try await LiveRig.update(package, over: transport, device: .address(fake.currentAddress)).get()
+            #expect(fake.storage.application == package.parts.first?.image)
+            #expect(fake.connections >= 2)
+        }
+    }
+
+    @Test func buttonlessWithoutBondsSwitchesToTheBootloaderAtAddressPlusOne() async throws {
+        let package = LiveRig.securePackage()
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withoutBonds)) { fake, transport in
+            #expect(fake.currentAddress == LiveRig.address)
+            _ = try await LiveRig.update(package, over: transport).get()
+            #expect(fake.storage.application == package.parts.first?.image)
+            #expect(fake.connectedAddresses == [LiveRig.address, LiveRig.address.bootloaderAddress])
+            #expect(fake.currentAddress == LiveRig.address, "back in the application after activation")
+        }
+    }
+
+    @Test func aDeviceThatNeverAdvertisesIsNotFoundWithinTheScanTimeout() async throws {
+        try await LiveRig.withTransport(LiveRig.secureDevice()) { _, transport in
+            let absent = try #require(DFUDeviceAddress("AA:BB:CC:DD:EE:01"))
+            var options = LiveRig.options()
+            options.scanTimeout = .milliseconds(300)
+            options.connectionAttempts = 1
+            let start = ContinuousClock.now
+            let result = await LiveRig.update(LiveRig.securePackage(), over: transport, options: options, device: .address(absent))
+            #expect(ContinuousClock.now - start < .seconds(5))
+            guard case .failure(let error) = result else {
+                Issue.record("the update succeeded without a device")
+                return
+            }
+            #expect("\(error)".contains("found"), "\(error)")
+        }
+    }
+
+    @Test func aDeviceThatVanishesMidTransferFailsWithoutHanging() async throws {
+        var options = FakeBlueZ.Options()
+        options.dropLinkAfterPackets = 20
+        options.vanishOnDrop = true
+        try await LiveRig.withTransport(LiveRig.secureDevice(), options: options) { fake, transport in
+            var runnerOptions = LiveRig.options()
+            runnerOptions.scanTimeout = .milliseconds(300)
+            let start = ContinuousClock.now
+            let result = await LiveRig.update(
+                LiveRig.securePackage(), over: transport, options: runnerOptions, device: .address(fake.currentAddress))
+            #expect(ContinuousClock.now - start < .seconds(20))
+            guard case .failure = result else {
+                Issue.record("the update succeeded although the device vanished")
+                return
+            }
+            #expect(fake.storage.application != LiveRig.securePackage().parts.first?.image)
+        }
+    }
+
+    @Test func bluetoothdLeavingTheBusMidTransferFailsFastNamingBlueZ() async throws {
+        var options = FakeBlueZ.Options()
+        options.dropLinkAfterPackets = 20
+        options.quitOnDrop = true
+        try await LiveRig.withTransport(LiveRig.secureDevice(), options: options) { fake, transport in
+            let start = ContinuousClock.now
+            let result = await LiveRig.update(
+                LiveRig.securePackage(), over: transport, device: .address(fake.currentAddress))
+            #expect(ContinuousClock.now - start < .seconds(5))
+            guard case .failure(let error) = result else {
+                Issue.record("the update succeeded without bluetoothd")
+                return
+            }
+            #expect("\(error)".contains("bluetoothd"), "\(error)")
+        }
+    }
+
+    @Test func buttonlessWithBondsKeepsTheAddressAndDodgesTheStaleGATTCache() async throws {
+        let package = LiveRig.securePackage()
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds)) { fake, transport in
+            _ = try await LiveRig.update(package, over: transport).get()
+            #expect(fake.storage.application == package.parts.first?.image)
+            #expect(fake.connectedAddresses == [LiveRig.address])
+            #expect(fake.connections >= 2)
+        }
+    }
+
+    @Test func buttonlessWithBondsOnAnUnbondedDevicePairsFirst() async throws {
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds)) { fake, transport in
+            let peer = try await transport.connect(
+                DFUConnectParameters(
+                    selector: .address(LiveRig.address), scanTimeout: .seconds(3), connectTimeout: .seconds(3),
+                    uuids: DFUServiceUUIDs()))
+            #expect(peer.endpoints.contains(.buttonlessWithBonds))
+            #expect(peer.isBonded)
+            #expect(fake.pairAttempts == 1)
+        }
+    }
+
+    @Test func aFailedPairingIsAClearConnectionError() async throws {
+        var options = FakeBlueZ.Options()
+        options.pairingFails = true
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds), options: options) { _, transport in
+            do {
+                _ = try await transport.connect(
+                    DFUConnectParameters(
+                        selector: .address(LiveRig.address), scanTimeout: .seconds(3), connectTimeout: .seconds(3),
+                        uuids: DFUServiceUUIDs()))
+                Issue.record("connected although pairing failed")
+            } catch {
+                #expect("\(error)".contains("pairing with C0:FF:EE:00:12:FF failed"), "\(error)")
+            }
+        }
+    }
+
+    @Test func experimentalButtonlessSwitchesWhenEnabled() async throws {
+        let package = LiveRig.securePackage()
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .experimental)) { fake, transport in
+            var options = LiveRig.options()
+            options.experimentalButtonless = true
+            _ = try await LiveRig.update(package, over: transport, options: options).get()
+            #expect(fake.storage.application == package.parts.first?.image)
+        }
+    }
+
+    @Test func buttonlessWithAnAlternativeNameFindsTheRenamedBootloader() async throws {
+        let package = LiveRig.securePackage()
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withoutBonds)) { fake, transport in
+            var options = LiveRig.options()
+            options.alternativeName = .named("DfuRenamed")
+            _ = try await LiveRig.update(package, over: transport, options: options).get()
+            #expect(fake.storage.application == package.parts.first?.image)
+            #expect(fake.advertisedNames.contains("DfuRenamed"))
+        }
+    }
+
+    @Test func legacyUploadThroughTheApplicationJumpIsByteExact() async throws {
+        let package = LiveRig.legacyPackage()
+        try await LiveRig.withTransport(LiveRig.legacyDevice()) { fake, transport in
+            _ = try await LiveRig.update(package, over: transport).get()
+            #expect(fake.storage.application == package.parts.first?.image)
+        }
+    }
+
+    @Test func multiPartSoftDeviceBootloaderThenApplication() async throws {
+        let system = LiveRig.securePart(.softdeviceBootloader, size: 30_000, seed: 5, softdeviceSize: 20_000)
+        let app = LiveRig.securePart(.application, size: 9_000, seed: 6, softdeviceRequirements: [0x0123])
+        let package = DFUPackage(format: .secure, parts: [app, system])
+        let device = LiveRig.secureDevice(buttonless: .withoutBonds, storage: SimulatedStorage(softdeviceIDAfterUpdate: 0x0123))
+        try await LiveRig.withTransport(device) { fake, transport in
+            let report = try await LiveRig.update(package, over: transport).get()
+            #expect(report.partsSent == [.softdeviceBootloader, .application])
+            let storage = fake.storage
+            #expect(storage.softdevice == Array(system.image[0..<20_000]))
+            #expect(storage.bootloader == Array(system.image[20_000...]))
+            #expect(storage.application == app.image)
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import BlueZ
+import BlueZTransport
+import Testing
+
+/// `scan(for:)` (what `dfu scan` lists) against dfu-sim.
+@Suite(.enabled(if: DFUSimServer.isAvailable, "needs dfu-sim built (swift build --build-tests)"), .timeLimit(.minutes(1)))
+struct DFUSimScanTests {
+    @Test func scanListsEveryAdvertisingDeviceWithNameRSSIAndServices() async throws {
+        let server = try DFUSimServer([
+            "--device", "secure,address=C0:FF:EE:00:13:00,name=BootOne,rssi=-40",
+            "--device", "legacy,address=C0:FF:EE:00:22:00,rssi=-70",
+        ])
+        defer { _ = try? server.stop() }
+        let transport = try await BlueZTransport.open(busAddress: server.address)
+        let devices = try await transport.scan(for: .milliseconds(800))
+        await transport.close()
+        #expect(devices.map(\.address) == ["C0:FF:EE:00:13:00", "C0:FF:EE:00:22:00"], "strongest first")
+        let secure = try #require(devices.first)
+        #expect(secure.name == "BootOne")
+        #expect(secure.rssi == -40)
+        #expect(secure.serviceUUIDs.contains(BlueZUUID.canonical("fe59")))
+        #expect(devices.last?.serviceUUIDs.contains(BlueZUUID.canonical("00001530-1212-efde-1523-785feabcd123")) == true)
+    }
+}

@@ -1,0 +1,134 @@
+import DFUCrypto
+import FoundationEssentials
+import Glibc
+
+/// `dfu-sim run` as a child process: the project's bluetoothd stand-in on its own private bus.
+///
+/// The command dfu-sim runs is a shell that prints `DBUS_SYSTEM_BUS_ADDRESS` and waits for its
+/// standard input to close; ``stop()`` closes it, so dfu-sim ends the normal way and writes its
+/// report. Only dfu-sim's command line, the bus address and the `--report` JSON are used: the same
+/// org.bluez API as bluetoothd, never the stand-in's internals.
+final class DFUSimServer: Sendable {
+    /// The bus address `dfu-sim` printed.
+    let address: String
+    let processIdentifier: pid_t
+    let reportPath: String
+    /// The write end of the shell's standard input.
+    let release: Int32
+
+    /// The package root, derived from this file's path.
+    static var packageRoot: String {
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(4)  // Tests/BlueZTests/Support/DFUSimServer.swift
+        return parts.joined(separator: "/")
+    }
+
+    /// The built `dfu-sim` (by `swift build --build-tests`), when present.
+    static var executable: String? {
+        for configuration in ["debug", "release"] {
+            let path = packageRoot + "/.build/\(configuration)/dfu-sim"
+            if access(path, X_OK) == 0 { return path }
+        }
+        return nil
+    }
+
+    /// Whether the live tests through dfu-sim can run here.
+    static var isAvailable: Bool { executable != nil }
+
+    /// What dfu-sim's report says about one device.
+    struct Report: Decodable {
+        struct Device: Decodable {
+            struct Image: Decodable {
+                var size: Int
+                var crc32: String
+            }
+            struct Statistics: Decodable {
+                var connections: Int
+            }
+            var address: String
+            var kind: String
+            var images: [String: Image]
+            var stats: Statistics
+        }
+        var devices: [Device]
+    }
+
+    /// Starts `dfu-sim run` with `arguments` and waits for its bus address (at most 10 s).
+    init(_ arguments: [String]) throws {
+        guard let executable = Self.executable else { throw ServerError("dfu-sim is not built") }
+        var template = Array("/tmp/dfu-sim-report-XXXXXX".utf8CString)
+        let descriptor = mkstemp(&template)
+        guard descriptor >= 0 else { throw ServerError("mkstemp failed") }
+        close(descriptor)
+        reportPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var pipeEnds: [Int32] = [-1, -1]
+        var inputEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0, pipe(&inputEnds) == 0 else { throw ServerError("pipe failed") }
+        // Only the child's standard input and output get these pipes (dup2 clears the flag there).
+        for end in pipeEnds + inputEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        release = inputEnds[1]
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, inputEnds[0], 0)
+        let shell = #"echo "$DBUS_SYSTEM_BUS_ADDRESS"; read -r _ || true"#
+        let argv = ([executable, "run", "--report", reportPath] + arguments + ["--", "/bin/sh", "-c", shell]).map { strdup($0) }
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = (argv + [nil]).withUnsafeBufferPointer { pointers -> Int32 in
+            guard let arguments = pointers.baseAddress else { return EINVAL }
+            return posix_spawn(&pid, executable, &actions, nil, arguments, environ)
+        }
+        close(pipeEnds[1])
+        close(inputEnds[0])
+        guard spawned == 0 else {
+            close(release)
+            close(pipeEnds[0])
+            throw ServerError("cannot start dfu-sim: errno \(spawned)")
+        }
+        processIdentifier = pid
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        var poller = pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)
+        while poll(&poller, 1, 10_000) > 0, read(pipeEnds[0], &byte, 1) == 1, byte != 0x0A { line.append(byte) }
+        close(pipeEnds[0])
+        address = String(decoding: line, as: UTF8.self)
+        guard address.hasPrefix("unix:") else {
+            close(release)
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            throw ServerError("dfu-sim printed no bus address: \(address)")
+        }
+    }
+
+    /// Ends the shell, waits for dfu-sim to stop and returns its report.
+    func stop() throws -> Report {
+        close(release)
+        var status: Int32 = 0
+        waitpid(processIdentifier, &status, 0)
+        defer { unlink(reportPath) }
+        guard let file = fopen(reportPath, "r") else { throw ServerError("no report") }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return try JSONDecoder().decode(Report.self, from: Data(bytes))
+    }
+
+    /// The report's form of an image: size and CRC-32 in 8 lower-case hex digits.
+    static func imageSummary(_ bytes: [UInt8]) -> (size: Int, crc32: String) {
+        let hex = String(CRC32.checksum(bytes), radix: 16)
+        return (bytes.count, String(repeating: "0", count: 8 - hex.count) + hex)
+    }
+
+    struct ServerError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}

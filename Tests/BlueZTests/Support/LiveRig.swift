@@ -1,0 +1,122 @@
+import BlueZ
+import BlueZTransport
+import DBus
+import DFUCore
+import DFUCrypto
+import DFUSimulator
+import Glibc
+
+/// Builders for the live tests: devices, packages, a transport on a fake BlueZ, runner options.
+enum LiveRig {
+    /// The application's address.
+    static let address: DFUDeviceAddress = {
+        guard let address = DFUDeviceAddress("C0:FF:EE:00:12:FF") else { preconditionFailure("a literal address") }
+        return address
+    }()
+
+    /// Deterministic pseudo-random firmware bytes.
+    static func image(size: Int, seed: UInt32 = 1) -> [UInt8] {
+        var state = seed &* 2_654_435_761 | 1
+        return (0..<size).map { _ in
+            state ^= state << 13
+            state ^= state >> 17
+            state ^= state << 5
+            return UInt8(truncatingIfNeeded: state)
+        }
+    }
+
+    /// A Secure part with a valid init packet.
+    static func securePart(_ kind: PartKind = .application, size: Int = 12_000, seed: UInt32 = 3,
+                           softdeviceRequirements: [UInt32] = [0x0100], softdeviceSize: UInt32? = nil) -> FirmwarePart {
+        let image = image(size: size, seed: seed)
+        let command = SecureInitCommand(
+            kind: kind, image: image, firmwareVersion: 2, softdeviceRequirements: softdeviceRequirements,
+            softdeviceSize: softdeviceSize, hash: Array(SHA256.digest(image).reversed()))
+        return FirmwarePart(kind: kind, image: image, initPacket: command.packet, softdeviceSize: softdeviceSize,
+                            bootloaderSize: softdeviceSize.map { UInt32(size) - $0 })
+    }
+
+    /// A Secure application package.
+    static func securePackage(size: Int = 12_000, seed: UInt32 = 3) -> DFUPackage {
+        DFUPackage(format: .secure, parts: [securePart(size: size, seed: seed)])
+    }
+
+    /// A Legacy application package (DFU version 0.5 init packet).
+    static func legacyPackage(size: Int = 8_000) -> DFUPackage {
+        let image = image(size: size, seed: 9)
+        return DFUPackage(format: .legacy, parts: [
+            FirmwarePart(kind: .application, image: image, initPacket: LegacyInitPacketBuilder(image: image).bytes)
+        ])
+    }
+
+    /// A device with a Secure bootloader, in DFU mode unless `buttonless` gives it an application.
+    static func secureDevice(buttonless: ButtonlessVariant? = nil, storage: SimulatedStorage = SimulatedStorage())
+        -> SimulatedPeripheral
+    {
+        var configuration = SecureBootloaderConfiguration()
+        configuration.requiresBonds = buttonless == .withBonds
+        var application = SimulatedDeviceProfile.Application.plain
+        if let buttonless { application = .buttonless(SimulatedButtonlessApplication(variant: buttonless)) }
+        let profile = SimulatedDeviceProfile(
+            address: address, bootloader: .secure(configuration), application: application, isBonded: buttonless == .withBonds)
+        return SimulatedPeripheral(profile: profile, storage: storage, startInBootloader: buttonless == nil)
+    }
+
+    /// A device with a Legacy bootloader and a Legacy application with the buttonless jump (same address).
+    static func legacyDevice() -> SimulatedPeripheral {
+        let profile = SimulatedDeviceProfile(
+            address: address, bootloader: .legacy(LegacyBootloaderConfiguration()), application: .legacy(SimulatedLegacyApplication()))
+        return SimulatedPeripheral(profile: profile, storage: SimulatedStorage(softdeviceID: 0x0080))
+    }
+
+    /// Runner options for real time on a local bus: short timeouts, no first-object delay.
+    static func options() -> DFUOptions {
+        var options = DFUOptions()
+        options.scanTimeout = .seconds(3)
+        options.connectTimeout = .seconds(3)
+        options.responseTimeout = .seconds(3)
+        options.firstObjectDelay = .zero
+        options.nameSeed = 7
+        return options
+    }
+
+    /// Runs `body` with a served fake BlueZ and a transport on it; both are stopped afterwards.
+    static func withTransport<Result>(
+        _ peripheral: SimulatedPeripheral, options: FakeBlueZ.Options = FakeBlueZ.Options(),
+        _ body: (FakeBlueZ, BlueZTransport) async throws -> Result
+    ) async throws -> Result {
+        let fake = try FakeBlueZ(peripheral: peripheral, options: options)
+        defer { fake.stop() }
+        try await fake.serve()
+        let transport = try await BlueZTransport.open(busAddress: fake.address)
+        do {
+            let result = try await body(fake, transport)
+            await transport.close()
+            return result
+        } catch {
+            await transport.close()
+            throw error
+        }
+    }
+
+    /// Updates the device at `address` with `package` over `transport` on the wall clock.
+    static func update(_ package: DFUPackage, over transport: BlueZTransport, options: DFUOptions = options(),
+                       device: DFUDeviceSelector = .address(address)) async -> Result<DFUUpdateReport, DFUError> {
+        let start = ContinuousClock.now
+        let log = ProgressLog()
+        let runner = DFURunner(transport: transport, clock: ContinuousClock(), options: options) { progress in
+            log.append("\(ContinuousClock.now - start) \(progress.state) part \(progress.part)")
+        }
+        let result: Result<DFUUpdateReport, DFUError>
+        do {
+            result = .success(try await runner.update(package, device: device))
+        } catch {
+            result = .failure(error)
+        }
+        if ProcessEnvironmentFlag.traceSlowRuns, ContinuousClock.now - start > .seconds(1) {
+            print("slow run:\n" + log.lines.joined(separator: "\n"))
+        }
+        return result
+    }
+}
+
