@@ -14,6 +14,10 @@ public enum BenchCommand {
     /// Runs with `arguments` (without the program name); returns the exit status.
     public static func main(_ arguments: [String]) async -> Int32 {
         do {
+            if arguments.first == "--host-child" {
+                try await EngineHostCost.child(Array(arguments.dropFirst()))
+                return 0
+            }
             if arguments.first == "--scale-child" {
                 try await scaleChild(Array(arguments.dropFirst()))
                 return 0
@@ -70,8 +74,15 @@ public enum BenchCommand {
         if figures.contains("2") {
             let figure = HostCostFigure(dfu: binaries + "/dfu", dfuSim: binaries + "/dfu-sim")
             if let missing = figure.missing() {
-                report.skipped.append(.init(figure: "2", reason: "host cost through dfu-sim on a private dbus-daemon "
-                    + missing + " (dfu-sim from branch standin, BlueZTransport from bluez, `dfu upload` from cli)"))
+                if FileManager.default.isExecutableFile(atPath: figure.dfuSim),
+                    let executable = ChildProcess.currentExecutable {
+                    var engine = EngineHostCost(dfuSim: figure.dfuSim)
+                    engine.runs = quick ? 1 : runs
+                    report.host = try engine.run(executable: executable, progress: log)
+                    report.hostSubject = "the engine and BlueZTransport in a dfu-bench child process (not yet `dfu upload`)"
+                }
+                report.skipped.append(.init(figure: "2 (`dfu upload`)", reason: "the `dfu` process itself: "
+                    + missing + " (`dfu upload` from branch cli)"))
             } else {
                 var measured = figure
                 measured.runs = quick ? 1 : runs

@@ -50,8 +50,8 @@ public struct BenchTable: Sendable {
         }
         if !report.host.isEmpty {
             lines.append("")
-            lines.append("Figure 2: host cost of `dfu upload` (500 KB) through dfu-sim on a private dbus-daemon")
-            lines += render(header: ["writes", "wall s", "CPU s", "CPU s/MB", "peak RSS MB", "first byte ms",
+            lines.append("Figure 2: host cost of a 500 KB upload through dfu-sim on a private dbus-daemon: \(report.hostSubject)")
+            lines += render(header: ["writes", "upload s", "CPU s", "CPU s/MB", "peak RSS MB", "first byte ms",
                                      "first firmware byte ms"],
                             rows: report.host.map { row in
                 [

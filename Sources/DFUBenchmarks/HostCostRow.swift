@@ -1,10 +1,10 @@
 /// One row of figure 2: what the `dfu` process costs the host for one upload through dfu-sim.
 public struct HostCostRow: Sendable, Hashable, Codable {
-    /// How packets were written: "AcquireWrite" or "WriteValue".
+    /// How packets were written: "AcquireWrite" or "WriteValue", and whether flash pacing was off.
     public var writeMode: String
     /// Firmware bytes uploaded.
     public var bytes: Int
-    /// Wall time of `dfu upload`, seconds.
+    /// Wall time of the upload, seconds (with `dfu upload`: the whole process).
     public var wallSeconds: Spread
     /// User + system CPU of the `dfu` process, seconds.
     public var cpuSeconds: Spread
