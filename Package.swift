@@ -36,9 +36,9 @@ let package = Package(
         .target(name: "BlueZTransport", dependencies: ["BlueZ", "DBus", "DFUCore"], swiftSettings: strict),
         // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
         .target(name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
-        .executableTarget(name: "dfu-sim", dependencies: ["BlueZStandIn"], swiftSettings: strict),
+        .executableTarget(name: "dfu-sim", dependencies: ["BlueZStandIn"], exclude: ["README.md"], swiftSettings: strict),
         // The command line as a library, and the thin executable.
-        .target(name: "DFUCommand", dependencies: ["DFUCore", "ZipArchive", "DFUSimulator"], swiftSettings: strict),
+        .target(name: "DFUCommand", dependencies: ["DFUCore", "ZipArchive", "DFUSimulator", "BlueZTransport", "BlueZ"], swiftSettings: strict),
         .executableTarget(name: "dfu", dependencies: ["DFUCommand"], swiftSettings: strict),
         // `make bench`: the benchmark figures (never part of `make test`), and its thin executable.
         .target(name: "DFUBenchmarks", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "BlueZTransport"],
@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(
             name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto"],
             swiftSettings: strict),
-        .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore"], swiftSettings: strict),
+        .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
         // Only the benchmark's pure helpers (statistics, tables, the shared-adapter model); no timing.
         .testTarget(name: "DFUBenchmarksTests", dependencies: ["DFUBenchmarks", "DFUSimulator"], swiftSettings: strict),
     ]

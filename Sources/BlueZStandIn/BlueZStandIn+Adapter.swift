@@ -34,7 +34,9 @@ extension BlueZStandIn {
             methods: [
                 DBusMethod(
                     try member("RegisterProfile"),
-                    inputs: [DBusArgument("profile", "o"), DBusArgument("UUID", "s"), DBusArgument("options", "a{sv}")],
+                    inputs: [
+                        DBusArgument("profile", "o"), DBusArgument("UUID", "s"), DBusArgument("options", "a{sv}"),
+                    ],
                     handler: { _ in throw BlueZNames.error("NotSupported", "Operation is not supported") }),
                 DBusMethod(
                     try member("UnregisterProfile"), inputs: [DBusArgument("profile", "o")],
@@ -52,7 +54,9 @@ extension BlueZStandIn {
         guard !agents.contains(key) else { throw BlueZNames.error("AlreadyExists", "Already Exists") }
         let capability = message.arguments.count > 1 ? message.arguments[1].stringValue ?? "" : ""
         let known = ["", "DisplayOnly", "DisplayYesNo", "KeyboardOnly", "NoInputNoOutput", "KeyboardDisplay"]
-        guard known.contains(capability) else { throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call") }
+        guard known.contains(capability) else {
+            throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call")
+        }
         agents.insert(key)
         return []
     }
@@ -81,12 +85,14 @@ extension BlueZStandIn {
             names.adapter,
             methods: [
                 DBusMethod(
-                    try member("StartDiscovery"), handler: handler { standIn, message in try await standIn.startDiscovery(message) }),
+                    try member("StartDiscovery"),
+                    handler: handler { standIn, message in try await standIn.startDiscovery(message) }),
                 DBusMethod(
                     try member("SetDiscoveryFilter"), inputs: [DBusArgument("properties", "a{sv}")],
                     handler: handler { standIn, message in try await standIn.setDiscoveryFilter(message) }),
                 DBusMethod(
-                    try member("StopDiscovery"), handler: handler { standIn, message in try await standIn.stopDiscovery(message) }),
+                    try member("StopDiscovery"),
+                    handler: handler { standIn, message in try await standIn.stopDiscovery(message) }),
                 DBusMethod(
                     try member("RemoveDevice"), inputs: [DBusArgument("device", "o")],
                     handler: handler { standIn, message in try await standIn.removeDevice(message) }),
@@ -95,7 +101,9 @@ extension BlueZStandIn {
                     handler: { _ in [.stringArray(DiscoveryFilter.keys)] }),
             ],
             properties: [
-                DBusProperty(try member("Address"), value: .string(configuration.adapterAddress?.description ?? "00:00:00:00:00:00")),
+                DBusProperty(
+                    try member("Address"),
+                    value: .string(configuration.adapterAddress?.description ?? "00:00:00:00:00:00")),
                 DBusProperty(try member("AddressType"), value: .string("public")),
                 DBusProperty(try member("Name"), value: .string(alias)),
                 DBusProperty(try member("Alias"), value: .string(alias), access: .readWrite, onSet: accept),
@@ -121,7 +129,8 @@ extension BlueZStandIn {
     func setPowered(_ on: Bool) {
         guard on != powered else { return }
         powered = on
-        try? connection.setProperty(member("PowerState"), to: .string(on ? "on" : "off"), interface: names.adapter, at: adapterPath)
+        try? connection.setProperty(
+            member("PowerState"), to: .string(on ? "on" : "off"), interface: names.adapter, at: adapterPath)
         if !on {
             for path in devices.keys.sorted() where devices[path]?.connected == true {
                 tearDown(path, reboot: nil, announce: false)
@@ -139,7 +148,9 @@ extension BlueZStandIn {
 
     func setDiscoveryFilter(_ message: DBusMessage) throws -> [DBusValue] {
         guard powered else { throw notReady }
-        guard let argument = message.arguments.first else { throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call") }
+        guard let argument = message.arguments.first else {
+            throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call")
+        }
         let filter = try DiscoveryFilter(argument)
         let sender = message.sender?.rawValue ?? ""
         pendingFilters[sender] = filter
@@ -150,11 +161,14 @@ extension BlueZStandIn {
     func startDiscovery(_ message: DBusMessage) throws -> [DBusValue] {
         guard powered else { throw notReady }
         let sender = message.sender?.rawValue ?? ""
-        guard discoverySessions[sender] == nil else { throw BlueZNames.error("InProgress", "Operation already in progress") }
+        guard discoverySessions[sender] == nil else {
+            throw BlueZNames.error("InProgress", "Operation already in progress")
+        }
         let wasIdle = discoverySessions.isEmpty
         discoverySessions[sender] = pendingFilters[sender] ?? DiscoveryFilter()
         if wasIdle {
-            try? connection.setProperty(member("Discovering"), to: .boolean(true), interface: names.adapter, at: adapterPath)
+            try? connection.setProperty(
+                member("Discovering"), to: .boolean(true), interface: names.adapter, at: adapterPath)
         }
         discoveryGeneration += 1
         enqueue(.announce(generation: discoveryGeneration))
@@ -174,7 +188,8 @@ extension BlueZStandIn {
     /// Discovering false; RSSI is invalidated on every device, as bluetoothd does.
     func discoveryEnded() {
         discoveryGeneration += 1
-        try? connection.setProperty(member("Discovering"), to: .boolean(false), interface: names.adapter, at: adapterPath)
+        try? connection.setProperty(
+            member("Discovering"), to: .boolean(false), interface: names.adapter, at: adapterPath)
         for path in devices.keys.sorted() {
             try? connection.removeProperties([member("RSSI")], interface: names.device, at: path)
         }
@@ -189,8 +204,9 @@ extension BlueZStandIn {
             let firmware = radio.firmware
             let address = radio.address
             let admitted = discoverySessions.values.contains {
-                $0.admits(address: address.description, name: firmware.advertisedName,
-                          serviceUUIDs: firmware.advertisedServiceUUIDs, rssi: radio.spec.rssi)
+                $0.admits(
+                    address: address.description, name: firmware.advertisedName,
+                    serviceUUIDs: firmware.advertisedServiceUUIDs, rssi: radio.spec.rssi)
             }
             guard admitted, let path = devicePath(for: address) else { continue }
             advertise(radio: index, at: path)

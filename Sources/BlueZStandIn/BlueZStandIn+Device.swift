@@ -11,7 +11,8 @@ extension BlueZStandIn {
             names.device,
             methods: [
                 DBusMethod(
-                    try member("Disconnect"), handler: handler { standIn, message in try await standIn.disconnect(message) }),
+                    try member("Disconnect"),
+                    handler: handler { standIn, message in try await standIn.disconnect(message) }),
                 DBusMethod(
                     try member("Connect"), runsConcurrently: true,
                     handler: handler { standIn, message in try await standIn.connect(message) }),
@@ -25,13 +26,15 @@ extension BlueZStandIn {
                     try member("Pair"), runsConcurrently: true,
                     handler: handler { standIn, message in try await standIn.pair(message) }),
                 DBusMethod(
-                    try member("CancelPairing"), handler: { _ in throw BlueZNames.error("DoesNotExist", "Does Not Exist") }),
+                    try member("CancelPairing"),
+                    handler: { _ in throw BlueZNames.error("DoesNotExist", "Does Not Exist") }),
             ],
             properties: [
                 DBusProperty(try member("Address"), value: .string(object.address.description)),
                 DBusProperty(try member("AddressType"), value: .string(randomStatic ? "random" : "public")),
                 DBusProperty(try member("Name"), value: .string(firmware.advertisedName)),
-                DBusProperty(try member("Alias"), value: .string(firmware.advertisedName), access: .readWrite, onSet: accept),
+                DBusProperty(
+                    try member("Alias"), value: .string(firmware.advertisedName), access: .readWrite, onSet: accept),
                 DBusProperty(try member("Paired"), value: .boolean(false)),
                 DBusProperty(try member("Bonded"), value: .boolean(false)),
                 DBusProperty(try member("Trusted"), value: .boolean(false), access: .readWrite, onSet: accept),
@@ -118,14 +121,17 @@ extension BlueZStandIn {
                 throw BlueZNames.error("ConnectionAttemptFailed", "Page Timeout")
             }
         }
-        guard var object = devices[path], object.connected, let index = object.radio else {
+        guard var object = devices[path], object.connected, let index = object.radio,
+            !configuration.faults.pairingFails
+        else {
             throw BlueZNames.error("AuthenticationFailed", "Authentication Failed")
         }
         object.paired = true
         devices[path] = object
         radios[index].isBonded = true
         try connection.setProperties(
-            [try member("Paired"): .boolean(true), try member("Bonded"): .boolean(true)], interface: names.device, at: path)
+            [try member("Paired"): .boolean(true), try member("Bonded"): .boolean(true)], interface: names.device,
+            at: path)
         return []
     }
 
@@ -139,7 +145,8 @@ extension BlueZStandIn {
                 characteristic.notifyChannel?.close()
                 characteristic.writeChannel?.close()
             }
-            try? connection.setProperty(member("ServicesResolved"), to: .boolean(false), interface: names.device, at: path)
+            try? connection.setProperty(
+                member("ServicesResolved"), to: .boolean(false), interface: names.device, at: path)
             for gattPath in table.pathsInOrder.reversed() {
                 try? connection.unexport(at: gattPath)
             }

@@ -3,7 +3,8 @@ import DFUSimulator
 
 extension BlueZStandIn {
     /// The interfaces of one GATT object of `table`.
-    func gattInterfaces(at path: ObjectPath, table: GATTTable, device: ObjectPath) throws(DBusError) -> [DBusInterface] {
+    func gattInterfaces(at path: ObjectPath, table: GATTTable, device: ObjectPath) throws(DBusError) -> [DBusInterface]
+    {
         if let service = table.services.first(where: { $0.path == path }) {
             return [
                 DBusInterface(
@@ -27,7 +28,8 @@ extension BlueZStandIn {
                             outputs: [DBusArgument("value", "ay")],
                             handler: handler { standIn, message in try await standIn.readDescriptor(message) }),
                         DBusMethod(
-                            try member("WriteValue"), inputs: [DBusArgument("value", "ay"), DBusArgument("options", "a{sv}")],
+                            try member("WriteValue"),
+                            inputs: [DBusArgument("value", "ay"), DBusArgument("options", "a{sv}")],
                             handler: { _ in throw BlueZNames.error("NotPermitted", "Write not permitted") }),
                     ],
                     properties: [
@@ -55,7 +57,8 @@ extension BlueZStandIn {
         if characteristic.canNotify {
             properties.append(DBusProperty(try member("NotifyAcquired"), value: .boolean(false)))
         }
-        properties.append(DBusProperty(try member("MTU"), value: .uint16(UInt16(configuration.link.model.mtu))))
+        properties.append(
+            DBusProperty(try member("MTU"), value: .uint16(UInt16(clamping: configuration.link.model.mtu))))
         let options = DBusArgument("options", "a{sv}")
         return [
             DBusInterface(
@@ -76,9 +79,11 @@ extension BlueZStandIn {
                         outputs: [DBusArgument("fd", "h"), DBusArgument("mtu", "q")],
                         handler: handler { standIn, message in try await standIn.acquireNotify(message) }),
                     DBusMethod(
-                        try member("StartNotify"), handler: handler { standIn, message in try await standIn.startNotify(message) }),
+                        try member("StartNotify"),
+                        handler: handler { standIn, message in try await standIn.startNotify(message) }),
                     DBusMethod(
-                        try member("StopNotify"), handler: handler { standIn, message in try await standIn.stopNotify(message) }),
+                        try member("StopNotify"),
+                        handler: handler { standIn, message in try await standIn.stopNotify(message) }),
                 ],
                 properties: properties)
         ]
@@ -87,8 +92,11 @@ extension BlueZStandIn {
     // MARK: - Lookup
 
     /// The connected device, its radio, and the characteristic a call addresses.
-    private func characteristic(for message: DBusMessage) throws -> (device: ObjectPath, radio: Int, GATTTable.Characteristic) {
-        guard let path = message.path, let device = devices.values.first(where: { $0.gatt?.characteristics[path] != nil })
+    private func characteristic(for message: DBusMessage) throws -> (
+        device: ObjectPath, radio: Int, GATTTable.Characteristic
+    ) {
+        guard let path = message.path,
+            let device = devices.values.first(where: { $0.gatt?.characteristics[path] != nil })
         else { throw BlueZNames.error("Failed", "Not connected") }
         guard device.connected, let radio = device.radio, let characteristic = device.gatt?.characteristics[path] else {
             throw BlueZNames.error("NotConnected", "Not Connected")
@@ -110,7 +118,8 @@ extension BlueZStandIn {
         case 0x07: BlueZNames.error("InvalidOffset", "Invalid offset")
         case 0x0D: BlueZNames.error("InvalidValueLength", "Invalid Length")
         default:
-            BlueZNames.error("Failed", "Operation failed with ATT error: 0x" + (code < 0x10 ? "0" : "") + String(code, radix: 16))
+            BlueZNames.error(
+                "Failed", "Operation failed with ATT error: 0x" + (code < 0x10 ? "0" : "") + String(code, radix: 16))
         }
     }
 
@@ -165,7 +174,9 @@ extension BlueZStandIn {
         if type == .command, bytes.count > configuration.link.model.maximumWriteLength {
             throw BlueZNames.error("Failed", "Failed to initiate write")
         }
-        if let error = deliver(bytes, to: characteristic.uuid, type: type, device: device, radio: radio), type == .request {
+        if let error = deliver(bytes, to: characteristic.uuid, type: type, device: device, radio: radio),
+            type == .request
+        {
             throw Self.error(forATT: error.code)
         }
         return []
@@ -192,7 +203,9 @@ extension BlueZStandIn {
     /// Feeds every datagram clients wrote to the device's AcquireWrite sockets to the device, in order;
     /// releases sockets whose client closed them.
     func drainAcquiredWrites(_ device: ObjectPath) {
-        guard let object = devices[device], object.connected, let radio = object.radio, let table = object.gatt else { return }
+        guard let object = devices[device], object.connected, let radio = object.radio, let table = object.gatt else {
+            return
+        }
         for (path, characteristic) in table.characteristics.sorted(by: { $0.key < $1.key }) {
             guard let channel = characteristic.writeChannel else { continue }
             let (packets, ended) = channel.takePackets()
@@ -205,7 +218,8 @@ extension BlueZStandIn {
                 current.writeChannel?.close()
                 current.writeChannel = nil
                 update(current, on: device)
-                try? connection.setProperty(member("WriteAcquired"), to: .boolean(false), interface: names.gattCharacteristic, at: path)
+                try? connection.setProperty(
+                    member("WriteAcquired"), to: .boolean(false), interface: names.gattCharacteristic, at: path)
             }
         }
     }
@@ -219,7 +233,9 @@ extension BlueZStandIn {
         if let current = devices[device]?.gatt?.characteristics[characteristic.path] { characteristic = current }
         guard characteristic.writeChannel == nil else { throw BlueZNames.error("NotPermitted", "Write acquired") }
         let (ours, theirs) = try SequencedPacketChannel.makePair()
-        guard let generation = devices[device]?.generation else { throw BlueZNames.error("NotConnected", "Not Connected") }
+        guard let generation = devices[device]?.generation else {
+            throw BlueZNames.error("NotConnected", "Not Connected")
+        }
         let owner = device
         do {
             try ours.startWatching { [weak self] in self?.enqueue(.drain(device: owner, generation: generation)) }
@@ -229,8 +245,9 @@ extension BlueZStandIn {
         }
         characteristic.writeChannel = ours
         update(characteristic, on: device)
-        try connection.setProperty(member("WriteAcquired"), to: .boolean(true), interface: names.gattCharacteristic, at: characteristic.path)
-        return [.unixFileDescriptor(theirs), .uint16(UInt16(configuration.link.model.mtu))]
+        try connection.setProperty(
+            member("WriteAcquired"), to: .boolean(true), interface: names.gattCharacteristic, at: characteristic.path)
+        return [.unixFileDescriptor(theirs), .uint16(UInt16(clamping: configuration.link.model.mtu))]
     }
 
     func acquireNotify(_ message: DBusMessage) throws -> [DBusValue] {
@@ -247,7 +264,7 @@ extension BlueZStandIn {
         try connection.setProperties(
             [try member("NotifyAcquired"): .boolean(true), try member("Notifying"): .boolean(true)],
             interface: names.gattCharacteristic, at: characteristic.path)
-        return [.unixFileDescriptor(theirs), .uint16(UInt16(configuration.link.model.mtu))]
+        return [.unixFileDescriptor(theirs), .uint16(UInt16(clamping: configuration.link.model.mtu))]
     }
 
     func startNotify(_ message: DBusMessage) throws -> [DBusValue] {
@@ -256,14 +273,17 @@ extension BlueZStandIn {
         releaseHungUpNotify(&characteristic, device: device, radio: radio)
         guard characteristic.notifyChannel == nil else { throw BlueZNames.error("NotPermitted", "Notify acquired") }
         let sender = message.sender?.rawValue ?? ""
-        guard !characteristic.notifySenders.contains(sender) else { throw BlueZNames.error("InProgress", "In Progress") }
+        guard !characteristic.notifySenders.contains(sender) else {
+            throw BlueZNames.error("InProgress", "In Progress")
+        }
         drainAcquiredWrites(device)
         let wasNotifying = characteristic.isNotifying
         characteristic.notifySenders.insert(sender)
         update(characteristic, on: device)
         if !wasNotifying {
             radios[radio].setSubscribed(characteristic.uuid, true)
-            try connection.setProperty(member("Notifying"), to: .boolean(true), interface: names.gattCharacteristic, at: characteristic.path)
+            try connection.setProperty(
+                member("Notifying"), to: .boolean(true), interface: names.gattCharacteristic, at: characteristic.path)
         }
         return []
     }
@@ -277,7 +297,8 @@ extension BlueZStandIn {
         update(characteristic, on: device)
         if !characteristic.isNotifying {
             radios[radio].setSubscribed(characteristic.uuid, false)
-            try connection.setProperty(member("Notifying"), to: .boolean(false), interface: names.gattCharacteristic, at: characteristic.path)
+            try connection.setProperty(
+                member("Notifying"), to: .boolean(false), interface: names.gattCharacteristic, at: characteristic.path)
         }
         return []
     }
@@ -288,10 +309,12 @@ extension BlueZStandIn {
         channel.close()
         characteristic.notifyChannel = nil
         update(characteristic, on: device)
-        try? connection.setProperty(member("NotifyAcquired"), to: .boolean(false), interface: names.gattCharacteristic, at: characteristic.path)
+        try? connection.setProperty(
+            member("NotifyAcquired"), to: .boolean(false), interface: names.gattCharacteristic, at: characteristic.path)
         if !characteristic.isNotifying {
             radios[radio].setSubscribed(characteristic.uuid, false)
-            try? connection.setProperty(member("Notifying"), to: .boolean(false), interface: names.gattCharacteristic, at: characteristic.path)
+            try? connection.setProperty(
+                member("Notifying"), to: .boolean(false), interface: names.gattCharacteristic, at: characteristic.path)
         }
     }
 
@@ -301,7 +324,9 @@ extension BlueZStandIn {
             let characteristicPath = device.gatt?.descriptors[path],
             let characteristic = device.gatt?.characteristics[characteristicPath]
         else { throw BlueZNames.error("NotConnected", "Not Connected") }
-        let value: [UInt8] = characteristic.isNotifying ? (characteristic.properties.contains(.notify) ? [0x01, 0x00] : [0x02, 0x00]) : [0x00, 0x00]
+        let value: [UInt8] =
+            characteristic.isNotifying
+            ? (characteristic.properties.contains(.notify) ? [0x01, 0x00] : [0x02, 0x00]) : [0x00, 0x00]
         try connection.setProperty(member("Value"), to: .byteArray(value), interface: names.gattDescriptor, at: path)
         return [.byteArray(value)]
     }
@@ -310,7 +335,8 @@ extension BlueZStandIn {
 
     func deliverNotification(device: ObjectPath, generation: Int, characteristic uuid: String, bytes: [UInt8]) {
         guard let object = devices[device], object.generation == generation, object.connected,
-            let path = object.gatt?.path(of: uuid.uppercased()), var characteristic = object.gatt?.characteristics[path],
+            let path = object.gatt?.path(of: uuid.uppercased()),
+            var characteristic = object.gatt?.characteristics[path],
             let radio = object.radio
         else { return }
         if let channel = characteristic.notifyChannel {
@@ -320,6 +346,7 @@ extension BlueZStandIn {
         guard !characteristic.notifySenders.isEmpty else { return }
         characteristic.value = bytes
         update(characteristic, on: device)
-        try? connection.setProperty(member("Value"), to: .byteArray(bytes), interface: names.gattCharacteristic, at: path)
+        try? connection.setProperty(
+            member("Value"), to: .byteArray(bytes), interface: names.gattCharacteristic, at: path)
     }
 }

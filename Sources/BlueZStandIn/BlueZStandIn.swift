@@ -44,6 +44,7 @@ public actor BlueZStandIn {
     private nonisolated let events: AsyncStream<DeferredEvent>.Continuation
     private let eventStream: AsyncStream<DeferredEvent>
     private var eventTask: Task<Void, Never>?
+    private var ownerTask: Task<Void, Never>?
 
     /// Something done after the current handler returns, in order.
     enum DeferredEvent: Sendable {
@@ -80,8 +81,43 @@ public actor BlueZStandIn {
         }
         connection.addObjectManager(at: .root)
         try connection.export(try rootInterfaces(), at: names.root)
-        try connection.export([try adapterInterface()], at: adapterPath)
+        if configuration.hasAdapter {
+            try connection.export([try adapterInterface()], at: adapterPath)
+        }
+        // Like bluetoothd, end the discovery sessions and notify subscriptions of clients that leave the bus.
+        let owners = try await connection.signals(
+            matching: DBusMatchRule(
+                sender: try BusName("org.freedesktop.DBus"), interface: try InterfaceName("org.freedesktop.DBus"),
+                member: try member("NameOwnerChanged")))
+        ownerTask = Task { [weak self] in
+            for await message in owners {
+                guard message.arguments.count == 3, let name = message.arguments[0].stringValue,
+                    name.hasPrefix(":"), message.arguments[2].stringValue == ""
+                else { continue }
+                await self?.clientLeft(name)
+            }
+        }
         try await connection.requestName(names.service)
+    }
+
+    /// A client left the bus: its discovery session, filter and StartNotify sessions end.
+    func clientLeft(_ name: String) {
+        pendingFilters[name] = nil
+        if discoverySessions.removeValue(forKey: name) != nil, discoverySessions.isEmpty { discoveryEnded() }
+        for path in devices.keys.sorted() {
+            guard let object = devices[path], let table = object.gatt, let radio = object.radio else { continue }
+            for (characteristicPath, var characteristic) in table.characteristics
+            where characteristic.notifySenders.contains(name) {
+                characteristic.notifySenders.remove(name)
+                devices[path]?.gatt?.characteristics[characteristicPath] = characteristic
+                if !characteristic.isNotifying {
+                    radios[radio].setSubscribed(characteristic.uuid, false)
+                    try? connection.setProperty(
+                        member("Notifying"), to: .boolean(false), interface: names.gattCharacteristic,
+                        at: characteristicPath)
+                }
+            }
+        }
     }
 
     /// Disconnects every device, closes every socket, ends the event loop (the connection stays open).
@@ -91,6 +127,8 @@ public actor BlueZStandIn {
         }
         events.finish()
         eventTask?.cancel()
+        ownerTask?.cancel()
+        ownerTask = nil
         eventTask = nil
     }
 
@@ -121,7 +159,8 @@ public actor BlueZStandIn {
             guard var object = devices[device], object.generation == generation, object.connected else { return }
             object.servicesResolved = true
             devices[device] = object
-            try? connection.setProperty(member("ServicesResolved"), to: .boolean(true), interface: names.device, at: device)
+            try? connection.setProperty(
+                member("ServicesResolved"), to: .boolean(true), interface: names.device, at: device)
         case .announce(let generation):
             try? await Task.sleep(for: configuration.link.discoveryDelay)
             guard generation == discoveryGeneration, !discoverySessions.isEmpty else { return }

@@ -49,7 +49,9 @@ struct GATTTable: Sendable {
     /// The Generic Attribute service every nRF5 firmware has (bluetoothd shows it; GAP is hidden).
     static let genericAttribute = SimulatedService(
         uuid: "00001801-0000-1000-8000-00805F9B34FB",
-        characteristics: [SimulatedCharacteristic(uuid: "00002A05-0000-1000-8000-00805F9B34FB", properties: [.indicate])])
+        characteristics: [
+            SimulatedCharacteristic(uuid: "00002A05-0000-1000-8000-00805F9B34FB", properties: [.indicate])
+        ])
 
     private(set) var services: [Service] = []
     var characteristics: [ObjectPath: Characteristic] = [:]
@@ -81,12 +83,14 @@ struct GATTTable: Sendable {
                     descriptor = descriptorPath
                 }
                 characteristics[path] = Characteristic(
-                    path: path, servicePath: servicePath, uuid: characteristic.uuid, properties: characteristic.properties,
+                    path: path, servicePath: servicePath, uuid: characteristic.uuid,
+                    properties: characteristic.properties,
                     descriptorPath: descriptor, handle: valueHandle)
                 characteristicPaths.append(path)
             }
             services.append(
-                Service(path: servicePath, uuid: service.uuid, characteristics: characteristicPaths, handle: serviceHandle))
+                Service(
+                    path: servicePath, uuid: service.uuid, characteristics: characteristicPaths, handle: serviceHandle))
             serviceUUIDs.append(service.uuid.lowercased())
         }
     }

@@ -45,8 +45,9 @@ struct RadioDevice: Sendable {
         self.spec = spec
         self.link = link
         self.faults = faults
-        peripheral = SimulatedPeripheral(profile: spec.profile, storage: spec.storage,
-                                         startInBootloader: spec.kind.startsInBootloader)
+        peripheral = SimulatedPeripheral(
+            profile: spec.profile, storage: spec.storage,
+            startInBootloader: spec.kind.startsInBootloader)
     }
 
     /// The address it advertises with now.
@@ -122,7 +123,8 @@ struct RadioDevice: Sendable {
         var delivered = bytes
         var dropAfter = false
         let isPacket = uuid == uuids.securePacket.uppercased() || uuid == uuids.legacyPacket.uppercased()
-        let isControlPoint = uuid == uuids.secureControlPoint.uppercased() || uuid == uuids.legacyControlPoint.uppercased()
+        let isControlPoint =
+            uuid == uuids.secureControlPoint.uppercased() || uuid == uuids.legacyControlPoint.uppercased()
         if isPacket {
             packetWrites += 1
             if faults.droppedPackets.contains(packetWrites) {
@@ -157,7 +159,8 @@ struct RadioDevice: Sendable {
         for effect in context.effects {
             switch effect {
             case .notify(let target, let payload, let delay):
-                notifications.append((arrival + delay + faults.responseDelay + link.connectionInterval, target, payload))
+                notifications.append(
+                    (arrival + delay + faults.responseDelay + link.connectionInterval, target, payload))
             case .reboot(let target, let delay):
                 let at = arrival + delay + faults.responseDelay
                 if reboot.map({ at < $0.1 }) ?? true { reboot = (target, at) }
@@ -182,25 +185,33 @@ struct RadioDevice: Sendable {
     /// The device's entry in the report.
     var report: StandInReport.Device {
         var images: [String: StandInReport.Image] = [:]
-        if let application = peripheral.storage.application { images["application"] = StandInReport.Image(bytes: application) }
-        if let softdevice = peripheral.storage.softdevice { images["softdevice"] = StandInReport.Image(bytes: softdevice) }
-        if let bootloader = peripheral.storage.bootloader { images["bootloader"] = StandInReport.Image(bytes: bootloader) }
+        if let application = peripheral.storage.application {
+            images["application"] = StandInReport.Image(bytes: application)
+        }
+        if let softdevice = peripheral.storage.softdevice {
+            images["softdevice"] = StandInReport.Image(bytes: softdevice)
+        }
+        if let bootloader = peripheral.storage.bootloader {
+            images["bootloader"] = StandInReport.Image(bytes: bootloader)
+        }
         var stats = statistics
         stats.droppedPackets += firmwareDrops + currentFirmwareDrops
-        return StandInReport.Device(address: spec.profile.address.description, kind: spec.kind.rawValue, images: images,
-                                    stats: stats)
+        return StandInReport.Device(
+            address: spec.profile.address.description, kind: spec.kind.rawValue, images: images,
+            stats: stats)
     }
 
     // MARK: - Modelled time
 
     /// Moves the modelled clock for one exchange and returns when the PDU reaches the device.
     ///
-    /// Writes without response share connection events (as many as fit); a request takes the
-    /// next event and its response the one after, so the next PDU waits for a later event.
+    /// Writes without response share connection events (as many as fit); a request goes in the
+    /// next event and its response in the one after, so the client's next PDU waits a further event.
     private mutating func advance(payload: Int, request: Bool) -> Duration {
         let exchange = link.exchangeTime(attPayload: payload)
         if !request, packetsInEvent < link.fullPacketsPerEvent,
-            eventCursor + exchange <= eventStart + link.usableEventLength, eventCursor >= modelled - exchange {
+            eventCursor + exchange <= eventStart + link.usableEventLength, eventCursor >= modelled - exchange
+        {
             packetsInEvent += 1
             eventCursor += exchange
             modelled = max(modelled, eventCursor)
@@ -210,8 +221,10 @@ struct RadioDevice: Sendable {
         eventStart = start
         eventCursor = start + exchange
         if request {
+            // The response comes in the next event; the client's next PDU goes in the event after.
             packetsInEvent = Int.max
-            modelled = start + link.connectionInterval + exchange
+            eventStart = start + link.connectionInterval
+            modelled = eventStart + exchange
         } else {
             packetsInEvent = 1
             modelled = eventCursor
@@ -223,8 +236,9 @@ struct RadioDevice: Sendable {
         lastModelled = modelled
         lastWall = ContinuousClock.now
         let linkTime = modelled - idle
-        statistics.modelledMilliseconds = Int(linkTime.components.seconds * 1000
-            + linkTime.components.attoseconds / 1_000_000_000_000_000)
+        statistics.modelledMilliseconds = Int(
+            linkTime.components.seconds * 1000
+                + linkTime.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// Moves the device's clock forward by the real time the client spent idle since the last event
@@ -241,7 +255,8 @@ struct RadioDevice: Sendable {
     }
 
     private func makeContext(at time: Duration) -> SimulatedContext {
-        SimulatedContext(now: time, subscribed: subscribed, isBonded: isBonded, storage: peripheral.storage, flash: link.flash)
+        SimulatedContext(
+            now: time, subscribed: subscribed, isBonded: isBonded, storage: peripheral.storage, flash: link.flash)
     }
 
     /// Whether the host holds a bond with the device (set by Pair).
@@ -263,7 +278,8 @@ struct RadioDevice: Sendable {
             case .none: break
             }
         } else if characteristic == uuids.legacyControlPoint.uppercased(), bytes.count >= 3, bytes[0] == 0x10,
-            bytes[1] == 0x04 {
+            bytes[1] == 0x04
+        {
             if bytes[2] == 0x01 { statistics.objectsExecuted += 1 }
             if bytes[2] == 0x05 { statistics.crcFailures += 1 }
         }

@@ -52,7 +52,9 @@ public struct SimulatedDeviceSpec: Sendable {
         var secure = SecureBootloaderConfiguration()
         var legacy = LegacyBootloaderConfiguration()
         if let hardware = try fields.takeInteger("hw_version") {
-            guard let value = UInt32(exactly: hardware) else { throw StandInSpecError("hw_version=\(hardware) is out of range") }
+            guard let value = UInt32(exactly: hardware) else {
+                throw StandInSpecError("hw_version=\(hardware) is out of range")
+            }
             secure.hardwareVersion = value
         }
         if try fields.takeFlag("signature_required") == true { secure.requiresSignature = true }
@@ -90,15 +92,21 @@ public struct SimulatedDeviceSpec: Sendable {
             storage.softdeviceIDAfterUpdate = value
         }
         if let version = try fields.takeInteger("app_version") {
-            guard let value = UInt32(exactly: version) else { throw StandInSpecError("app_version=\(version) is out of range") }
+            guard let value = UInt32(exactly: version) else {
+                throw StandInSpecError("app_version=\(version) is out of range")
+            }
             storage.applicationVersion = value
         }
         if let version = try fields.takeInteger("bl_version") {
-            guard let value = UInt32(exactly: version) else { throw StandInSpecError("bl_version=\(version) is out of range") }
+            guard let value = UInt32(exactly: version) else {
+                throw StandInSpecError("bl_version=\(version) is out of range")
+            }
             storage.bootloaderVersion = value
         }
         let rssi = try fields.takeInteger("rssi") ?? -55
-        guard let rssiValue = Int16(exactly: rssi), rssi < 0 else { throw StandInSpecError("rssi=\(rssi) must be negative dBm") }
+        guard let rssiValue = Int16(exactly: rssi), rssi < 0 else {
+            throw StandInSpecError("rssi=\(rssi) must be negative dBm")
+        }
         self.rssi = rssiValue
         indicatesServiceChanged = try fields.takeFlag("service_changed") ?? false
         try fields.checkAllTaken(in: "--device \(text)")

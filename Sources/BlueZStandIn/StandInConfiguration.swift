@@ -16,9 +16,13 @@ public struct StandInConfiguration: Sendable {
     public var adapterAlias = "dfu-sim"
     /// Whether the adapter starts powered.
     public var powered = true
+    /// Whether there is an adapter at all (false: bluetoothd without a controller).
+    public var hasAdapter = true
 
     /// Makes a configuration.
-    public init(devices: [SimulatedDeviceSpec] = [], link: StandInLink = StandInLink(), faults: StandInFaults = StandInFaults()) {
+    public init(
+        devices: [SimulatedDeviceSpec] = [], link: StandInLink = StandInLink(), faults: StandInFaults = StandInFaults()
+    ) {
         self.devices = devices
         self.link = link
         self.faults = faults

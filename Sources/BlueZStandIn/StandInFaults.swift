@@ -5,13 +5,15 @@ public import DFUSimulator
 /// SPECs: `drop-packet=N[:M…]` (packet writes N, M, … counted per device from 1 are lost),
 /// `corrupt-packet=N[:M…]`, `disconnect-after-bytes=N` (once, per device), `disconnect-at=OPCODE[:OCCURRENCE]`
 /// (once, at a control point request, after the device handled it), `fail-connections=N` (the first N
-/// Connect calls fail), `response-delay-ms=N` (modelled delay before every notification),
+/// Connect calls fail), `fail-pairing` (Pair fails), `response-delay-ms=N` (modelled delay before every notification),
 /// `no-stale-cache` (the host never reuses cached GATT services).
 public struct StandInFaults: Sendable, Hashable {
     /// The link faults, as the simulator models them.
     public var link = SimulatedFaults()
     /// Whether the host keeps GATT services per address across connections, as bluetoothd's `Cache=always` does.
     public var cachesServices = true
+    /// Whether `Device1.Pair` fails (`org.bluez.Error.AuthenticationFailed`).
+    public var pairingFails = false
 
     /// No faults; the GATT cache on.
     public init() {}
@@ -50,18 +52,22 @@ public struct StandInFaults: Sendable, Hashable {
         case "disconnect-after-bytes": link.disconnectAfterPacketBytes = try number(value)
         case "disconnect-at":
             let parts = (value ?? "").split(separator: ":").map(String.init)
-            guard (1...2).contains(parts.count), let opCode = SpecFields.integer(parts[0]), let code = UInt8(exactly: opCode)
+            guard (1...2).contains(parts.count), let opCode = SpecFields.integer(parts[0]),
+                let code = UInt8(exactly: opCode)
             else { throw StandInSpecError("--fault disconnect-at needs OPCODE[:OCCURRENCE]") }
             let occurrence = parts.count == 2 ? try number(parts[1]) : 1
             link.disconnectAtRequest = SimulatedFaults.RequestTrigger(opCode: code, occurrence: max(1, occurrence))
         case "fail-connections": link.failedConnections = try number(value)
         case "response-delay-ms": link.responseDelay = .milliseconds(try number(value))
+        case "fail-pairing":
+            guard value == nil else { throw StandInSpecError("--fault fail-pairing takes no value") }
+            pairingFails = true
         case "no-stale-cache":
             guard value == nil else { throw StandInSpecError("--fault no-stale-cache takes no value") }
             cachesServices = false
         default:
             throw StandInSpecError(
-                "unknown fault '\(key)' (drop-packet, corrupt-packet, disconnect-after-bytes, disconnect-at, fail-connections, response-delay-ms, no-stale-cache)"
+                "unknown fault '\(key)' (drop-packet, corrupt-packet, disconnect-after-bytes, disconnect-at, fail-connections, fail-pairing, response-delay-ms, no-stale-cache)"
             )
         }
     }

@@ -1,5 +1,5 @@
-/// Everything a command may touch in the outside world: its output streams, the environment and
-/// the file system.
+/// Everything a command may touch in the outside world: its output streams, the environment,
+/// the file system, the Bluetooth stack and the interrupt signals.
 ///
 /// `dfu` itself uses ``CommandContext/standard``; tests pass a context that records the output.
 public struct CommandContext: Sendable {
@@ -15,6 +15,12 @@ public struct CommandContext: Sendable {
     public var errorIsTerminal: Bool
     /// Reads a whole file. Throws ``FileReadError`` naming the cause.
     public var readFile: @Sendable (String) throws(FileReadError) -> [UInt8]
+    /// Opens links to devices (BlueZ in `dfu`, simulated devices in tests).
+    public var transports: TransportProvider
+    /// Receives Ctrl-C and SIGTERM.
+    public var interrupts: InterruptController
+    /// The width of the terminal on standard error, when it is one and the width is known.
+    public var terminalColumns: Int?
 
     /// Makes a context from its parts.
     public init(
@@ -23,7 +29,11 @@ public struct CommandContext: Sendable {
         environment: [String: String] = [:],
         outputIsTerminal: Bool = false,
         errorIsTerminal: Bool = false,
-        readFile: @escaping @Sendable (String) throws(FileReadError) -> [UInt8] = FileReader.read
+        readFile: @escaping @Sendable (String) throws(FileReadError) -> [UInt8] = FileReader.read,
+        transports: TransportProvider = .unavailable(
+            "this dfu was built without a Bluetooth stack; BlueZ is not available"),
+        interrupts: InterruptController = InterruptController(),
+        terminalColumns: Int? = nil
     ) {
         self.writeOutput = writeOutput
         self.writeError = writeError
@@ -31,10 +41,24 @@ public struct CommandContext: Sendable {
         self.outputIsTerminal = outputIsTerminal
         self.errorIsTerminal = errorIsTerminal
         self.readFile = readFile
+        self.transports = transports
+        self.interrupts = interrupts
+        self.terminalColumns = terminalColumns
     }
 
     /// Whether colour and cursor movement may be used on standard error.
     public var mayDecorateErrorStream: Bool {
         errorIsTerminal && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
+    }
+
+    /// Whether live progress lines (carriage return, cursor movement) may be drawn on standard error:
+    /// it is a terminal and `TERM` is not `dumb`.
+    public var mayRedrawErrorStream: Bool {
+        errorIsTerminal && environment["TERM"] != "dumb"
+    }
+
+    /// Whether colour may be used on standard error: live lines are allowed and `NO_COLOR` is unset.
+    public var mayColourErrorStream: Bool {
+        mayRedrawErrorStream && environment["NO_COLOR"] == nil
     }
 }

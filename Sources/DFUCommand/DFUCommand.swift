@@ -5,7 +5,7 @@ public enum DFUCommand {
     /// The version `dfu --version` prints.
     public static let version = "0.1.0"
 
-    static let subcommands: [any Subcommand.Type] = [InspectCommand.self]
+    static let subcommands: [any Subcommand.Type] = [UploadCommand.self, ScanCommand.self, TriggerCommand.self, InspectCommand.self]
 
     private static func unknownCommandMessage(_ word: String) -> String {
         if word.hasPrefix("-") { return "unknown option \(word)" }

@@ -10,7 +10,17 @@ extension CommandContext {
             writeError: { StandardStream.write($0, to: STDERR_FILENO) },
             environment: environment,
             outputIsTerminal: isatty(STDOUT_FILENO) == 1,
-            errorIsTerminal: isatty(STDERR_FILENO) == 1)
+            errorIsTerminal: isatty(STDERR_FILENO) == 1,
+            terminalColumns: terminalColumns(of: STDERR_FILENO) ?? environment["COLUMNS"].flatMap { Int($0) })
+    }
+
+    /// The width of the terminal on `fd`, or nil when it is none.
+    ///
+    /// The corresponding C function is `ioctl` with `TIOCGWINSZ`.
+    static func terminalColumns(of fd: Int32) -> Int? {
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 }
 

@@ -1,8 +1,8 @@
 import BlueZStandIn
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
-// Signals are taken with sigtimedwait, so they must be blocked before any thread starts.
-DFUSim.blockTerminationSignals()
+// SIGINT and SIGTERM stop the command and everything dfu-sim started, then dfu-sim exits.
+DFUSim.installSignalHandlers()
 exit(await DFUSim.main(Array(CommandLine.arguments.dropFirst())))

@@ -20,8 +20,10 @@ enum SecureDFUByHand {
 
     /// A valid unsigned init packet for `image` as an application, version 2.
     static func initPacket(for image: [UInt8]) -> [UInt8] {
-        SecureInitCommand(kind: .application, image: image, firmwareVersion: 2, hash: Array(SHA256.digest(image).reversed()))
-            .packet
+        SecureInitCommand(
+            kind: .application, image: image, firmwareVersion: 2, hash: Array(SHA256.digest(image).reversed())
+        )
+        .packet
     }
 
     /// Select (`06 type`).

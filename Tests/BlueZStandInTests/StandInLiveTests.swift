@@ -14,9 +14,12 @@ struct StandInLiveTests {
     static let noOptions = DBusValue.stringVariantDictionary([:])
 
     @Test func adapterShowsBlueZPropertiesAndDiscoveryAnnouncesEachDevice() async throws {
-        try await withStandIn(devices: ["secure,address=C0:11:22:33:44:55,name=MyBoot", "buttonless,name=MyApp"]) { bus in
+        try await withStandIn(devices: ["secure,address=C0:11:22:33:44:55,name=MyBoot", "buttonless,name=MyApp"]) {
+            bus in
             let adapter = try bus.adapter
-            #expect(try await bus.property("Address", of: BlueZNames.adapter, at: adapter).stringValue == "00:AA:01:00:00:00")
+            #expect(
+                try await bus.property("Address", of: BlueZNames.adapter, at: adapter).stringValue
+                    == "00:AA:01:00:00:00")
             #expect(try await bus.property("Powered", of: BlueZNames.adapter, at: adapter).boolValue == true)
             #expect(try await bus.property("Discovering", of: BlueZNames.adapter, at: adapter).boolValue == false)
 
@@ -33,8 +36,10 @@ struct StandInLiveTests {
             #expect(device["Adapter"]?.objectPathValue == adapter)
             // The RSSI is present while discovering, invalidated when discovery stops.
             #expect(device["RSSI"] == nil)
+            try await bus.waitUntil("InterfacesAdded for the bootloader") {
+                bus.signals.messages.compactMap(DBusInterfacesAdded.init).map(\.object).contains(boot)
+            }
             let added = bus.signals.messages.compactMap(DBusInterfacesAdded.init).map(\.object)
-            #expect(added.contains(boot))
             // A filter on FE59 leaves out the application (it advertises Heart Rate).
             #expect(!added.contains { $0.rawValue.hasSuffix("dev_C0_FF_EE_00_00_20") })
         }
@@ -47,7 +52,10 @@ struct StandInLiveTests {
             #expect(try await bus.property("Connected", of: BlueZNames.device, at: device).boolValue == true)
             let objects = try await bus.client.managedObjects(destination: bus.service)
             let services = objects.filter { device.isAncestor(of: $0.key) && $0.value[BlueZNames.gattService] != nil }
-            #expect(services.keys.map(\.rawValue).sorted() == [device.rawValue + "/service000a", device.rawValue + "/service000e"])
+            #expect(
+                services.keys.map(\.rawValue).sorted() == [
+                    device.rawValue + "/service000a", device.rawValue + "/service000e",
+                ])
             let controlPoint = try #require(objects[try device.appending("service000e").appending("char000f")])
             let properties = try #require(controlPoint[BlueZNames.gattCharacteristic])
             #expect(properties["UUID"]?.stringValue == SecureDFUByHand.controlPoint)
@@ -55,10 +63,15 @@ struct StandInLiveTests {
             #expect(properties["MTU"]?.integerValue == 247)
             #expect(properties["Notifying"]?.boolValue == false)
             let packet = try #require(objects[try device.appending("service000e").appending("char0012")])
-            #expect(packet[BlueZNames.gattCharacteristic]?["Flags"]?.stringArrayValue == ["write-without-response", "notify"])
+            #expect(
+                packet[BlueZNames.gattCharacteristic]?["Flags"]?.stringArrayValue == [
+                    "write-without-response", "notify",
+                ])
             #expect(packet[BlueZNames.gattCharacteristic]?["WriteAcquired"]?.boolValue == false)
-            let descriptor = try #require(objects[try device.appending("service000e").appending("char000f").appending("desc0011")])
-            #expect(descriptor[BlueZNames.gattDescriptor]?["UUID"]?.stringValue == "00002902-0000-1000-8000-00805f9b34fb")
+            let descriptor = try #require(
+                objects[try device.appending("service000e").appending("char000f").appending("desc0011")])
+            #expect(
+                descriptor[BlueZNames.gattDescriptor]?["UUID"]?.stringValue == "00002902-0000-1000-8000-00805f9b34fb")
 
             _ = try await bus.call(device, BlueZNames.device, "Disconnect")
             #expect(try await bus.property("Connected", of: BlueZNames.device, at: device).boolValue == false)
@@ -80,8 +93,9 @@ struct StandInLiveTests {
             let initPacket = SecureDFUByHand.initPacket(for: image)
             var count = 0
             func send(_ request: [UInt8]) async throws -> [UInt8] {
-                _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "WriteValue",
-                                       [.byteArray(request), Self.request])
+                _ = try await bus.call(
+                    controlPoint, BlueZNames.gattCharacteristic, "WriteValue",
+                    [.byteArray(request), Self.request])
                 count += 1
                 return try await bus.notification(count, on: controlPoint)
             }
@@ -89,7 +103,8 @@ struct StandInLiveTests {
             let selected = try await send(SecureDFUByHand.select(0x01))
             #expect(Array(selected.prefix(3)) == [0x60, 0x06, 0x01])
             #expect(try await send(SecureDFUByHand.create(0x01, size: initPacket.count)) == [0x60, 0x01, 0x01])
-            _ = try await bus.call(packet, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(initPacket), Self.command])
+            _ = try await bus.call(
+                packet, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(initPacket), Self.command])
             let commandChecksum = try await send(SecureDFUByHand.checksum)
             #expect(SecureDFUByHand.readUInt32(commandChecksum, at: 3) == initPacket.count)
             #expect(UInt32(SecureDFUByHand.readUInt32(commandChecksum, at: 7)) == CRC32.checksum(initPacket))
@@ -99,7 +114,9 @@ struct StandInLiveTests {
             let acquired = try await bus.call(packet, BlueZNames.gattCharacteristic, "AcquireWrite", [Self.noOptions])
             let socket = try #require(acquired.first?.fileDescriptorValue)
             #expect(acquired.last?.integerValue == 247)
-            #expect(try await bus.property("WriteAcquired", of: BlueZNames.gattCharacteristic, at: packet).boolValue == true)
+            #expect(
+                try await bus.property("WriteAcquired", of: BlueZNames.gattCharacteristic, at: packet).boolValue == true
+            )
             let descriptor = try #require(socket.rawValue)
             var offset = 0
             while offset < image.count {
@@ -140,20 +157,25 @@ struct StandInLiveTests {
             let device = try await bus.discover("C0:FF:EE:00:00:10")
             try await bus.connect(device)
             let controlPoint = try #require(try await bus.characteristics(of: device)[SecureDFUByHand.controlPoint])
-            let reply = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "AcquireNotify", [Self.noOptions])
+            let reply = try await bus.call(
+                controlPoint, BlueZNames.gattCharacteristic, "AcquireNotify", [Self.noOptions])
             let socket = try #require(reply.first?.fileDescriptorValue?.rawValue)
-            #expect(try await bus.property("NotifyAcquired", of: BlueZNames.gattCharacteristic, at: controlPoint).boolValue == true)
+            #expect(
+                try await bus.property("NotifyAcquired", of: BlueZNames.gattCharacteristic, at: controlPoint).boolValue
+                    == true)
             await #expect(throws: DBusError(name: "org.bluez.Error.NotPermitted", message: "Notify acquired")) {
                 _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "StartNotify")
             }
-            _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "WriteValue",
-                                   [.byteArray(SecureDFUByHand.select(0x01)), Self.request])
+            _ = try await bus.call(
+                controlPoint, BlueZNames.gattCharacteristic, "WriteValue",
+                [.byteArray(SecureDFUByHand.select(0x01)), Self.request])
             var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             #expect(poll(&entry, 1, 5000) == 1)
             var buffer = [UInt8](repeating: 0, count: 512)
             let count = buffer.withUnsafeMutableBytes { Glibc.read(socket, $0.baseAddress, $0.count) }
             // 60 06 01, max size 256, offset 0, CRC 0.
-            #expect(Array(buffer.prefix(max(0, count))) == [0x60, 0x06, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+            #expect(
+                Array(buffer.prefix(max(0, count))) == [0x60, 0x06, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
             #expect(bus.notifications(on: controlPoint).isEmpty)
         }
     }
@@ -162,9 +184,11 @@ struct StandInLiveTests {
         try await withStandIn(devices: ["buttonless,address=C0:00:00:00:00:FF"]) { bus in
             let app = try await bus.discover("C0:00:00:00:00:FF")
             try await bus.connect(app)
-            let buttonless = try #require(try await bus.characteristics(of: app)["8ec90003-f315-4f60-9fb8-838830daea50"])
+            let buttonless = try #require(
+                try await bus.characteristics(of: app)["8ec90003-f315-4f60-9fb8-838830daea50"])
             _ = try await bus.call(buttonless, BlueZNames.gattCharacteristic, "StartNotify")
-            _ = try await bus.call(buttonless, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray([0x01]), Self.request])
+            _ = try await bus.call(
+                buttonless, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray([0x01]), Self.request])
             #expect(try await bus.notification(1, on: buttonless) == [0x20, 0x01, 0x01])
             try await bus.waitUntil("the application drops the link") {
                 try await bus.property("Connected", of: BlueZNames.device, at: app).boolValue == false
@@ -181,10 +205,12 @@ struct StandInLiveTests {
         try await withStandIn(devices: ["legacy-app,address=C0:00:00:00:00:20"]) { bus in
             let device = try await bus.discover("C0:00:00:00:00:20")
             try await bus.connect(device)
-            let controlPoint = try #require(try await bus.characteristics(of: device)["00001531-1212-efde-1523-785feabcd123"])
+            let controlPoint = try #require(
+                try await bus.characteristics(of: device)["00001531-1212-efde-1523-785feabcd123"])
             _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "StartNotify")
-            _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "WriteValue",
-                                   [.byteArray([0x01, 0x04]), Self.request])
+            _ = try await bus.call(
+                controlPoint, BlueZNames.gattCharacteristic, "WriteValue",
+                [.byteArray([0x01, 0x04]), Self.request])
             try await bus.waitUntil("the application drops the link") {
                 try await bus.property("Connected", of: BlueZNames.device, at: device).boolValue == false
             }
@@ -192,7 +218,9 @@ struct StandInLiveTests {
             try await bus.connect(device)
             let stale = try await bus.characteristics(of: device)
             let heartRate = try #require(stale.keys.first { $0.hasPrefix("0000180d") }.flatMap { stale[$0] })
-            await #expect(throws: DBusError(name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0a")) {
+            await #expect(
+                throws: DBusError(name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0a")
+            ) {
                 _ = try await bus.call(heartRate, BlueZNames.gattCharacteristic, "ReadValue", [Self.noOptions])
             }
             // The remedy: disconnect, RemoveDevice, discover again, reconnect.
@@ -216,17 +244,23 @@ struct StandInLiveTests {
                 _ = try await bus.call(adapter, BlueZNames.adapter, "StopDiscovery")
             }
             _ = try await bus.call(adapter, BlueZNames.adapter, "StartDiscovery")
-            await #expect(throws: DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress")) {
+            await #expect(
+                throws: DBusError(name: "org.bluez.Error.InProgress", message: "Operation already in progress")
+            ) {
                 _ = try await bus.call(adapter, BlueZNames.adapter, "StartDiscovery")
             }
             _ = try await bus.call(adapter, BlueZNames.adapter, "StopDiscovery")
-            await #expect(throws: DBusError(name: "org.bluez.Error.InvalidArguments", message: "Invalid arguments in method call")) {
-                _ = try await bus.call(adapter, BlueZNames.adapter, "SetDiscoveryFilter",
-                                       [.stringVariantDictionary(["Bogus": .boolean(true)])])
+            await #expect(
+                throws: DBusError(name: "org.bluez.Error.InvalidArguments", message: "Invalid arguments in method call")
+            ) {
+                _ = try await bus.call(
+                    adapter, BlueZNames.adapter, "SetDiscoveryFilter",
+                    [.stringVariantDictionary(["Bogus": .boolean(true)])])
             }
             await #expect(throws: DBusError(name: "org.bluez.Error.DoesNotExist", message: "Does Not Exist")) {
-                _ = try await bus.call(adapter, BlueZNames.adapter, "RemoveDevice",
-                                       [.objectPath(try adapter.appending("dev_00_00_00_00_00_01"))])
+                _ = try await bus.call(
+                    adapter, BlueZNames.adapter, "RemoveDevice",
+                    [.objectPath(try adapter.appending("dev_00_00_00_00_00_01"))])
             }
             let device = try await bus.discover("C0:FF:EE:00:00:10")
             try await bus.connect(device)
@@ -235,26 +269,107 @@ struct StandInLiveTests {
             let packet = try #require(characteristics[SecureDFUByHand.packet])
             // Writing the CCCD directly is refused; StartNotify is the way.
             await #expect(throws: DBusError(name: "org.bluez.Error.NotPermitted", message: "Write not permitted")) {
-                _ = try await bus.call(try controlPoint.appending("desc0011"), BlueZNames.gattDescriptor, "WriteValue",
-                                       [.byteArray([0x01, 0x00]), Self.noOptions])
+                _ = try await bus.call(
+                    try controlPoint.appending("desc0011"), BlueZNames.gattDescriptor, "WriteValue",
+                    [.byteArray([0x01, 0x00]), Self.noOptions])
             }
             // The control point refuses writes until notifications are on (CCCD improperly configured).
-            await #expect(throws: DBusError(name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0xfd")) {
-                _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "WriteValue",
-                                       [.byteArray([0x06, 0x01]), Self.request])
+            await #expect(
+                throws: DBusError(name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0xfd")
+            ) {
+                _ = try await bus.call(
+                    controlPoint, BlueZNames.gattCharacteristic, "WriteValue",
+                    [.byteArray([0x06, 0x01]), Self.request])
             }
             let acquired = try await bus.call(packet, BlueZNames.gattCharacteristic, "AcquireWrite", [Self.noOptions])
             await #expect(throws: DBusError(name: "org.bluez.Error.NotPermitted", message: "Write acquired")) {
-                _ = try await bus.call(packet, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray([0]), Self.command])
+                _ = try await bus.call(
+                    packet, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray([0]), Self.command])
             }
             // Closing the socket gives the characteristic back to WriteValue.
             acquired.first?.fileDescriptorValue?.close()
             try await bus.waitUntil("WriteAcquired turns false") {
-                try await bus.property("WriteAcquired", of: BlueZNames.gattCharacteristic, at: packet).boolValue == false
+                try await bus.property("WriteAcquired", of: BlueZNames.gattCharacteristic, at: packet).boolValue
+                    == false
             }
             await #expect(throws: DBusError(name: "org.bluez.Error.Failed", message: "No notify session started")) {
                 _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "StopNotify")
             }
+        }
+    }
+
+    @Test func aClientLeavingTheBusEndsItsDiscovery() async throws {
+        try await withStandIn(devices: ["secure"]) { bus in
+            let other = try DBusConnection(address: bus.daemon.address)
+            let adapter = try bus.adapter
+            _ = try await other.call(
+                destination: bus.service, path: adapter, interface: try InterfaceName(BlueZNames.adapter),
+                member: try MemberName("StartDiscovery"))
+            #expect(try await bus.property("Discovering", of: BlueZNames.adapter, at: adapter).boolValue == true)
+            other.close()
+            try await bus.waitUntil("Discovering false") {
+                try await bus.property("Discovering", of: BlueZNames.adapter, at: adapter).boolValue == false
+            }
+        }
+    }
+
+    @Test func reportCountsCorruptedPacketsAsChecksumFailuresAndDroppedOnes() async throws {
+        try await withStandIn(devices: ["secure"], faults: ["corrupt-packet=2", "drop-packet=3"]) { bus in
+            let device = try await bus.discover("C0:FF:EE:00:00:10")
+            try await bus.connect(device)
+            let characteristics = try await bus.characteristics(of: device)
+            let controlPoint = try #require(characteristics[SecureDFUByHand.controlPoint])
+            let packet = try #require(characteristics[SecureDFUByHand.packet])
+            _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "StartNotify")
+            let image = SecureDFUByHand.image(100)
+            let initPacket = SecureDFUByHand.initPacket(for: image)
+            var count = 0
+            func send(_ request: [UInt8]) async throws -> [UInt8] {
+                _ = try await bus.call(
+                    controlPoint, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(request), Self.request])
+                count += 1
+                return try await bus.notification(count, on: controlPoint)
+            }
+            // Packet write 1: the init packet, intact.
+            _ = try await send(SecureDFUByHand.create(0x01, size: initPacket.count))
+            _ = try await bus.call(
+                packet, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(initPacket), Self.command])
+            _ = try await send(SecureDFUByHand.checksum)
+            #expect(try await send(SecureDFUByHand.execute) == [0x60, 0x04, 0x01])
+            _ = try await send(SecureDFUByHand.create(0x02, size: image.count))
+            // Packet write 2 arrives with its first byte inverted; packet write 3 is lost.
+            for chunk in [Array(image[0..<50]), Array(image[50..<100])] {
+                _ = try await bus.call(
+                    packet, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(chunk), Self.command])
+            }
+            let checksum = try await send(SecureDFUByHand.checksum)
+            #expect(SecureDFUByHand.readUInt32(checksum, at: 3) == 50)
+            let stats = try #require(await bus.standIn.report().devices.first?.stats)
+            #expect(stats.crcFailures == 1)
+            #expect(stats.droppedPackets == 1)
+            #expect(stats.objectsExecuted == 1)
+        }
+    }
+
+    @Test func pairBondsTheDeviceOrFailsUnderTheFault() async throws {
+        try await withStandIn(devices: ["buttonless-bonded"]) { bus in
+            let device = try await bus.discover("C0:FF:EE:00:00:10")
+            _ = try await bus.call(device, BlueZNames.device, "Pair")
+            #expect(try await bus.property("Connected", of: BlueZNames.device, at: device).boolValue == true)
+            #expect(try await bus.property("Paired", of: BlueZNames.device, at: device).boolValue == true)
+            #expect(try await bus.property("Bonded", of: BlueZNames.device, at: device).boolValue == true)
+            await #expect(throws: DBusError(name: "org.bluez.Error.AlreadyExists", message: "Already Exists")) {
+                _ = try await bus.call(device, BlueZNames.device, "Pair")
+            }
+        }
+        try await withStandIn(devices: ["buttonless-bonded"], faults: ["fail-pairing"]) { bus in
+            let device = try await bus.discover("C0:FF:EE:00:00:10")
+            await #expect(
+                throws: DBusError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
+            ) {
+                _ = try await bus.call(device, BlueZNames.device, "Pair")
+            }
+            #expect(try await bus.property("Paired", of: BlueZNames.device, at: device).boolValue == false)
         }
     }
 
@@ -269,7 +384,8 @@ struct StandInLiveTests {
     }
 
     @Test func connectionFaultsFailConnectAndAbsentDevicesTimeOut() async throws {
-        try await withStandIn(devices: ["secure"], link: "connect_timeout_ms=50", faults: ["fail-connections=1"]) { bus in
+        try await withStandIn(devices: ["secure"], link: "connect_timeout_ms=50", faults: ["fail-connections=1"]) {
+            bus in
             let device = try await bus.discover("C0:FF:EE:00:00:10")
             await #expect(throws: DBusError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local")) {
                 _ = try await bus.call(device, BlueZNames.device, "Connect")
@@ -280,7 +396,7 @@ struct StandInLiveTests {
         }
     }
 
-    @Test func fiftyConnectionsWithAcquiredSocketsLeaveNoDescriptorOrThreadBehind() async throws {
+    @Test func fiftyConnectionsWithAcquiredSocketsLeaveNoDescriptorThreadOrProcessBehind() async throws {
         try await withStandIn(devices: ["secure"]) { bus in
             let device = try await bus.discover("C0:FF:EE:00:00:10")
             try await bus.connect(device)
@@ -292,7 +408,8 @@ struct StandInLiveTests {
                 let characteristics = try await bus.characteristics(of: device)
                 let controlPoint = try #require(characteristics[SecureDFUByHand.controlPoint])
                 let packet = try #require(characteristics[SecureDFUByHand.packet])
-                let notify = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "AcquireNotify", [Self.noOptions])
+                let notify = try await bus.call(
+                    controlPoint, BlueZNames.gattCharacteristic, "AcquireNotify", [Self.noOptions])
                 let write = try await bus.call(packet, BlueZNames.gattCharacteristic, "AcquireWrite", [Self.noOptions])
                 notify.first?.fileDescriptorValue?.close()
                 write.first?.fileDescriptorValue?.close()
@@ -301,6 +418,7 @@ struct StandInLiveTests {
             try await bus.waitUntil("descriptors and threads settle") {
                 let now = ProcessResources.current()
                 return now.openFileDescriptors <= before.openFileDescriptors && now.threads <= before.threads + 2
+                    && now.children <= before.children
             }
         }
     }

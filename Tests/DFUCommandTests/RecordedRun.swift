@@ -13,13 +13,17 @@ struct RecordedRun: Sendable {
     }
 
     /// Runs `dfu` with an argument list built at run time.
-    static func dfu(arguments: [String], environment: [String: String] = [:]) async -> RecordedRun {
+    static func dfu(arguments: [String], environment: [String: String] = [:], errorIsTerminal: Bool = false,
+                    transports: TransportProvider? = nil, interrupts: InterruptController? = nil,
+                    columns: Int? = nil) async -> RecordedRun {
         let out = Mutex("")
         let err = Mutex("")
-        let context = CommandContext(
+        var context = CommandContext(
             writeOutput: { text in out.withLock { $0 += text } },
             writeError: { text in err.withLock { $0 += text } },
-            environment: environment)
+            environment: environment, errorIsTerminal: errorIsTerminal, terminalColumns: columns)
+        if let transports { context.transports = transports }
+        if let interrupts { context.interrupts = interrupts }
         let code = await DFUCommand.main(arguments, context: context)
         return RecordedRun(code: code, output: out.withLock { $0 }, error: err.withLock { $0 })
     }

@@ -40,7 +40,8 @@ struct ChildProcess: Sendable {
         var pid: pid_t = 0
         let result = (argv + [nil]).withUnsafeBufferPointer { argumentPointers -> Int32 in
             (envp + [nil]).withUnsafeBufferPointer { environmentPointers -> Int32 in
-                guard let arguments = argumentPointers.baseAddress, let environment = environmentPointers.baseAddress else {
+                guard let arguments = argumentPointers.baseAddress, let environment = environmentPointers.baseAddress
+                else {
                     return EINVAL
                 }
                 return posix_spawnp(&pid, program, nil, &attributes, arguments, environment)

@@ -1,34 +1,26 @@
 import DBus
 import Glibc
+import Synchronization
+
+/// The last SIGINT or SIGTERM caught (0: none); written by the signal handler.
+private let receivedSignal = Atomic<Int32>(0)
 
 /// `dfu-sim` as a library: parse, start a private bus and the stand-in, run or serve, clean up.
 public enum DFUSim {
-    /// Blocks SIGINT, SIGTERM and SIGCHLD in the calling thread (and the threads it starts later),
-    /// so that ``main(_:)`` receives them with `sigtimedwait`. Call first thing in `main`.
-    public static func blockTerminationSignals() {
-        var set = terminationSignals
-        pthread_sigmask(SIG_BLOCK, &set, nil)
+    /// Catches SIGINT and SIGTERM (noted for ``main(_:)`` to act on) and ignores SIGPIPE.
+    ///
+    /// Handlers rather than a blocked mask: the Swift runtime runs `main` on threads of its own,
+    /// so a mask set in one thread would not cover the others.
+    public static func installSignalHandlers() {
         signal(SIGPIPE, SIG_IGN)
+        signal(SIGINT) { number in receivedSignal.store(number, ordering: .relaxed) }
+        signal(SIGTERM) { number in receivedSignal.store(number, ordering: .relaxed) }
     }
 
-    private static var terminationSignals: sigset_t {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        sigaddset(&set, SIGCHLD)
-        return set
-    }
-
-    /// A pending SIGINT or SIGTERM (never waits), or nil.
+    /// A SIGINT or SIGTERM received since the last call, or nil.
     private static func pendingTermination() -> Int32? {
-        var set = terminationSignals
-        var timeout = timespec(tv_sec: 0, tv_nsec: 0)
-        while true {
-            let signal = sigtimedwait(&set, nil, &timeout)
-            if signal == SIGINT || signal == SIGTERM { return signal }
-            if signal < 0 { return nil }
-        }
+        let number = receivedSignal.exchange(0, ordering: .relaxed)
+        return number == 0 ? nil : number
     }
 
     /// Runs `dfu-sim` with `arguments` (without the program name); returns the exit status.
@@ -48,7 +40,9 @@ public enum DFUSim {
         let connection: DBusConnection
         let standIn: BlueZStandIn
         do {
-            daemon = try DBusDaemon(ownableNames: [try BusName(BlueZNames.service)])
+            daemon = try withStandardErrorSilenced {
+                try DBusDaemon(ownableNames: [try BusName(BlueZNames.service)])
+            }
             connection = try DBusConnection(address: daemon.address)
             standIn = try BlueZStandIn(connection: connection, configuration: parsed.configuration)
             try await standIn.start()
@@ -104,6 +98,23 @@ public enum DFUSim {
             }
             try? await Task.sleep(for: .milliseconds(5))
         }
+    }
+
+    /// Runs `body` with file descriptor 2 pointing at /dev/null, so that a process it starts inherits
+    /// that (dbus-daemon warns about its fd limit on every start when not root-capable; the warning
+    /// would land in COMMAND's error stream).
+    private static func withStandardErrorSilenced<T>(_ body: () throws -> T) rethrows -> T {
+        let saved = fcntl(2, F_DUPFD_CLOEXEC, 0)
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        if saved >= 0, null >= 0 { dup2(null, 2) }
+        defer {
+            if saved >= 0 {
+                dup2(saved, 2)
+                close(saved)
+            }
+            if null >= 0 { close(null) }
+        }
+        return try body()
     }
 
     private static func write(_ text: String, to path: String) throws(StandInSpecError) {

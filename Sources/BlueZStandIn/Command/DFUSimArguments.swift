@@ -36,10 +36,11 @@ public struct DFUSimArguments: Sendable {
           --link KEY=VALUE[,...]   mtu, interval_ms, phy=1m|2m, packets_per_event, connect_timeout_ms,
                                    resolve_ms, discovery_ms
           --fault SPEC             drop-packet=N[:M...], corrupt-packet=N[:M...], disconnect-after-bytes=N,
-                                   disconnect-at=OPCODE[:OCCURRENCE], fail-connections=N,
+                                   disconnect-at=OPCODE[:OCCURRENCE], fail-connections=N, fail-pairing,
                                    response-delay-ms=N, no-stale-cache
           --report FILE            write the devices' flash and statistics as JSON at the end
           --adapter-off            start with the adapter powered off
+          --no-adapter             serve org.bluez without any adapter
 
         """
 
@@ -92,6 +93,7 @@ public struct DFUSimArguments: Sendable {
             case "--fault": try configuration.faults.add(parsing: argument)
             case "--report": reportPath = argument
             case "--adapter-off": configuration.powered = false
+            case "--no-adapter": configuration.hasAdapter = false
             case "-h", "--help":
                 mode = .help
                 return
@@ -105,7 +107,9 @@ public struct DFUSimArguments: Sendable {
         var seen: Set<String> = []
         for device in configuration.devices {
             let address = device.profile.address.description
-            guard seen.insert(address).inserted else { throw StandInSpecError("two devices have the address \(address)") }
+            guard seen.insert(address).inserted else {
+                throw StandInSpecError("two devices have the address \(address)")
+            }
         }
     }
 }

@@ -1,3 +1,5 @@
+import BlueZ
+import DFUCore
 
 /// The one place that turns an error into a one-line message on standard error and an exit code.
 enum ErrorReport {
@@ -19,7 +21,31 @@ enum ErrorReport {
         case let error as UsageError: (.usage, error.description)
         case let error as FileReadError: (.noInput, error.description)
         case let error as BadInputError: (.badPackage, error.description)
+        case let error as TransportUnavailableError: (.unavailable, error.description)
+        case let error as DeviceNotFoundError: (.deviceNotFound, error.description)
+        case let error as BlueZError: (error.isStackUnavailable ? .unavailable : .deviceNotFound, error.description)
+        case let error as DFUError: (exitCode(for: error), error.description)
         default: (.software, "internal error: \(String(describing: error))")
+        }
+    }
+}
+
+extension ErrorReport {
+    /// The exit code for an engine error: 1 when the device refused or broke the update, 2 when it
+    /// could not be found, connected or stopped answering, 65 when the package cannot be sent to it, 130 when
+    /// the update was cancelled.
+    static func exitCode(for error: DFUError) -> ExitCode {
+        if error.isConnectionFailure { return .deviceNotFound }
+        return switch error {
+        case .remote, .crcMismatch, .unexpectedResponse, .unsupportedDevice: .deviceRejected
+        case .timeout, .disconnected, .bootloaderNotFound: .deviceNotFound
+        case .transport(_, let cause):
+            switch cause {
+            case .disconnected, .timedOut, .deviceNotFound: .deviceNotFound
+            case .endpointMissing, .attError, .failed: .deviceRejected
+            }
+        case .protocolMismatch, .invalidPart: .badPackage
+        case .aborted: .interrupted
         }
     }
 }

@@ -48,10 +48,13 @@ final class StandInHarness: Sendable {
     /// `/org/bluez/hci0`.
     var adapter: ObjectPath { get throws { try ObjectPath("/org/bluez/hci0") } }
 
-    func call(_ path: ObjectPath, _ interface: String, _ method: String, _ arguments: [DBusValue] = [],
-              timeout: Duration = .seconds(5)) async throws -> [DBusValue] {
-        try await client.call(destination: service, path: path, interface: try InterfaceName(interface),
-                              member: try MemberName(method), arguments: arguments, timeout: timeout)
+    func call(
+        _ path: ObjectPath, _ interface: String, _ method: String, _ arguments: [DBusValue] = [],
+        timeout: Duration = .seconds(5)
+    ) async throws -> [DBusValue] {
+        try await client.call(
+            destination: service, path: path, interface: try InterfaceName(interface),
+            member: try MemberName(method), arguments: arguments, timeout: timeout)
     }
 
     func property(_ name: String, of interface: String, at path: ObjectPath) async throws -> DBusValue {
@@ -65,7 +68,8 @@ final class StandInHarness: Sendable {
         if !uuids.isEmpty { filter["UUIDs"] = .stringArray(uuids) }
         _ = try await call(try adapter, BlueZNames.adapter, "SetDiscoveryFilter", [.stringVariantDictionary(filter)])
         _ = try await call(try adapter, BlueZNames.adapter, "StartDiscovery")
-        let path = try #require(ObjectPath(rawValue: "/org/bluez/hci0/dev_" + address.replacingOccurrences(of: ":", with: "_")))
+        let path = try #require(
+            ObjectPath(rawValue: "/org/bluez/hci0/dev_" + address.replacingOccurrences(of: ":", with: "_")))
         try await waitUntil("\(address) is discovered") {
             let objects = try await self.client.managedObjects(destination: self.service)
             return objects[path]?[BlueZNames.device] != nil
@@ -119,22 +123,11 @@ final class StandInHarness: Sendable {
     }
 }
 
-/// A wait that ran out of time.
-struct HarnessTimeout: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for: \(what)" }
-}
-
-/// Every signal received, in order.
-final class SignalLog: Sendable {
-    private let storage = Mutex<[DBusMessage]>([])
-    func append(_ message: DBusMessage) { storage.withLock { $0.append(message) } }
-    var messages: [DBusMessage] { storage.withLock { $0 } }
-}
-
 /// Runs `body` with a fresh harness, closing it in every path.
-func withStandIn(devices: [String], link: String? = nil, faults: [String] = [], powered: Bool = true,
-                 _ body: (StandInHarness) async throws -> Void) async throws {
+func withStandIn(
+    devices: [String], link: String? = nil, faults: [String] = [], powered: Bool = true,
+    _ body: (StandInHarness) async throws -> Void
+) async throws {
     let harness = try await StandInHarness(devices: devices, link: link, faults: faults, powered: powered)
     do {
         try await body(harness)

@@ -1,0 +1,63 @@
+import DFUCore
+
+/// What a device runs, as far as DFU is concerned: found by connecting and looking at its services.
+enum DeviceMode: String, Sendable, Hashable, Encodable {
+    case secureBootloader = "secure-bootloader"
+    case buttonlessWithBonds = "application-buttonless-with-bonds"
+    case buttonlessWithoutBonds = "application-buttonless"
+    case experimentalButtonless = "application-experimental-buttonless"
+    case legacyApplication = "legacy-application"
+    case legacyBootloader = "legacy-bootloader"
+    case noDFU = "no-dfu"
+
+    /// The mode from the endpoints a connection found, and the Legacy DFU Version when it was read.
+    init(endpoints: Set<DFUEndpoint>, legacyVersion: LegacyDFUVersion?) {
+        if endpoints.contains(.secureControlPoint) && endpoints.contains(.securePacket) {
+            self = .secureBootloader
+        } else if endpoints.contains(.buttonlessWithBonds) {
+            self = .buttonlessWithBonds
+        } else if endpoints.contains(.buttonlessWithoutBonds) {
+            self = .buttonlessWithoutBonds
+        } else if endpoints.contains(.legacyControlPoint) {
+            self = legacyVersion?.isApplication == true ? .legacyApplication : .legacyBootloader
+        } else if endpoints.contains(.buttonlessExperimental) {
+            self = .experimentalButtonless
+        } else {
+            self = .noDFU
+        }
+    }
+
+    /// In words, for the table.
+    var description: String {
+        switch self {
+        case .secureBootloader: "Secure DFU bootloader"
+        case .buttonlessWithBonds: "application, buttonless (with bonds)"
+        case .buttonlessWithoutBonds: "application, buttonless"
+        case .experimentalButtonless: "application, experimental buttonless (SDK 12)"
+        case .legacyApplication: "Legacy application (buttonless jump)"
+        case .legacyBootloader: "Legacy DFU bootloader"
+        case .noDFU: "no DFU service"
+        }
+    }
+
+    /// Connects to `address` through the context's transports, reads what is needed, disconnects.
+    static func probe(_ address: DFUDeviceAddress, adapter: String?, timeout: Duration, context: CommandContext) async throws -> DeviceMode {
+        let session = try await context.transports.open(adapter, address.description)
+        let transport = session.transport
+        let peer: DFUPeer
+        do {
+            peer = try await transport.connect(DFUConnectParameters(
+                selector: .address(address), scanTimeout: timeout, connectTimeout: timeout, uuids: DFUServiceUUIDs()))
+        } catch {
+            await session.close()
+            throw error
+        }
+        var version: LegacyDFUVersion?
+        if peer.endpoints.contains(.legacyVersion) {
+            version = (try? await transport.read(.legacyVersion)).flatMap { LegacyDFUVersion(bytes: $0) }
+        }
+        await transport.disconnect()
+        await session.close()
+        return DeviceMode(endpoints: peer.endpoints, legacyVersion: version)
+    }
+}

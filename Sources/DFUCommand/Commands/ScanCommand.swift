@@ -1,0 +1,82 @@
+import DFUCore
+import Foundation
+
+/// `dfu scan`: lists nearby devices that offer DFU, with address, name, RSSI and mode.
+enum ScanCommand: Subcommand {
+    static let name = "scan"
+    static let abstract = "list nearby devices that offer DFU"
+    static let synopsis = "[--timeout SECONDS] [--all] [--adapter hciN] [--json]"
+    static let discussion = """
+        Scans for Bluetooth LE devices for --timeout seconds. Devices that advertise a DFU service
+        (Secure FE59, Legacy 1530 or the experimental buttonless service) are connected to, one
+        after the other, to tell an application with a buttonless service from a bootloader.
+        With --all every device heard is listed; devices without a DFU service in their
+        advertisement are not connected to, their mode shows as '-'.
+        """
+    static let examples: [(command: String, comment: String)] = [
+        ("dfu scan", "DFU devices in range"),
+        ("dfu scan --all --timeout 10", "everything in range, scanning longer"),
+        ("dfu scan --json | jq -r '.devices[] | select(.mode == \"secure-bootloader\") | .address'", "bootloaders waiting for an update"),
+    ]
+    static let options: [OptionSpec] = [
+        .value("timeout", short: "t", "SECONDS", help: "how long to scan (default 5)"),
+        .flag("all", help: "list every device, not only those advertising a DFU service"),
+        .value("adapter", short: "a", "hciN", help: "Bluetooth adapter to use (default: BlueZ's default)"),
+        .flag("json", help: "print one JSON object on standard output: {\"devices\": [...]}"),
+    ]
+
+    /// The service UUIDs that mark a DFU device in an advertisement.
+    static let dfuServices: Set<String> = {
+        let uuids = DFUServiceUUIDs()
+        return [uuids.secureService, uuids.legacyService, uuids.experimentalButtonlessService]
+    }()
+
+    struct Row: Encodable {
+        let address: String
+        let name: String?
+        let rssi: Int?
+        let mode: DeviceMode?
+        let services: [String]
+    }
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
+        _ = try arguments.positionals(named: [])
+        let timeout = try UploadSettings.seconds(arguments, "timeout") ?? .seconds(5)
+        let adapter = arguments.value("adapter")
+        if let adapter, !UploadSettings.isAdapterName(adapter) {
+            throw UsageError("option --adapter: '\(adapter)' is not an adapter name like hci0", command: name)
+        }
+        let heard = try await context.transports.scan(adapter, timeout)
+        var rows: [Row] = []
+        for advertisement in heard.sorted(by: { ($0.rssi ?? Int.min) > ($1.rssi ?? Int.min) }) {
+            let isDFU = advertisement.serviceUUIDs.contains { dfuServices.contains($0.uppercased()) }
+            guard isDFU || arguments.flag("all") else { continue }
+            if context.interrupts.isInterrupted { return .interrupted }
+            var mode: DeviceMode?
+            if isDFU {
+                mode = try? await DeviceMode.probe(advertisement.address, adapter: adapter, timeout: timeout, context: context)
+            }
+            rows.append(Row(address: advertisement.address.description, name: advertisement.name, rssi: advertisement.rssi,
+                            mode: mode, services: advertisement.serviceUUIDs))
+        }
+        if arguments.flag("json") {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(["devices": rows])
+            context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
+            return .success
+        }
+        if rows.isEmpty {
+            context.writeError("no \(arguments.flag("all") ? "" : "DFU ")device found within \(ProgressText.seconds(timeout))\n")
+            return .success
+        }
+        var text = "ADDRESS            RSSI  NAME                  MODE\n"
+        for row in rows {
+            let rssi = row.rssi.map(String.init) ?? "-"
+            text += row.address + "  " + String(repeating: " ", count: max(0, 4 - rssi.count)) + rssi + "  "
+            text += (row.name ?? "-").padding(20) + "  " + (row.mode?.description ?? "-") + "\n"
+        }
+        context.writeOutput(text)
+        return .success
+    }
+}

@@ -1,0 +1,93 @@
+import DFUCore
+import Foundation
+import Synchronization
+
+/// `dfu trigger --device D`: switches an application into its bootloader and says where it is.
+enum TriggerCommand: Subcommand {
+    static let name = "trigger"
+    static let abstract = "switch an application into its bootloader (buttonless) and print where it is"
+    static let synopsis = "--device ADDRESS|NAME [--adapter hciN] [--alt-name NAME | --no-alt-name] [--json]"
+    static let discussion = """
+        Connects to the device, and when it runs an application with a buttonless DFU service (or
+        a Legacy application with the jump) asks it to restart into its bootloader, then finds
+        the bootloader (same address, or the address + 1 for non-bonded Secure bootloaders) and
+        prints its address and name on standard output. Nothing is uploaded; the bootloader
+        waits for an update until its inactivity timeout (2 minutes by default in SDK 15-17).
+        """
+    static let examples: [(command: String, comment: String)] = [
+        ("dfu trigger --device C0:FF:EE:00:12:34", "prints e.g. 'C0:FF:EE:00:12:35 Dfu12345'"),
+        ("dfu trigger -d MySensor --alt-name RigBoot --json", "name the bootloader, machine-readable answer"),
+    ]
+    static let options: [OptionSpec] = [
+        .value("device", short: "d", "ADDRESS|NAME", help: "the device to switch"),
+        .value("adapter", short: "a", "hciN", help: "Bluetooth adapter to use (default: BlueZ's default)"),
+        .value("alt-name", "NAME", help: "name the bootloader advertises (default: random DfuNNNNN)"),
+        .flag("no-alt-name", help: "do not rename the bootloader"),
+        .flag("experimental-buttonless", help: "allow the unauthenticated SDK 12 experimental buttonless service"),
+        .value("scan-timeout", "SECONDS", help: "how long to scan for the device and the bootloader (default 10)"),
+        .value("connect-timeout", "SECONDS", help: "how long connecting may take (default 10)"),
+        .flag("json", help: "print {\"bootloader\": ADDRESS, \"name\": NAME, \"switched\": BOOL} on standard output"),
+    ]
+
+    struct Answer: Encodable {
+        let bootloader: String
+        let name: String?
+        let switched: Bool
+    }
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
+        _ = try arguments.positionals(named: [])
+        guard let text = arguments.value("device"), !text.isEmpty else { throw UsageError("missing --device ADDRESS|NAME", command: name) }
+        let target = DeviceTarget(text)
+        let adapter = arguments.value("adapter")
+        if let adapter, !UploadSettings.isAdapterName(adapter) {
+            throw UsageError("option --adapter: '\(adapter)' is not an adapter name like hci0", command: name)
+        }
+        var options = DFUOptions()
+        if let chosen = arguments.value("alt-name") {
+            guard !arguments.flag("no-alt-name") else { throw UsageError("options --alt-name and --no-alt-name exclude each other", command: name) }
+            guard (1...20).contains(chosen.utf8.count) else {
+                throw UsageError("option --alt-name: '\(chosen)' must be 1 to 20 bytes of UTF-8", command: name)
+            }
+            options.alternativeName = .named(chosen)
+        } else if arguments.flag("no-alt-name") {
+            options.alternativeName = .off
+        }
+        options.experimentalButtonless = arguments.flag("experimental-buttonless")
+        if let seconds = try UploadSettings.seconds(arguments, "scan-timeout") { options.scanTimeout = seconds }
+        if let seconds = try UploadSettings.seconds(arguments, "connect-timeout") { options.connectTimeout = seconds }
+
+        let session = try await context.transports.open(adapter, target.label)
+        let result = await switchDevice(target, session: session, options: options, clock: session.clock)
+        await session.close()
+        let (peer, switched) = try result.get()
+        if arguments.flag("json") {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(Answer(bootloader: peer.address.description, name: peer.name, switched: switched))
+            context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
+        } else {
+            context.writeOutput("\(peer.address)\(peer.name.map { " \($0)" } ?? "")\n")
+            if !switched { context.writeError("dfu: \(target.label) was already in its bootloader\n") }
+        }
+        return .success
+    }
+
+    private static func switchDevice<C: Clock>(_ target: DeviceTarget, session: TransportSession, options: DFUOptions,
+                                               clock: C) async -> Result<(bootloader: DFUPeer, switched: Bool), any Error>
+        where C.Duration == Duration {
+        let notFound = Mutex(false)
+        let transport = ObservedTransport(base: session.transport) { observation in
+            if case .connectFailed(.deviceNotFound) = observation { notFound.withLock { $0 = true } }
+        }
+        let runner = DFURunner(transport: transport, clock: clock, options: options)
+        do throws(DFUError) {
+            return .success(try await runner.switchToBootloader(device: target.selector))
+        } catch {
+            if case .unsupportedDevice = error, notFound.withLock({ $0 }) {
+                return .failure(DeviceNotFoundError(selector: target.selector, scanTimeout: options.scanTimeout))
+            }
+            return .failure(error)
+        }
+    }
+}

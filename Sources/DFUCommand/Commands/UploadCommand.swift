@@ -1,0 +1,82 @@
+import DFUCore
+
+/// `dfu upload PACKAGE --device D…`: sends a package (or a raw image) to one or many devices.
+enum UploadCommand: Subcommand {
+    static let name = "upload"
+    static let abstract = "send a DFU package to one or more devices"
+    static let synopsis = """
+        PACKAGE --device ADDRESS|NAME [--device …] [OPTIONS]
+               dfu upload FIRMWARE.bin|.hex --type TYPE --init FILE.dat [--sd-size N --bl-size N] --device D [OPTIONS]
+        """
+    static let discussion = """
+        Connects to each device, switches an application into its bootloader (buttonless) when
+        needed, and sends every part of the package in scope: the system part (SoftDevice and/or
+        bootloader) first, then the application, each in its own connection. A lost link is
+        reconnected and the upload resumes where it stopped (Secure DFU).
+
+        Every option is checked before any Bluetooth work starts. With several devices
+        (--device repeated, --devices-from) they are updated at the same time, up to --parallel
+        at once, dealt over the adapters given with --adapter; one device's failure never stops
+        the others, and the exit code is 0 only when every device was updated.
+
+        On a terminal each device has a live line (part, bar, percent, bytes, current and average
+        speed, ETA, state); otherwise plain lines, one per 10 % or 5 s at most. --json prints JSON
+        Lines events on standard output instead. Ctrl-C or SIGTERM sends Abort where the
+        bootloader supports it, disconnects and exits with 130; running the same command again
+        resumes.
+
+        --uuid roles: secure-service, secure-control-point, secure-packet,
+        buttonless-without-bonds, buttonless-with-bonds, experimental-buttonless-service,
+        experimental-buttonless-characteristic, legacy-service, legacy-control-point,
+        legacy-packet, legacy-version.
+        """
+    static let examples: [(command: String, comment: String)] = [
+        ("dfu upload app_dfu_package.zip --device C0:FF:EE:00:12:34", "update one device"),
+        ("dfu upload app.zip -d C0:FF:EE:00:12:34 --prn 4 --first-object-delay 400", "a bootloader that loses packets"),
+        ("dfu upload sd_bl_app.zip -d MySensor --scope application", "only the application of a multi-part package"),
+        ("dfu upload app.zip --devices-from rig.txt --adapter hci0 --adapter hci1 --json", "a production rig"),
+        ("dfu upload app.bin --type application --init app.dat -d C0:FF:EE:00:12:34", "a raw image"),
+        ("dfu upload app.zip -d DfuTarg --key public.pem", "refuse a package whose signature does not verify"),
+    ]
+    static let options = UploadSettings.options
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
+        let settings = try UploadSettings(arguments, context: context)
+        var devices = settings.devices
+        if let file = settings.devicesFile {
+            let listed = DeviceTarget.list(fromFile: String(decoding: try context.readFile(file), as: UTF8.self))
+            if listed.isEmpty { throw UsageError("option --devices-from: \(file) names no device", command: name) }
+            devices += listed
+        }
+        var seen: Set<String> = []
+        for device in devices where !seen.insert(device.label).inserted {
+            throw UsageError("device \(device.label) is given twice", command: name)
+        }
+        let key = try PackageSource.key(at: settings.keyPath, context: context, command: name)
+        let path = settings.source.path
+        let report = try settings.source.inspect(key: key, context: context)
+        let package: DFUPackage
+        do {
+            package = try report.checkedPackage()
+        } catch {
+            throw BadInputError(path: path, cause: error.description)
+        }
+        guard package.parts.contains(where: { settings.options.scope.includes($0.kind) }) else {
+            throw BadInputError(path: path, cause: "has no part in the \(settings.options.scope.rawValue) scope")
+        }
+        let renderer: any UploadRenderer
+        switch settings.output {
+        case .live(let colour):
+            renderer = LiveProgressRenderer(context: context, devices: devices.map(\.label), colour: colour)
+        case .plain: renderer = PlainProgressRenderer(context: context, quiet: false)
+        case .quiet: renderer = PlainProgressRenderer(context: context, quiet: true)
+        case .json: renderer = JSONLinesRenderer(context: context)
+        }
+        let outcomes = await UploadBatch(
+            devices: devices, package: package, settings: settings, context: context, renderer: renderer
+        ).run()
+        let code = DeviceOutcome.exitCode(of: outcomes)
+        renderer.finish(outcomes, code: code)
+        return code
+    }
+}

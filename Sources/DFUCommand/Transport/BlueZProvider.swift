@@ -1,0 +1,46 @@
+import BlueZ
+import BlueZTransport
+import DFUCore
+
+/// The real ``TransportProvider``: one ``BlueZTransport`` (its own bus connection) per device, on
+/// the adapter asked for, timed by the wall clock.
+enum BlueZProvider {
+    /// Opens links and scans through bluetoothd.
+    static let provider = TransportProvider { adapter, _ in
+        let transport = try await open(adapter: adapter)
+        return TransportSession(transport: transport, clock: ContinuousClock()) { await transport.close() }
+    } scan: { adapter, timeout in
+        let transport = try await open(adapter: adapter)
+        do {
+            let devices = try await transport.scan(for: timeout)
+            await transport.close()
+            return devices.compactMap { device in
+                DFUDeviceAddress(device.address).map { address in
+                    Advertisement(address: address, name: device.name, rssi: device.rssi,
+                                  serviceUUIDs: device.serviceUUIDs.map { $0.uppercased() })
+                }
+            }
+        } catch {
+            await transport.close()
+            throw error
+        }
+    }
+
+    /// Opens the adapter; a missing bus, bluetoothd or adapter becomes ``TransportUnavailableError`` (exit 69).
+    private static func open(adapter: String?) async throws -> BlueZTransport {
+        do {
+            return try await BlueZTransport.open(adapter: adapter)
+        } catch where error.isStackUnavailable {
+            throw TransportUnavailableError(reason: error.description)
+        }
+    }
+}
+
+extension CommandContext {
+    /// The process's context with Bluetooth through BlueZ.
+    public static func bluez(environment: [String: String]) -> CommandContext {
+        var context = CommandContext.standard(environment: environment)
+        context.transports = BlueZProvider.provider
+        return context
+    }
+}

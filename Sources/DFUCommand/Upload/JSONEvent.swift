@@ -1,0 +1,50 @@
+/// One line of `dfu upload --json`: a JSON object whose `event` says which fields it has.
+///
+/// The schema is documented in the README (docs/cli.md); field names are snake_case and
+/// absent fields are omitted, never null.
+struct JSONEvent: Encodable, Sendable, Hashable {
+    /// `state`, `progress`, `log`, `error`, `done` or `summary`.
+    var event: String
+    /// The device as named on the command line (absent in `summary`).
+    var device: String?
+    /// The phase (`state`): connecting, enablingDFUMode, starting, uploading, validating, disconnecting, completed, aborted.
+    var state: String?
+    /// The part being sent, from 1, and how many parts are sent.
+    var part: Int?
+    var parts: Int?
+    /// Bytes of this part confirmed by the device, and the part's size.
+    var bytes: Int?
+    var total: Int?
+    /// Bytes per second since the previous progress event of the part, and since the part began.
+    var speed: Int?
+    var average: Int?
+    /// Seconds since this device's update began.
+    var elapsed: Double?
+    /// `log`: `info` or `trace`.
+    var level: String?
+    /// `log`, `error`: the text.
+    var message: String?
+    /// `error`, `done`, `summary`: the exit code of this device (or of the run).
+    var exitCode: Int32?
+    /// `done`: `updated`, `failed` or `interrupted`.
+    var result: String?
+    /// `done` (updated): the parts sent and the parts the bootloader skipped.
+    var partsSent: [String]?
+    var partsSkipped: [String]?
+    /// `done` (updated): seconds the update took.
+    var seconds: Double?
+    /// `summary`: devices updated and not updated.
+    var updated: Int?
+    var failed: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case event, device, state, part, parts, bytes, total, speed, average, elapsed, level, message
+        case exitCode = "exit_code", result, partsSent = "parts_sent", partsSkipped = "parts_skipped"
+        case seconds, updated, failed
+    }
+
+    init(_ event: String, device: String? = nil) {
+        self.event = event
+        self.device = device
+    }
+}

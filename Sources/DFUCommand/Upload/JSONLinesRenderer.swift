@@ -1,0 +1,78 @@
+import DFUCore
+import Foundation
+
+/// `--json`: one ``JSONEvent`` per line on standard output and nothing else there; failures are also
+/// named on standard error.
+final class JSONLinesRenderer: UploadRenderer {
+    private let context: CommandContext
+    private let encoder: JSONEncoder
+
+    /// Writes to the context's standard output.
+    init(context: CommandContext) {
+        self.context = context
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    }
+
+    func handle(_ event: UploadEvent) {
+        switch event {
+        case .state(let device, let progress):
+            var line = JSONEvent("state", device: device)
+            line.state = progress.state.rawValue
+            line.part = progress.part
+            line.parts = progress.totalParts
+            emit(line)
+        case .progress(let device, let progress, let elapsed):
+            var line = JSONEvent("progress", device: device)
+            line.part = progress.part
+            line.parts = progress.totalParts
+            line.bytes = progress.bytesSent
+            line.total = progress.totalBytes
+            line.speed = Int(progress.currentSpeed.rounded())
+            line.average = Int(progress.averageSpeed.rounded())
+            line.elapsed = Self.rounded(elapsed.dfuSecondsValue)
+            emit(line)
+        case .log(let device, let level, let message):
+            var line = JSONEvent("log", device: device)
+            line.level = level.rawValue
+            line.message = message
+            emit(line)
+        case .finished(let outcome):
+            var done = JSONEvent("done", device: outcome.device)
+            done.exitCode = outcome.code.rawValue
+            switch outcome.result {
+            case .updated(let report):
+                done.result = "updated"
+                done.partsSent = report.partsSent.map(\.rawValue)
+                done.partsSkipped = report.partsSkipped.map(\.rawValue)
+                done.bytes = report.bytesSent
+                done.seconds = Self.rounded(report.elapsed.dfuSecondsValue)
+                done.average = Int(report.throughput.rounded())
+            case .failed(_, let message), .interrupted(let message):
+                var error = JSONEvent("error", device: outcome.device)
+                error.exitCode = outcome.code.rawValue
+                error.message = message
+                emit(error)
+                context.writeError("dfu: \(outcome.device): \(message)\n")
+                done.result = outcome.code == .interrupted ? "interrupted" : "failed"
+                done.message = message
+            }
+            emit(done)
+        }
+    }
+
+    func finish(_ outcomes: [DeviceOutcome], code: ExitCode) {
+        var summary = JSONEvent("summary")
+        summary.exitCode = code.rawValue
+        summary.updated = outcomes.filter { $0.code == .success }.count
+        summary.failed = outcomes.filter { $0.code != .success }.map(\.device)
+        emit(summary)
+    }
+
+    private func emit(_ event: JSONEvent) {
+        guard let data = try? encoder.encode(event) else { return }
+        context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
+    }
+
+    private static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
+}

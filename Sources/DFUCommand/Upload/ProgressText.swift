@@ -1,0 +1,93 @@
+import DFUCore
+
+/// The words and numbers of progress output, shared by the live and the plain renderers.
+enum ProgressText {
+    /// The phase in words, e.g. "entering bootloader".
+    static func state(_ state: DFUState) -> String {
+        switch state {
+        case .connecting: "connecting"
+        case .enablingDFUMode: "entering bootloader"
+        case .starting: "starting"
+        case .uploading: "uploading"
+        case .validating: "validating"
+        case .disconnecting: "disconnecting"
+        case .completed: "done"
+        case .aborted: "aborted"
+        }
+    }
+
+    /// Bytes per second as kB/s with one decimal (1 kB = 1000 bytes), e.g. "7.1 kB/s".
+    static func speed(_ bytesPerSecond: Double) -> String {
+        guard bytesPerSecond.isFinite, bytesPerSecond > 0 else { return "- kB/s" }
+        return "\(decimal(bytesPerSecond / 1000)) kB/s"
+    }
+
+    /// A number with one decimal, e.g. "12.3".
+    static func decimal(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    /// A duration as M:SS (or H:MM:SS), e.g. "1:05".
+    static func clock(seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0 else { return "-:--" }
+        let total = Int(seconds.rounded())
+        let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
+        let ss = secs < 10 ? "0\(secs)" : "\(secs)"
+        if hours > 0 { return "\(hours):\(minutes < 10 ? "0" : "")\(minutes):\(ss)" }
+        return "\(minutes):\(ss)"
+    }
+
+    /// Seconds with one decimal, e.g. "3.2 s".
+    static func seconds(_ duration: Duration) -> String { "\(decimal(duration.dfuSecondsValue)) s" }
+
+    /// A bar of `width` cells, e.g. "[#######-------------]".
+    static func bar(percent: Int, width: Int = 20) -> String {
+        let filled = max(0, min(width, percent * width / 100))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
+    }
+
+    /// Seconds left for the part at its average speed; nil when unknown.
+    static func eta(_ progress: DFUProgress) -> Double? {
+        guard progress.averageSpeed > 0, progress.totalBytes >= progress.bytesSent else { return nil }
+        return Double(progress.totalBytes - progress.bytesSent) / progress.averageSpeed
+    }
+
+    /// The whole progress line of a device, e.g.
+    /// "C0:FF:EE:00:12:FF  part 1/2 [####----------------]  21%  4096/19500 B  6.9 kB/s (avg 6.1 kB/s)  ETA 0:02  uploading".
+    /// Narrower forms: a shorter bar, without the byte counts, without the average speed; no device label.
+    static func line(device: String?, _ progress: DFUProgress, barWidth: Int = 20, bytes: Bool = true,
+                     average: Bool = true, state showState: Bool = true) -> String {
+        var text = device.map { "\($0)  " } ?? ""
+        text += "part \(progress.part)/\(progress.totalParts) \(bar(percent: progress.percent, width: barWidth)) "
+        let percent = "\(progress.percent)%"
+        text += String(repeating: " ", count: max(0, 4 - percent.count)) + percent
+        if bytes { text += "  \(progress.bytesSent)/\(progress.totalBytes) B" }
+        if progress.state == .uploading || progress.averageSpeed > 0 {
+            text += "  \(speed(progress.currentSpeed))"
+            if average { text += " (avg \(speed(progress.averageSpeed)))" }
+            text += "  ETA \(eta(progress).map { clock(seconds: $0) } ?? "-:--")"
+        }
+        return showState ? text + "  " + state(progress.state) : text
+    }
+
+    /// The success line of a device, time and speed first so a narrow terminal keeps them, e.g.
+    /// "C0:FF:EE:00:12:FF: updated in 3.2 s, 20300 bytes at 6.3 kB/s (softdevice_bootloader, application)".
+    static func updated(device: String, _ report: DFUUpdateReport) -> String {
+        var text = "\(device): updated in \(seconds(report.elapsed)), \(report.bytesSent) bytes at \(speed(report.throughput))"
+        text += " (\(report.partsSent.map(\.rawValue).joined(separator: ", ")))"
+        if !report.partsSkipped.isEmpty {
+            text += "; skipped \(report.partsSkipped.map(\.rawValue).joined(separator: ", ")) (rejected by the bootloader as already installed or too old)"
+        }
+        return text
+    }
+
+    /// The closing line of a run over several devices, naming each failure.
+    static func summary(_ outcomes: [DeviceOutcome]) -> String {
+        let updated = outcomes.filter { $0.code == .success }.count
+        let failed = outcomes.filter { $0.code != .success }
+        var text = "\(outcomes.count) devices: \(updated) updated, \(failed.count) not updated"
+        if !failed.isEmpty { text += " (" + failed.map(\.device).joined(separator: ", ") + ")" }
+        return text
+    }
+}

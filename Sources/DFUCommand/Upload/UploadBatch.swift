@@ -1,0 +1,60 @@
+import DFUCore
+
+/// Updates many devices at once, at most `parallel` at a time, dealt over the adapters; one
+/// device's failure never stops the others. An interrupt cancels them all.
+struct UploadBatch: Sendable {
+    /// The devices in command-line order.
+    let devices: [DeviceTarget]
+    /// What to send.
+    let package: DFUPackage
+    /// The options.
+    let settings: UploadSettings
+    /// Links and interrupts.
+    let context: CommandContext
+    /// Where events go.
+    let renderer: any UploadRenderer
+
+    /// How long an interrupted update may take to stop by itself (Abort through its transport)
+    /// before its task is cancelled, for links stuck in a long wait.
+    static let interruptGrace: Duration = .seconds(2)
+
+    /// Runs every device and returns their outcomes in command-line order.
+    func run() async -> [DeviceOutcome] {
+        let work = Task { await runAll() }
+        context.interrupts.onInterrupt {
+            Task {
+                try? await Task.sleep(for: Self.interruptGrace)
+                work.cancel()
+            }
+        }
+        return await work.value
+    }
+
+    private func upload(_ index: Int) -> DeviceUpload {
+        DeviceUpload(target: devices[index], adapter: settings.adapter(forDeviceAt: index), package: package,
+                     settings: settings, context: context, renderer: renderer)
+    }
+
+    private func runAll() async -> [DeviceOutcome] {
+        await withTaskGroup(of: (Int, DeviceOutcome).self) { group in
+            var outcomes: [DeviceOutcome?] = Array(repeating: nil, count: devices.count)
+            var next = 0
+            while next < min(settings.parallel, devices.count) {
+                let job = upload(next), index = next
+                group.addTask { (index, await job.run()) }
+                next += 1
+            }
+            while let (index, outcome) = await group.next() {
+                outcomes[index] = outcome
+                if next < devices.count {
+                    let job = upload(next), index = next
+                    group.addTask { (index, await job.run()) }
+                    next += 1
+                }
+            }
+            return outcomes.enumerated().map { index, outcome in
+                outcome ?? DeviceOutcome(device: devices[index].label, result: .interrupted(DeviceUpload.notStarted))
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import DFUCore
+
+/// Everything `dfu upload` was asked to do, validated before any Bluetooth work starts.
+///
+/// A bad value is a ``UsageError`` (exit 64) naming the option and what is allowed.
+struct UploadSettings: Sendable {
+    /// The firmware.
+    let source: PackageSource
+    /// `--key`: the public key path.
+    let keyPath: String?
+    /// `--device` values, in order (`--devices-from` adds to them when the file is read).
+    let devices: [DeviceTarget]
+    /// `--devices-from`: the file path.
+    let devicesFile: String?
+    /// `--adapter` values, in order; empty = the default adapter.
+    let adapters: [String]
+    /// How many devices are updated at once.
+    let parallel: Int
+    /// The engine's options.
+    let options: DFUOptions
+    /// Output mode.
+    let output: OutputMode
+    /// `-v` count: 1 = state changes and details, 2 = also every request and response.
+    let verbosity: Int
+
+    /// Updates per adapter at once when `--parallel` is not given: BlueZ controllers keep a few LE
+    /// links comfortably; more slows every upload down.
+    static let defaultParallelPerAdapter = 4
+
+    /// The options of `dfu upload`.
+    static let options: [OptionSpec] = [
+        .value("device", short: "d", "ADDRESS|NAME", repeatable: true,
+               help: "the device to update (repeat for several); an address also matches its bootloader (+1)"),
+        .value("devices-from", "FILE", help: "read more devices from FILE, one address or name per line (# comments)"),
+        .value("adapter", short: "a", "hciN", repeatable: true,
+               help: "Bluetooth adapter to use (repeat to spread devices over several); default: BlueZ's default"),
+        .value("parallel", short: "j", "N", help: "update up to N devices at once (default: 4 per adapter)"),
+        .value("prn", "N", help: "packet receipt notification every N packets, 0 = off (default 12)"),
+        .flag("force-dfu", help: "treat a Legacy device without DFU Version characteristic as a bootloader"),
+        .flag("experimental-buttonless", help: "allow the unauthenticated SDK 12 experimental buttonless service"),
+        .value("uuid", "ROLE=UUID", repeatable: true, help: "replace the GATT UUID of a role (roles listed above)"),
+        .value("alt-name", "NAME", help: "name the bootloader advertises after a buttonless jump (default: random DfuNNNNN)"),
+        .flag("no-alt-name", help: "do not rename the bootloader (for firmware that reboots on the rename request)"),
+        .value("bootloader-address", "ADDR", help: "the bootloader's address, when it is not the same or +1"),
+        .value("bootloader-name", "NAME", help: "the bootloader's advertised name"),
+        .value("scope", "all|system|application", help: "which parts of the package to send (default all)"),
+        .value("scan-timeout", "SECONDS", help: "how long to scan for a device (default 10)"),
+        .value("connect-timeout", "SECONDS", help: "how long connecting and discovery may take (default 10)"),
+        .value("retries", "N", help: "connection retries and reconnections after a lost link (default 3)"),
+        .flag("no-resume", help: "start every object over instead of resuming an interrupted upload"),
+        .value("packet-size", "BYTES", help: "largest data packet (default: the MTU allows, multiple of 4)"),
+        .value("first-object-delay", "MS", help: "wait after creating the first data object (default 400)"),
+        .value("object-delay", "MS", help: "wait after creating every data object (default 0)"),
+        .value("key", "PUBLIC.pem", help: "ECDSA P-256 public key: refuse to upload unless the signature verifies"),
+        .flag("json", help: "JSON Lines events on standard output (schema in the README)"),
+        .flag("quiet", short: "q", help: "print only errors"),
+        .flag("verbose", short: "v", repeatable: true, help: "more detail; -vv traces every request and response"),
+    ] + PackageSource.options
+
+    /// Validates every option; reads no file and touches no device.
+    init(_ arguments: ParsedArguments, context: CommandContext) throws(UsageError) {
+        let command = arguments.command
+        func usage(_ text: String) -> UsageError { UsageError(text, command: command) }
+
+        let path = try arguments.positionals(named: ["PACKAGE"])[0]
+        source = try PackageSource(path: path, arguments: arguments)
+        keyPath = arguments.value("key")
+        devices = arguments.all("device").map(DeviceTarget.init)
+        devicesFile = arguments.value("devices-from")
+        if devices.isEmpty && devicesFile == nil {
+            throw usage("missing --device ADDRESS|NAME (or --devices-from FILE)")
+        }
+        for name in arguments.all("device") where name.isEmpty {
+            throw usage("option --device: the address or name is empty")
+        }
+
+        adapters = arguments.all("adapter")
+        for adapter in adapters where !Self.isAdapterName(adapter) {
+            throw usage("option --adapter: '\(adapter)' is not an adapter name like hci0")
+        }
+        if Set(adapters).count != adapters.count {
+            throw usage("option --adapter: an adapter is given twice")
+        }
+        parallel = try arguments.integer("parallel", in: 1...64)
+            ?? Self.defaultParallelPerAdapter * max(1, adapters.count)
+
+        var options = DFUOptions()
+        if let prn = try arguments.integer("prn", in: UInt16(0)...UInt16.max) { options.packetReceiptNotifications = prn }
+        options.forceDFU = arguments.flag("force-dfu")
+        options.experimentalButtonless = arguments.flag("experimental-buttonless")
+        for assignment in arguments.all("uuid") {
+            let pieces = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+            guard pieces.count == 2, let role = UUIDRole(rawValue: pieces[0]) else {
+                throw usage("option --uuid: '\(assignment)' is not ROLE=UUID with ROLE one of \(UUIDRole.names)")
+            }
+            guard let uuid = UUIDRole.canonical(pieces[1]) else {
+                throw usage("option --uuid: '\(pieces[1])' is not a UUID (FE59, 0000FE59 or 8EC90001-F315-4F60-9FB8-838830DAEA50)")
+            }
+            options.uuids[keyPath: role.keyPath] = uuid
+        }
+        if let name = arguments.value("alt-name") {
+            if arguments.flag("no-alt-name") { throw usage("options --alt-name and --no-alt-name exclude each other") }
+            guard (1...20).contains(name.utf8.count) else {
+                throw usage("option --alt-name: '\(name)' must be 1 to 20 bytes of UTF-8")
+            }
+            options.alternativeName = .named(name)
+        } else if arguments.flag("no-alt-name") {
+            options.alternativeName = .off
+        }
+        if let text = arguments.value("bootloader-address") {
+            guard let address = DFUDeviceAddress(text) else {
+                throw usage("option --bootloader-address: '\(text)' is not an address like C0:FF:EE:00:12:34")
+            }
+            options.bootloaderAddress = address
+        }
+        if let name = arguments.value("bootloader-name") {
+            guard !name.isEmpty else { throw usage("option --bootloader-name: the name is empty") }
+            options.bootloaderName = name
+        }
+        if let text = arguments.value("scope") {
+            guard let scope = DFUScope(rawValue: text) else {
+                throw usage("option --scope: '\(text)' is not one of all, system, application")
+            }
+            options.scope = scope
+        }
+        if let seconds = try Self.seconds(arguments, "scan-timeout") { options.scanTimeout = seconds }
+        if let seconds = try Self.seconds(arguments, "connect-timeout") { options.connectTimeout = seconds }
+        if let retries = try arguments.integer("retries", in: 0...20) {
+            options.reconnectAttempts = retries
+            options.connectionAttempts = retries + 1
+        }
+        options.resume = !arguments.flag("no-resume")
+        if let size = try arguments.integer("packet-size", in: 20...512) {
+            guard size % 4 == 0 else {
+                throw usage("option --packet-size: \(size) is not a multiple of 4 (Secure DFU packets are word aligned)")
+            }
+            options.packetSizeCap = size
+        }
+        if let delay = try arguments.integer("first-object-delay", in: 0...10_000) {
+            options.firstObjectDelay = .milliseconds(delay)
+        }
+        if let delay = try arguments.integer("object-delay", in: 0...10_000) { options.objectDelay = .milliseconds(delay) }
+        self.options = options
+
+        verbosity = arguments.count("verbose")
+        let quiet = arguments.flag("quiet")
+        if quiet && verbosity > 0 { throw usage("options --quiet and --verbose exclude each other") }
+        if arguments.flag("json") {
+            if quiet { throw usage("options --json and --quiet exclude each other") }
+            output = .json
+        } else if quiet {
+            output = .quiet
+        } else if context.mayRedrawErrorStream {
+            output = .live(colour: context.mayColourErrorStream)
+        } else {
+            output = .plain
+        }
+    }
+
+    /// `hci` followed by a number.
+    static func isAdapterName(_ text: String) -> Bool {
+        text.hasPrefix("hci") && text.count > 3 && text.dropFirst(3).allSatisfy(\.isASCII) && Int(text.dropFirst(3)) != nil
+    }
+
+    /// A duration in seconds (decimals allowed), from 0.1 to 3600.
+    static func seconds(_ arguments: ParsedArguments, _ name: String) throws(UsageError) -> Duration? {
+        guard let text = arguments.value(name) else { return nil }
+        guard let value = Double(text), value.isFinite, value >= 0.1, value <= 3600 else {
+            throw UsageError("option --\(name): '\(text)' is not a number of seconds from 0.1 to 3600", command: arguments.command)
+        }
+        return .milliseconds(Int((value * 1000).rounded()))
+    }
+
+    /// The adapter for the device at `index`: devices are dealt over the adapters in turn.
+    func adapter(forDeviceAt index: Int) -> String? {
+        adapters.isEmpty ? nil : adapters[index % adapters.count]
+    }
+}

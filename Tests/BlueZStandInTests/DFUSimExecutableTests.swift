@@ -1,0 +1,190 @@
+import BlueZStandIn
+import Foundation
+import Glibc
+import Testing
+
+/// The `dfu-sim` executable end to end: exit statuses, the report, signals, and BlueZ's own
+/// `bluetoothctl` and `busctl` against it.
+@Suite(
+    .serialized, .enabled(if: DFUSimProcess.isBuilt && dbusDaemonInstalled, "needs the built dfu-sim and dbus-daemon"))
+struct DFUSimExecutableTests {
+    @Test(arguments: [0, 3, 42])
+    func runExitsWithTheCommandsStatus(status: Int) async throws {
+        let outcome = try await DFUSimProcess.run(["run", "--device", "secure", "--", "sh", "-c", "exit \(status)"])
+        #expect(outcome.status == Int32(status))
+    }
+
+    @Test func runGivesTheCommandTheBusAddress() async throws {
+        let outcome = try await DFUSimProcess.run(["run", "--", "sh", "-c", "echo \"$DBUS_SYSTEM_BUS_ADDRESS\""])
+        #expect(outcome.status == 0)
+        #expect(outcome.output.hasPrefix("unix:path="))
+    }
+
+    @Test(arguments: [
+        (["run", "--device", "nonsense", "--", "true"], "unknown device kind 'nonsense'"),
+        (["run", "--device", "secure"], "run needs -- COMMAND"),
+        (["serve", "--link", "mtu=9"], "mtu=9 must be 23 to 517"),
+        (["run", "--fault", "explode", "--", "true"], "unknown fault 'explode'"),
+        (["run", "--device", "secure,address=zz", "--", "true"], "address=zz is not AA:BB:CC:DD:EE:FF"),
+        (["launch"], "unknown command 'launch'"),
+    ])
+    func usageErrorsExitWith64AndSayWhatIsWrong(arguments: [String], message: String) async throws {
+        let outcome = try await DFUSimProcess.run(arguments)
+        #expect(outcome.status == 64)
+        #expect(outcome.error.contains(message), "\(outcome.error)")
+    }
+
+    @Test func helpDescribesTheInterface() async throws {
+        let outcome = try await DFUSimProcess.run(["--help"])
+        #expect(outcome.status == 0)
+        #expect(outcome.output.contains("dfu-sim run [--device SPEC]..."))
+        #expect(outcome.output.contains("buttonless-experimental"))
+    }
+
+    @Test(.enabled(if: ToolRun.isInstalled("/usr/bin/busctl"), "needs busctl (Debian package systemd)"))
+    func noAdapterServesOrgBluezWithoutHci0() async throws {
+        let outcome = try await DFUSimProcess.run([
+            "run", "--no-adapter", "--", "sh", "-c", "busctl --system tree --list org.bluez",
+        ])
+        #expect(outcome.status == 0)
+        #expect(outcome.output.contains("/org/bluez\n"))
+        #expect(!outcome.output.contains("/org/bluez/hci0"))
+    }
+
+    @Test func reportDescribesEveryDeviceAsJSON() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-sim-report-\(getpid()).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let outcome = try await DFUSimProcess.run([
+            "run", "--device", "secure,address=C0:00:00:00:00:01", "--device", "legacy-app", "--report", file.path,
+            "--", "true",
+        ])
+        #expect(outcome.status == 0)
+        let data = try Data(contentsOf: file)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let devices = try #require(object["devices"] as? [[String: Any]])
+        #expect(devices.count == 2)
+        #expect(devices.first?["address"] as? String == "C0:00:00:00:00:01")
+        #expect(devices.first?["kind"] as? String == "secure")
+        #expect(devices.last?["kind"] as? String == "legacy-app")
+        let stats = try #require(devices.first?["stats"] as? [String: Any])
+        #expect(
+            Set(stats.keys) == ["connections", "objects_executed", "crc_failures", "dropped_packets", "modelled_ms"])
+        let images = try #require(devices.first?["images"] as? [String: [String: Any]])
+        // The factory application: one byte 0xA5.
+        #expect(images["application"]?["size"] as? Int == 1)
+        #expect(images["application"]?["crc32"] as? String == StandInReport.Image(bytes: [0xA5]).crc32)
+        let crc = try #require(images["application"]?["crc32"] as? String)
+        #expect(crc.count == 8 && crc == crc.lowercased())
+    }
+
+    @Test func sigtermStopsTheCommandAndEverythingDfuSimStarted() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-sim-term-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pidFile = directory.appendingPathComponent("child.pid").path
+        let process = Process()
+        process.executableURL = DFUSimProcess.executable
+        process.arguments = ["run", "--device", "secure", "--", "sh", "-c", "echo $$ > \(pidFile); exec sleep 30"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let deadline = ContinuousClock.now + .seconds(10)
+        var child: Int32?
+        while child == nil, ContinuousClock.now < deadline {
+            child = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let pid = try #require(child)
+        let daemons = childProcesses(of: process.processIdentifier)
+        #expect(daemons.count == 2, "dbus-daemon and the command: \(daemons)")
+        kill(process.processIdentifier, SIGTERM)
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(!process.isRunning)
+        #expect(process.terminationStatus == 128 + SIGTERM)
+        #expect(!DFUSimProcess.isAlive(pid))
+        for daemon in daemons { #expect(!DFUSimProcess.isAlive(daemon)) }
+    }
+
+    @Test func servePrintsTheBusAddressAndStopsOnSigint() async throws {
+        let process = Process()
+        process.executableURL = DFUSimProcess.executable
+        process.arguments = ["serve", "--device", "buttonless"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let line = try await Task.detached {
+            var bytes: [UInt8] = []
+            while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A { bytes.append(byte) }
+            return String(decoding: bytes, as: UTF8.self)
+        }.value
+        #expect(line.hasPrefix("unix:path="))
+        if ToolRun.isInstalled("/usr/bin/busctl") {
+            let tree = try await ToolRun.run("/usr/bin/busctl", ["--address=" + line, "tree", "org.bluez"])
+            #expect(tree.output.contains("/org/bluez/hci0"))
+        }
+        kill(process.processIdentifier, SIGINT)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(!process.isRunning)
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test(.enabled(if: ToolRun.isInstalled("/usr/bin/bluetoothctl"), "needs bluetoothctl (Debian package bluez)"))
+    func bluetoothctlListsScansConnectsAndShowsTheServices() async throws {
+        let script = """
+            bluetoothctl list
+            bluetoothctl --timeout 1 scan on
+            bluetoothctl devices
+            bluetoothctl connect C0:00:00:00:00:42
+            bluetoothctl --timeout 1 gatt.list-attributes C0:00:00:00:00:42
+            """
+        let outcome = try await DFUSimProcess.run(
+            ["run", "--device", "secure,address=C0:00:00:00:00:42,name=SimBoot", "--", "sh", "-c", script])
+        #expect(outcome.status == 0)
+        #expect(outcome.output.contains("Controller 00:AA:01:00:00:00 dfu-sim [default]"))
+        #expect(outcome.output.contains("Device C0:00:00:00:00:42 SimBoot"))
+        #expect(outcome.output.contains("Connection successful"))
+        #expect(outcome.output.contains("/org/bluez/hci0/dev_C0_00_00_00_00_42/service000e"))
+        #expect(outcome.output.contains("8ec90001-f315-4f60-9fb8-838830daea50"))
+        #expect(outcome.output.contains("8ec90002-f315-4f60-9fb8-838830daea50"))
+    }
+
+    @Test(.enabled(if: ToolRun.isInstalled("/usr/bin/busctl"), "needs busctl (Debian package systemd)"))
+    func busctlIntrospectionShowsBluetoothdsSignatures() async throws {
+        let script = """
+            busctl --system introspect org.bluez /org/bluez/hci0
+            busctl --system introspect org.bluez /org/bluez
+            """
+        let outcome = try await DFUSimProcess.run(["run", "--", "sh", "-c", script])
+        #expect(outcome.status == 0)
+        for line in [
+            ".StartDiscovery", ".SetDiscoveryFilter", ".RemoveDevice", ".GetDiscoveryFilters",
+            ".RegisterAgent", ".RequestDefaultAgent", ".RegisterProfile",
+        ] {
+            #expect(outcome.output.contains(line), "\(line)")
+        }
+        #expect(
+            outcome.output.range(
+                of: #"\.Powered\s+property\s+b\s+true\s+emits-change writable"#, options: .regularExpression) != nil)
+        #expect(outcome.output.range(of: #"\.Discovering\s+property\s+b\s+false"#, options: .regularExpression) != nil)
+        #expect(
+            outcome.output.range(of: #"\.SetDiscoveryFilter\s+method\s+a\{sv\}"#, options: .regularExpression) != nil)
+    }
+
+    /// Direct children of `pid`, from /proc.
+    private func childProcesses(of pid: Int32) -> [Int32] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var children: [Int32] = []
+        for task in tasks {
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            children += text.split(separator: " ").compactMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+        }
+        return children
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Glibc
+
+/// The built `dfu-sim` executable, run as a child process with a deadline.
+enum DFUSimProcess {
+    /// The package root, from this file's path.
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `dfu-sim` beside the test bundle, else in `.build/debug`.
+    static var executable: URL {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "dfu-sim")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return root.appendingPathComponent(".build/debug/dfu-sim")
+    }
+
+    static var isBuilt: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
+
+    struct Outcome: Sendable {
+        let status: Int32
+        let output: String
+        let error: String
+    }
+
+    /// Runs `dfu-sim arguments`, killing it (SIGKILL) after `timeout`.
+    ///
+    /// Output goes to files, not pipes: a process that outlives dfu-sim (its dbus-daemon after a
+    /// crash) would hold a pipe open and make the reader wait forever.
+    static func run(_ arguments: [String], timeout: Duration = .seconds(30)) async throws -> Outcome {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "dfu-sim-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outURL = directory.appendingPathComponent("out")
+        let errURL = directory.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = err
+        let (exited, exit) = AsyncStream.makeStream(of: Int32.self)
+        process.terminationHandler = { finished in
+            exit.yield(finished.terminationStatus)
+            exit.finish()
+        }
+        try process.run()
+        try out.close()
+        try err.close()
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            kill(process.processIdentifier, SIGKILL)
+        }
+        var status: Int32 = -1
+        for await code in exited { status = code }
+        watchdog.cancel()
+        return Outcome(
+            status: status, output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+            error: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+    }
+
+    /// Whether a process with this id still exists (and is not a zombie of ours).
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return !status.contains(") Z ")
+    }
+}

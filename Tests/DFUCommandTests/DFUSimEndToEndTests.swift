@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+
+/// `dfu upload` end to end: the built `dfu` talks to bluetoothd's stand-in (`dfu-sim run`) over
+/// D-Bus, and each option shows its effect in what the simulated devices answered (the `-vv`
+/// trace carries the simulated bootloader's own responses) and in what ended up in their flash
+/// (`--report`).
+@Suite(.enabled(if: DFUSimRun.available)) struct DFUSimEndToEndTests {
+    static let app = UploadCommandTests.package("secure-app-4096.zip")
+    static let address = "C0:FF:EE:00:00:10"
+    static let buttonless = "buttonless,address=\(address),sd_id=0xB7,sd_id_after=0x101"
+
+    static func upload(_ extra: [String], package: String = app, devices: [String] = [buttonless],
+                       faults: [String] = []) throws -> DFUSimRun {
+        try DFUSimRun.run(devices: devices, faults: faults, ["upload", package, "-d", address] + extra)
+    }
+
+    @Test func uploadInstallsTheApplication() throws {
+        let run = try Self.upload([])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.address, "application") == 4096)
+        #expect(run.stat(Self.address, "connections") == 2, "application, then bootloader")
+        #expect(run.error.split(separator: "\n").last?.hasPrefix("\(Self.address): updated in ") == true, "\(run.error)")
+    }
+
+    @Test(arguments: [("4", "02 04 00"), ("0", "02 00 00")])
+    func prnIsWhatTheSimulatedBootloaderAcknowledges(_ value: String, _ bytes: String) throws {
+        let run = try Self.upload(["--prn", value, "-vv"])
+        #expect(run.status == 0, "\(run.error)")
+        let lines = run.error.split(separator: "\n")
+        let index = try #require(lines.lastIndex { $0.hasSuffix("→ Secure DFU Control Point: Set PRN (\(bytes))") }, "\(run.error)")
+        #expect(lines[lines.index(after: index)].hasSuffix("← Secure DFU Control Point: Set PRN → success (0x01) (60 02 01)"))
+    }
+
+    @Test func scopeApplicationSendsOnlyTheApplication() throws {
+        let run = try Self.upload(["--scope", "application"], package: UploadCommandTests.package("secure-sd-bl-app.zip"),
+                                  devices: ["buttonless,address=\(Self.address),sd_id=0x101"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.address, "application") == 3000)
+        #expect(run.imageSize(Self.address, "softdevice") == nil)
+        #expect(run.imageSize(Self.address, "bootloader") == nil)
+    }
+
+    @Test func scopeAllSendsSoftDeviceBootloaderThenApplication() throws {
+        let run = try Self.upload([], package: UploadCommandTests.package("secure-sd-bl-app.zip"))
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.address, "softdevice") == 12300)
+        #expect(run.imageSize(Self.address, "bootloader") == 5000)
+        #expect(run.imageSize(Self.address, "application") == 3000)
+    }
+
+    @Test func scopeSystemSendsOnlyTheSoftDeviceAndBootloader() throws {
+        let run = try Self.upload(["--scope", "system"], package: UploadCommandTests.package("secure-sd-bl-app.zip"))
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.address, "bootloader") == 5000)
+        #expect(run.imageSize(Self.address, "application") != 3000)
+    }
+
+    @Test func scopeSystemOnAnApplicationPackageIsRefusedBeforeBluetooth() throws {
+        let run = try Self.upload(["--scope", "system"])
+        #expect(run.status == 65)
+        #expect(run.stat(Self.address, "connections") == 0)
+    }
+
+    @Test func altNameIsWhatTheBootloaderAdvertises() throws {
+        let run = try Self.upload(["--alt-name", "RigBoot", "-v"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.error.contains("connected to C0:FF:EE:00:00:11 (RigBoot)"), "\(run.error)")
+    }
+
+    @Test func noAltNameKeepsTheDefaultName() throws {
+        let run = try Self.upload(["--no-alt-name", "-vv"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(!run.error.contains("Set Advertising Name"))
+        #expect(run.error.contains("connected to C0:FF:EE:00:00:11 (DfuTarg)"), "\(run.error)")
+    }
+
+    @Test func bootloaderNameAndAddressSelectTheBootloader() throws {
+        let byName = try Self.upload(["--no-alt-name", "--bootloader-name", "DfuTarg"])
+        #expect(byName.status == 0, "\(byName.error)")
+        let wrongName = try Self.upload(["--no-alt-name", "--bootloader-name", "Elsewhere", "--scan-timeout", "1"])
+        #expect(wrongName.status == 2, "\(wrongName.error)")
+        #expect(wrongName.error.contains("name Elsewhere"))
+        let byAddress = try Self.upload(["--bootloader-address", "C0:FF:EE:00:00:11"])
+        #expect(byAddress.status == 0, "\(byAddress.error)")
+    }
+
+    @Test func scanTimeoutBoundsTheSearch() throws {
+        let run = try DFUSimRun.run(devices: [Self.buttonless], ["upload", Self.app, "-d", "C0:FF:EE:00:00:77", "--scan-timeout", "1"])
+        #expect(run.status == 2, "\(run.error)")
+        #expect(run.error.contains("was found within 1.0 s"), "\(run.error)")
+        #expect(run.seconds < 8)
+    }
+
+    @Test func retriesRetryFailedConnections() throws {
+        // BlueZTransport itself tries Connect 3 times; --retries adds whole connection attempts on top.
+        let none = try Self.upload(["--retries", "0"], faults: ["fail-connections=3"])
+        #expect(none.status == 2, "\(none.error)")
+        let one = try Self.upload(["--retries", "1"], faults: ["fail-connections=3"])
+        #expect(one.status == 0, "\(one.error)")
+    }
+
+    @Test func packetSizeCapsThePackets() throws {
+        let run = try Self.upload(["--packet-size", "100", "-vv"])
+        #expect(run.error.contains("→ Secure DFU Packet: 100 bytes of data"))
+        #expect(!run.error.contains("→ Secure DFU Packet: 244 bytes of data"))
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.address, "application") == 4096)
+    }
+
+    @Test func packagesOfSeveralObjectsUpload() throws {
+        let run = try Self.upload([], package: UploadCommandTests.package("secure-app-4097.zip"))
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.address, "application") == 4100, "the 4097-byte image padded to a word")
+    }
+
+    @Test func firstObjectDelayWaitsOnTheWallClock() throws {
+        let run = try Self.upload(["--first-object-delay", "1500"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.seconds >= 1.5, "\(run.seconds) s")
+    }
+
+    @Test func experimentalButtonlessIsOptIn() throws {
+        let device = "buttonless-experimental,address=\(Self.address),sd_id=0xB7"
+        let refused = try Self.upload([], devices: [device])
+        #expect(refused.status == 1, "\(refused.error)")
+        let allowed = try Self.upload(["--experimental-buttonless"], devices: [device])
+        #expect(allowed.status == 0, "\(allowed.error)")
+        #expect(allowed.imageSize(Self.address, "application") == 4096)
+    }
+
+    @Test func keyRefusesAPackageSignedWithAnotherKey() throws {
+        let other = TestData.fixtures.appendingPathComponent("keys/other-public.pem").path
+        let run = try Self.upload(["--key", other])
+        #expect(run.status == 65)
+        #expect(run.stat(Self.address, "connections") == 0, "nothing is sent")
+        let right = TestData.fixtures.appendingPathComponent("keys/test-public.pem").path
+        #expect(try Self.upload(["--key", right]).status == 0)
+    }
+
+    @Test func jsonEventsThroughTheStandIn() throws {
+        let run = try Self.upload(["--json"])
+        #expect(run.status == 0, "\(run.error)")
+        let events = run.output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(events.count == run.output.split(separator: "\n").count)
+        #expect(events.contains { $0["event"] as? String == "progress" && $0["bytes"] as? Int == 4096 })
+        #expect(events.last?["event"] as? String == "summary")
+        #expect(run.error.isEmpty, "\(run.error)")
+    }
+
+    @Test func manyDevicesWithOneFailing() throws {
+        let devices = ["buttonless,address=C0:FF:EE:00:00:10,sd_id=0xB7", "buttonless,address=C0:FF:EE:00:00:20,sd_id=0xB7,hw_version=99",
+                       "buttonless,address=C0:FF:EE:00:00:30,sd_id=0xB7"]
+        let run = try DFUSimRun.run(devices: devices, ["upload", Self.app, "-d", "C0:FF:EE:00:00:10", "-d", "C0:FF:EE:00:00:20",
+                                                       "-d", "C0:FF:EE:00:00:30"])
+        #expect(run.status == 1, "\(run.error)")
+        #expect(run.imageSize("C0:FF:EE:00:00:10", "application") == 4096)
+        #expect(run.imageSize("C0:FF:EE:00:00:30", "application") == 4096)
+        #expect(run.imageSize("C0:FF:EE:00:00:20", "application") != 4096)
+        #expect(run.error.contains("dfu: C0:FF:EE:00:00:20: the bootloader rejected the init packet"), "\(run.error)")
+        #expect(run.error.hasSuffix("3 devices: 2 updated, 1 not updated (C0:FF:EE:00:00:20)\n"), "\(run.error)")
+    }
+
+    @Test func missingOrPoweredOffAdapterIs69() throws {
+        let missing = try Self.upload(["--adapter", "hci7"])
+        #expect(missing.status == 69, "\(missing.error)")
+        let off = try DFUSimRun.run(devices: [Self.buttonless], simulator: ["--adapter-off"], ["upload", Self.app, "-d", Self.address])
+        #expect(off.status == 69, "\(off.error)")
+    }
+
+    @Test func scanAndTriggerThroughTheStandIn() throws {
+        let devices = [Self.buttonless, "secure,address=C0:FF:EE:00:00:20"]
+        let scan = try DFUSimRun.run(devices: devices, ["scan", "--all", "--timeout", "1"])
+        #expect(scan.status == 0, "\(scan.error)")
+        #expect(scan.output.contains("C0:FF:EE:00:00:10"), "\(scan.output)")
+        #expect(scan.output.contains("Secure DFU bootloader"), "\(scan.output)")
+        let trigger = try DFUSimRun.run(devices: devices, ["trigger", "-d", Self.address, "--alt-name", "RigBoot"])
+        #expect(trigger.status == 0, "\(trigger.error)")
+        #expect(trigger.output == "C0:FF:EE:00:00:11 RigBoot\n")
+    }
+}

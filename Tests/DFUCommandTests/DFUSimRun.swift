@@ -1,0 +1,84 @@
+import Foundation
+
+/// One run of `dfu-sim run [--device SPEC]... [--fault SPEC]... --report FILE -- dfu ARGUMENTS`:
+/// the built `dfu` against bluetoothd's stand-in on a private bus, with what the simulated
+/// devices ended up with.
+struct DFUSimRun {
+    let status: Int32
+    let output: String
+    let error: String
+    /// The `--report` document: `{"devices": [{"address", "kind", "images": {part: {size, crc32}}, "stats"}]}`.
+    let report: [String: Any]
+    /// Wall-clock time of the whole run.
+    let seconds: Double
+
+    /// The built `dfu-sim`, next to `dfu`.
+    static var executable: URL { TestData.dfuExecutable.deletingLastPathComponent().appendingPathComponent("dfu-sim") }
+
+    /// Whether the built tools and a `dbus-daemon` are there.
+    static var available: Bool {
+        FileManager.default.isExecutableFile(atPath: executable.path)
+            && FileManager.default.isExecutableFile(atPath: TestData.dfuExecutable.path)
+            && ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The simulator's lines on standard error (dbus-daemon's own notices) are dropped from `error`.
+    static func run(devices: [String], faults: [String] = [], simulator: [String] = [], _ arguments: [String]) throws -> DFUSimRun {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-sim-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: report) }
+        var command = ["run"]
+        for device in devices { command += ["--device", device] }
+        for fault in faults { command += ["--fault", fault] }
+        command += simulator + ["--report", report.path, "--", TestData.dfuExecutable.path] + arguments
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = command
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = nil
+        environment["DFU_SIMULATE"] = nil
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let start = Date()
+        try process.run()
+        let errData = ReceivedData()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errData.set(err.fileHandleForReading.readDataToEndOfFile())
+            group.leave()
+        }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        let seconds = Date().timeIntervalSince(start)
+        let error = String(decoding: errData.get(), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("dbus-daemon[") }.joined(separator: "\n")
+        var document: [String: Any] = [:]
+        if let data = try? Data(contentsOf: report),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            document = object
+        }
+        return DFUSimRun(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+                         error: error, report: document, seconds: seconds)
+    }
+
+    /// A device of the report by address.
+    func device(_ address: String) -> [String: Any]? {
+        (report["devices"] as? [[String: Any]])?.first { $0["address"] as? String == address }
+    }
+
+    /// The size of an installed image (`application`, `softdevice`, `bootloader`) of a device.
+    func imageSize(_ address: String, _ part: String) -> Int? {
+        ((device(address)?["images"] as? [String: Any])?[part] as? [String: Any])?["size"] as? Int
+    }
+
+    /// A statistic of a device (`connections`, `objects_executed`, `crc_failures`, …).
+    func stat(_ address: String, _ name: String) -> Int? {
+        (device(address)?["stats"] as? [String: Any])?[name] as? Int
+    }
+}
+
