@@ -16,8 +16,6 @@ public struct BenchReport: Sendable, Hashable, Codable {
     public var slowFlash: [SlowFlashRow] = []
     /// Figure 2 rows.
     public var host: [HostCostRow] = []
-    /// What figure 2 measured: the `dfu` process, or the engine in a child of dfu-bench.
-    public var hostSubject = "the `dfu upload` process"
     /// Figure 4 rows.
     public var scale: [ScaleFigureRow] = []
     /// Figures not measured.

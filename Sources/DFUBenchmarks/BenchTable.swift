@@ -50,7 +50,8 @@ public struct BenchTable: Sendable {
         }
         if !report.host.isEmpty {
             lines.append("")
-            lines.append("Figure 2: host cost of a 500 KB upload through dfu-sim on a private dbus-daemon: \(report.hostSubject)")
+            lines.append("Figure 2: host cost of a 500 KB upload through dfu-sim on a private dbus-daemon"
+                         + " (`dfu upload`: the dfu process; engine: DFURunner + BlueZTransport in a child of dfu-bench)")
             lines += render(header: ["writes", "upload s", "CPU s", "CPU s/MB", "peak RSS MB", "first byte ms",
                                      "first firmware byte ms"],
                             rows: report.host.map { row in

@@ -38,7 +38,7 @@ public struct EngineHostCost: Sendable {
     public func run(executable: String, progress: (String) -> Void = { _ in }) throws -> [HostCostRow] {
         var rows: [HostCostRow] = []
         for (acquire, paced) in [(true, true), (false, true), (true, false), (false, false)] {
-            let mode = (acquire ? "AcquireWrite" : "WriteValue") + (paced ? "" : ", no flash pacing")
+            let mode = "engine, " + (acquire ? "AcquireWrite" : "WriteValue") + (paced ? "" : ", no flash pacing")
             var results: [ChildResult] = []
             var walls: [Double] = []
             for run in 0...max(1, runs) {

@@ -51,7 +51,7 @@ public struct HostCostFigure: Sendable {
             let first = Spread(samples.map { $0.firstByte * 1000 }),
             let firstData = Spread(samples.map { $0.firstFirmwareByte * 1000 })
         else { throw BenchError.noRuns }
-        return [HostCostRow(writeMode: "AcquireWrite", bytes: bytes, wallSeconds: wall, cpuSeconds: cpu,
+        return [HostCostRow(writeMode: "`dfu upload`, AcquireWrite", bytes: bytes, wallSeconds: wall, cpuSeconds: cpu,
                             cpuSecondsPerMegabyte: perMB, peakRSSMegabytes: rss, firstByteMilliseconds: first,
                             firstFirmwareByteMilliseconds: firstData)]
     }
