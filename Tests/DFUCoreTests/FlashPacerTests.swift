@@ -32,6 +32,17 @@ import Testing
         #expect(pacer.earliestWrite(at: .milliseconds(102)) == .milliseconds(102))
     }
 
+    @Test func aSenderThatMustWaitCanWaitForSeveralFreeBuffersAtOnce() {
+        var pacer = FlashPacer(pacing: Self.pacing(buffers: 3), bankPrepared: true)
+        pacer.objectCreated(at: .zero)  // erase 0–100 ms
+        for _ in 0..<3 { pacer.packetWritten(bytes: 4, at: .zero) }  // written 100–101, 101–102, 102–103 ms
+        #expect(pacer.earliestWrite(at: .zero, count: 1) == .milliseconds(101))
+        #expect(pacer.earliestWrite(at: .zero, count: 2) == .milliseconds(102))
+        #expect(pacer.earliestWrite(at: .zero, count: 9) == .milliseconds(103))
+        // No waiting needed: the count does not matter.
+        #expect(pacer.earliestWrite(at: .milliseconds(101), count: 3) == .milliseconds(101))
+    }
+
     @Test func theFirstCreateOfAConnectionAddsTheBankPreparation() {
         var pacing = Self.pacing(buffers: 1)
         pacing.bankPreparation = .milliseconds(300)

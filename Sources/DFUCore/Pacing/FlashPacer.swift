@@ -48,13 +48,15 @@ public struct FlashPacer: Sendable {
     /// Buffers the model holds busy at `time`.
     public func busyBuffers(at time: Duration) -> Int { releases.count(where: { $0 > time }) }
 
-    /// The earliest time at or after `time` when a packet written then finds a free buffer.
-    public func earliestWrite(at time: Duration) -> Duration {
+    /// The earliest time at or after `time` when a packet written then finds a free buffer, or, when it has
+    /// to wait at all, when `count` packets would (so a sender wakes once for several packets).
+    public func earliestWrite(at time: Duration, count: Int = 1) -> Duration {
         let busy = releases.filter { $0 > time }
         let limit = max(1, pacing.receiveBuffers)
         guard busy.count >= limit else { return time }
-        // Releases are in flash order, so the (busy − limit + 1)th one frees the buffer needed.
-        return busy[busy.count - limit]
+        // Releases are in flash order, so the (busy − limit + n)th one frees the n-th buffer needed.
+        let needed = min(busy.count, busy.count - limit + max(1, min(count, limit)))
+        return busy[needed - 1]
     }
 
     /// A data object was created (its response arrived at `time`): the bootloader erases its page.

@@ -99,11 +99,13 @@ extension DFURunner {
             case .writePackets(let packets, let awaitReceipt):
                 do {
                     let isFirmware = machine.step == .sendingFirmware
-                    for packet in packets {
+                    for (index, packet) in packets.enumerated() {
                         if isFirmware, let pacer {
-                            // Hold the packet until the bootloader has a free receive buffer for it.
+                            // Hold the packet until the bootloader has a free receive buffer for it; when it
+                            // must wait, wait for a quarter of the buffers so as to wake once for several packets.
                             let now = origin.duration(to: clock.now)
-                            let earliest = pacer.earliestWrite(at: now)
+                            let batch = min(packets.count - index, max(1, pacer.pacing.receiveBuffers / 4))
+                            let earliest = pacer.earliestWrite(at: now, count: batch)
                             if earliest > now { try? await clock.sleep(until: origin.advanced(by: earliest), tolerance: nil) }
                         }
                         try await transport.write(packet, to: .securePacket, type: .withoutResponse)
