@@ -47,6 +47,10 @@ let package = Package(
         .target(
             name: "BlueZPeripheral", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto"],
             swiftSettings: strict),
+        // `make bench`: the benchmark figures (never part of `make test`), and its thin executable.
+        .target(name: "DFUBenchmarks", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "BlueZTransport"],
+                swiftSettings: strict),
+        .executableTarget(name: "dfu-bench", dependencies: ["DFUBenchmarks"], swiftSettings: strict),
 
         .testTarget(name: "DFUCryptoTests", dependencies: ["DFUCrypto"], swiftSettings: strict),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "DFUCrypto"], swiftSettings: strict),
@@ -66,5 +70,7 @@ let package = Package(
             dependencies: ["BlueZPeripheral", "BlueZStandIn", "DBus", "DFUSimulator", "DFUCore"],
             swiftSettings: strict),
         .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
+        // Only the benchmark's pure helpers (statistics, tables, the shared-adapter model); no timing.
+        .testTarget(name: "DFUBenchmarksTests", dependencies: ["DFUBenchmarks", "DFUSimulator"], swiftSettings: strict),
     ]
 )

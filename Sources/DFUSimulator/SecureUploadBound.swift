@@ -1,46 +1,114 @@
-/// The fastest a Secure upload can be on a ``LinkModel``, whatever the client does:
-/// air time, plus two connection intervals for every mandatory request/answer and receipt (the
-/// request goes in one event, the answer comes in the next, the following request can only go in
-/// the one after), or the flash time if that is longer (flash overlaps the link except for the
-/// last page). Connection set-up and the client's own delays (first-object delay) are not included.
+/// The fastest a Secure upload of one application can be on a ``LinkModel``, whatever the client does,
+/// from the start of the scan to the device's reset into the new image.
+///
+/// Three constraints must all be met before the final Execute can be answered:
+/// - the link: connection set-up, then every mandatory request (its answer comes in the next
+///   connection event, the next request goes in the event after: two intervals each) and every PRN
+///   receipt (two intervals), and the packets, counted in the connection events they need (the last
+///   event of a burst is shared with the request that follows it);
+/// - the flash: it can only start when the first data Create arrives (after set-up and the init
+///   packet's requests), then bank preparation, one page erase per object and every word write, one
+///   after another. Writes overlap the arrival of later packets, so apart from this queue nothing of
+///   the flash adds to the link path;
+/// - per object, when it has more packets than the bootloader has receive buffers: the page erase its
+///   Create starts, then the packets that did not fit, then Checksum, Execute and the next Create.
+///
+/// After both, the bootloader hashes the image and resets (30 ms after its answer); neither overlaps.
+/// The client's own waits (first-object delay) are not included: they are not mandatory.
 public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
-    /// Time the packets occupy the air (packet exchanges back to back).
+    /// Discovery plus connection set-up (``LinkModel/discoveryDelay`` + ``LinkModel/setupIntervals``).
+    public let setup: Duration
+    /// Time the packets need on the air, counted in whole connection events except each burst's last.
     public let air: Duration
-    /// Mandatory round trips: init (Set PRN, Select, Create, Checksum, Execute, [Set PRN], Select),
-    /// Create/Checksum/Execute per object and one per PRN receipt, each two intervals.
+    /// Mandatory requests and receipts, two connection intervals each (the CCCD write included,
+    /// the final Execute excluded: the reset, not its answer, ends the upload).
     public let roundTrips: Duration
-    /// Page erases plus word writes of the whole image, plus the bootloader's bank preparation.
+    /// Page erases the link must wait for: when an object has more packets than the bootloader has receive
+    /// buffers, the rest can only arrive after the erase its Create started (small MTUs).
+    public let eraseStalls: Duration
+    /// The link path: set-up + air + round trips + erase stalls.
+    public let link: Duration
+    /// Flash work: bank preparation, a page erase per object, and word writes of the whole image.
     public let flash: Duration
-    /// Writing the last page after its data arrived (cannot overlap the link).
-    public let lastPage: Duration
+    /// When the flash can start: set-up, CCCD, the init requests up to the first data Create, init packet air.
+    public let flashStart: Duration
+    /// Hashing the image after the last Execute, plus the reset delay.
+    public let finish: Duration
 
-    /// Computes the bound for an image of `imageSize` bytes.
-    public init(link: LinkModel, imageSize: Int, initPacketSize: Int, prn: Int, objectSize: Int = 4096) {
-        let payload = link.maximumWriteLength - link.maximumWriteLength % 4
-        var packets = (initPacketSize + payload - 1) / payload
-        var receipts = 0
+    /// Computes the bound for an image of `imageSize` bytes sent with PRN `prn` in objects of `objectSize`,
+    /// to a bootloader with `receiveBuffers` packet buffers.
+    public init(link model: LinkModel, imageSize: Int, initPacketSize: Int, prn: Int, objectSize: Int = 4096,
+                receiveBuffers: Int = 17) {
+        let payload = max(4, model.maximumWriteLength - model.maximumWriteLength % 4)
+        let interval = model.connectionInterval
+        let usable = max(1, model.usableEventLength.nanosecondsTotal)
+        // A burst of packets fills events of `usableEventLength`; all but its last event count whole
+        // (the request or receipt that follows shares the last one).
+        func burst(_ bytes: Int) -> Duration {
+            guard bytes > 0 else { return .zero }
+            var airTime = model.exchangeTime(attPayload: payload) * (bytes / payload)
+            if bytes % payload > 0 { airTime += model.exchangeTime(attPayload: bytes % payload) }
+            let events = (airTime.nanosecondsTotal + usable - 1) / usable
+            return interval * Int(max(0, events - 1))
+        }
+        // Packets `first..<count` of an object of `size` bytes: bursts between PRN receipts, two intervals per receipt.
+        func packets(_ first: Int, _ count: Int, size: Int) -> (air: Duration, receipts: Int) {
+            var air = Duration.zero
+            var receipts = 0
+            var start = first
+            while start < count {
+                var end = count
+                if prn > 0 { end = min(count, (start / prn + 1) * prn) }
+                air += burst(min(size, end * payload) - start * payload)
+                if prn > 0, end % prn == 0 { receipts += 1 }
+                start = end
+            }
+            return (air, receipts)
+        }
+        let initBurst = burst(initPacketSize)
+        let initRequests = 6 + (prn > 0 ? 1 : 0)  // Set PRN, Select, Create, Checksum, Execute, [Set PRN], Select
+        var airTotal = initBurst
+        var requests = 1 + initRequests  // the CCCD write first
+        var stalls = Duration.zero
         var objects = 0
         var offset = 0
         while offset < imageSize {
             let size = min(objectSize, imageSize - offset)
             let count = (size + payload - 1) / payload
-            packets += count
-            if prn > 0 { receipts += count / prn }
+            let all = packets(0, count, size: size)
+            requests += all.receipts + 3  // receipts; Create, Checksum, Execute
+            airTotal += all.air
+            // Only `receiveBuffers` packets fit while the page erases: the rest follow the erase.
+            let linkTime = interval * (2 * (3 + all.receipts)) + all.air
+            if count > receiveBuffers {
+                var erase = model.flash.pageErase
+                if objects == 0 { erase += model.flash.firstObjectPreparation }
+                let late = packets(receiveBuffers, count, size: size)
+                let eraseTime = erase + late.air + interval * (2 * late.receipts + 4)
+                stalls += max(.zero, eraseTime - linkTime)
+            }
             objects += 1
             offset += size
         }
-        air = link.exchangeTime(attPayload: payload) * packets
-        let requests = 6 + (prn > 0 ? 1 : 0) + 3 * objects + receipts
-        roundTrips = link.connectionInterval * (2 * requests)
-        flash = link.flash.pageErase * objects + link.flash.writeTime(bytes: imageSize) + link.flash.firstObjectPreparation
-        lastPage = link.flash.writeTime(bytes: min(objectSize, imageSize))
+        setup = model.discoveryDelay + interval * model.setupIntervals
+        air = airTotal
+        roundTrips = interval * (2 * (requests - 1))
+        eraseStalls = stalls
+        link = setup + air + roundTrips + stalls
+        flash = model.flash.pageErase * objects + model.flash.writeTime(bytes: imageSize) + model.flash.firstObjectPreparation
+        flashStart = setup + interval * (2 * (1 + initRequests)) + initBurst
+        finish = model.flash.hashPerKilobyte * (imageSize / 1024 + 1) + .milliseconds(30)
     }
 
-    /// max(air + round trips + last page, flash).
-    public var total: Duration { max(air + roundTrips + lastPage, flash) }
+    /// max(link path, flash start + flash) + finish.
+    public var total: Duration { max(link, flashStart + flash) + finish }
 
-    /// e.g. "air 2.1 s + round trips 2.3 s + last page 0.04 s vs flash 6.6 s".
+    /// Which path limits: "link" or "flash".
+    public var limitedBy: String { link >= flashStart + flash ? "link" : "flash" }
+
+    /// e.g. "link 6.8 s (set-up 0.23 s, air 2.1 s, round trips 4.5 s) vs flash 0.5 s + 6.6 s; + finish 0.07 s → 7.0 s".
     public var description: String {
-        "air \(air) + round trips \(roundTrips) + last page \(lastPage) vs flash \(flash) → \(total)"
+        "link \(link) (set-up \(setup), air \(air), round trips \(roundTrips), erase stalls \(eraseStalls)) vs flash \(flashStart) + \(flash);"
+            + " + finish \(finish) → \(total)"
     }
 }

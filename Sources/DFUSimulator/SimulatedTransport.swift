@@ -46,6 +46,7 @@ public final class SimulatedTransport: DFUTransport {
         var requestCounts: [UInt8: Int] = [:]
         var byteFaultFired = false
         var requestFaultFired = false
+        var droppedByTargets = 0
     }
 
     /// A radio with these devices in range.
@@ -61,6 +62,9 @@ public final class SimulatedTransport: DFUTransport {
 
     /// Protocol invariants the client broke, as reported by the simulated firmware.
     public var violations: [String] { air.withLock { $0.violations } }
+
+    /// Packets the simulated bootloaders dropped because all their receive buffers were busy.
+    public var packetsDroppedByTargets: Int { air.withLock { $0.droppedByTargets } }
 
     /// Everything seen so far.
     public var trace: [SimulatedTraceEntry] { air.withLock { $0.trace } }
@@ -321,7 +325,9 @@ public final class SimulatedTransport: DFUTransport {
         var context = SimulatedContext(now: time, subscribed: connection.subscribed, isBonded: device.profile.isBonded,
                                        storage: device.storage, flash: link.flash)
         var firmware = device.firmware
+        let droppedBefore = (firmware as? SimulatedSecureBootloader)?.droppedPackets ?? 0
         let error = handler(&firmware, &context)
+        air.droppedByTargets += ((firmware as? SimulatedSecureBootloader)?.droppedPackets ?? 0) - droppedBefore
         device.firmware = firmware
         device.storage = context.storage
         air.peripherals[connection.index] = device

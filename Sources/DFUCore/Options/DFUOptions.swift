@@ -36,15 +36,30 @@ public struct DFUOptions: Sendable, Hashable {
     public var resume = true
     /// Upper bound on the Secure packet size (bytes); nil = MTU − 3 rounded down to a multiple of 4.
     public var packetSizeCap: Int?
-    /// Wait after creating the first data object (flash preparation on SDK 15–17). Default 400 ms.
+    /// Wait after creating the first data object (flash preparation on SDK 15–17). Default 400 ms; with flash
+    /// pacing a delay the pacer already covers is not waited (see ``effectiveFirstObjectDelay``).
     public var firstObjectDelay: Duration = .milliseconds(400)
     /// Wait after creating every data object. Default 0.
     public var objectDelay: Duration = .zero
+    /// Holds Secure firmware packets back so the bootloader's receive buffers never overflow while its
+    /// flash is busy (``FlashPacing``); nil sends packets as fast as the link takes them. Default: nRF52 maxima.
+    public var flashPacing: FlashPacing? = FlashPacing()
     /// Seed for the random alternative name (nil = system random); fixed in tests.
     public var nameSeed: UInt64?
 
     /// The defaults.
     public init() {}
+
+    /// The first-object delay waited: `firstObjectDelay`, except with flash pacing when it is no longer than
+    /// the bank preparation plus the first erase: the pacer then holds back every packet that would not find a
+    /// free buffer for at least that long (``FlashPacing/bankPreparation`` + ``FlashPacing/pageErase``),
+    /// and lets the first buffers' worth go at once.
+    public var effectiveFirstObjectDelay: Duration {
+        guard let flashPacing, firstObjectDelay <= flashPacing.bankPreparation + flashPacing.pageErase else {
+            return firstObjectDelay
+        }
+        return .zero
+    }
 
     /// The Secure packet size for a link: write length rounded down to a multiple of 4, capped.
     public func securePacketSize(maximumWriteLength: Int) -> Int {

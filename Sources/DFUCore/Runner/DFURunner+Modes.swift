@@ -26,6 +26,8 @@ extension DFURunner {
         var report = DFUUpdateReport()
         var uploadStart: RunnerClock.Instant?
         var lastReport: (RunnerClock.Instant, Int)?
+        /// How many times the flash pacer was slowed down after losses (kept across connections).
+        var pacingSlowdowns = 0
     }
 
     func detectMode(_ peer: DFUPeer) async throws(DFUError) -> Mode {

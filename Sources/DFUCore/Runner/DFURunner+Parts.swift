@@ -65,7 +65,16 @@ extension DFURunner {
             kind: part.kind, initPacket: part.initPacket, image: part.image,
             configuration: .init(options: options, maximumWriteLength: peer.maximumWriteLength))
         var action = machine.start()
+        let origin = clock.now
+        var pacer = options.flashPacing.map { FlashPacer(pacing: $0, slowdowns: context.pacingSlowdowns) }
+        var losses = 0
         while true {
+            if machine.lossesDetected > losses, pacer != nil {
+                // The flash is slower than the pacer assumed: assume it twice as slow from now on.
+                losses = machine.lossesDetected
+                pacer?.slowDown(at: origin.duration(to: clock.now))
+                context.pacingSlowdowns += 1
+            }
             if Task.isCancelled {
                 try? await transport.write(SecureDFURequest.abort.bytes, to: .secureControlPoint, type: .withResponse)
                 await transport.disconnect()
@@ -81,6 +90,7 @@ extension DFURunner {
                     try await transport.write(request.bytes, to: .secureControlPoint, type: .withResponse)
                     action = try await awaitNotification(from: .secureControlPoint, within: options.responseTimeout)
                         .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
+                    if case .create(.data, _) = request { pacer?.objectCreated(at: origin.duration(to: clock.now)) }
                 } catch .disconnected {
                     action = machine.disconnected()
                 } catch {
@@ -88,8 +98,18 @@ extension DFURunner {
                 }
             case .writePackets(let packets, let awaitReceipt):
                 do {
-                    for packet in packets {
+                    let isFirmware = machine.step == .sendingFirmware
+                    for (index, packet) in packets.enumerated() {
+                        if isFirmware, let pacer {
+                            // Hold the packet until the bootloader has a free receive buffer for it; when it
+                            // must wait, wait for a quarter of the buffers so as to wake once for several packets.
+                            let now = origin.duration(to: clock.now)
+                            let batch = min(packets.count - index, max(1, pacer.pacing.receiveBuffers / 4))
+                            let earliest = pacer.earliestWrite(at: now, count: batch)
+                            if earliest > now { try? await clock.sleep(until: origin.advanced(by: earliest), tolerance: nil) }
+                        }
                         try await transport.write(packet, to: .securePacket, type: .withoutResponse)
+                        if isFirmware { pacer?.packetWritten(bytes: packet.count, at: origin.duration(to: clock.now)) }
                     }
                     if machine.step == .sendingFirmware {
                         report(.uploading, part: context.partNumber, context: &context, bytes: machine.bytesSent, total: part.image.count)

@@ -23,11 +23,15 @@ public struct SecureDFUStateMachine: Sendable {
         public var objectAttempts: Int
         /// PRN interval for the rest of the transfer after a detected loss (at least 1).
         public var packetReceiptNotificationsAfterLoss: UInt16
+        /// Detected losses before the PRN is lowered (at least 1). With flash pacing the first loss only
+        /// slows the pacer down (the flash was slower than it assumed), so the default with pacing is 2.
+        public var lossesBeforePRNFallback: Int
 
         /// Makes a configuration.
         public init(packetReceiptNotifications: UInt16 = 12, packetSize: Int = 244, resume: Bool = true,
                     firstObjectDelay: Duration = .milliseconds(400), objectDelay: Duration = .zero,
-                    objectAttempts: Int = 3, packetReceiptNotificationsAfterLoss: UInt16 = 1) {
+                    objectAttempts: Int = 3, packetReceiptNotificationsAfterLoss: UInt16 = 1,
+                    lossesBeforePRNFallback: Int = 1) {
             self.packetReceiptNotifications = packetReceiptNotifications
             self.packetSize = max(1, packetSize)
             self.resume = resume
@@ -35,15 +39,17 @@ public struct SecureDFUStateMachine: Sendable {
             self.objectDelay = objectDelay
             self.objectAttempts = max(1, objectAttempts)
             self.packetReceiptNotificationsAfterLoss = max(1, packetReceiptNotificationsAfterLoss)
+            self.lossesBeforePRNFallback = max(1, lossesBeforePRNFallback)
         }
 
         /// The configuration an options value implies for a link with this write length.
         public init(options: DFUOptions, maximumWriteLength: Int) {
             self.init(packetReceiptNotifications: options.packetReceiptNotifications,
                       packetSize: options.securePacketSize(maximumWriteLength: maximumWriteLength),
-                      resume: options.resume, firstObjectDelay: options.firstObjectDelay,
+                      resume: options.resume, firstObjectDelay: options.effectiveFirstObjectDelay,
                       objectDelay: options.objectDelay, objectAttempts: options.objectAttempts,
-                      packetReceiptNotificationsAfterLoss: options.packetReceiptNotificationsAfterLoss)
+                      packetReceiptNotificationsAfterLoss: options.packetReceiptNotificationsAfterLoss,
+                      lossesBeforePRNFallback: options.flashPacing == nil ? 1 : 2)
         }
     }
 
@@ -85,14 +91,16 @@ public struct SecureDFUStateMachine: Sendable {
     private var attempts = 0
     private var devicePRN: UInt16 = 0
     private var packetsSinceReset = 0
-    private var lossDetected = false
+    private var loweredPRN = false
 
     /// Firmware bytes the device has executed (safe on the device).
     public private(set) var bytesExecuted = 0
     /// Firmware bytes written in total on this connection (including repeats after a loss).
     public private(set) var bytesWritten = 0
-    /// Whether the PRN was lowered (to 1 by default) after a detected loss.
-    public var fellBackToPRN1: Bool { lossDetected }
+    /// Whether the PRN was lowered (to 1 by default) after detected losses.
+    public var fellBackToPRN1: Bool { loweredPRN }
+    /// Packet losses detected on this connection (a receipt or checksum short of what was sent).
+    public private(set) var lossesDetected = 0
 
     /// Makes a machine for one part.
     public init(kind: PartKind = .application, initPacket: [UInt8], image: [UInt8], configuration: Configuration) {
@@ -444,9 +452,12 @@ public struct SecureDFUStateMachine: Sendable {
                                      expectedCRC: crc(upTo: sent), reportedCRC: reportedCRC, attempts: attempts))
         }
         if lost {
-            lossDetected = true
+            lossesDetected += 1
             let fallback = configuration.packetReceiptNotificationsAfterLoss
-            if devicePRN == 0 || devicePRN > fallback {
+            if lossesDetected >= configuration.lossesBeforePRNFallback {
+                loweredPRN = true
+            }
+            if loweredPRN, devicePRN == 0 || devicePRN > fallback {
                 phase = .settingFallbackPRN
                 return .send(.setPRN(fallback))
             }

@@ -1,0 +1,19 @@
+# `make bench` (Benchmarks/README.md), for the top-level Makefile to include:
+#   include Benchmarks/bench.mk
+#
+#   make bench                          build release, run every figure, print the tables
+#   make bench BENCH_JSON=out.json      also write the results as JSON
+#   make bench BENCH_FLAGS="--quick"    a reduced matrix (200 KB, one timed run), for a smoke check
+# Benchmarks never run in `make test`: nothing there depends on the machine's speed.
+
+BENCH_JSON  ?=
+BENCH_FLAGS ?=
+BENCH_BIN    = .build/release/dfu-bench
+
+.PHONY: bench
+
+bench: deps
+	$(SWIFT) build -c release --product dfu-bench
+	$(SWIFT) build -c release --product dfu
+	@if grep -q '"dfu-sim"' Package.swift; then $(SWIFT) build -c release --product dfu-sim; fi
+	$(BENCH_BIN) --swift "$(SWIFT)" $(if $(BENCH_JSON),--json "$(BENCH_JSON)") $(BENCH_FLAGS)

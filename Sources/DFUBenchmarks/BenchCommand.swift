@@ -1,0 +1,113 @@
+import DFUCommand
+import DFUCore
+import Foundation
+
+/// `dfu-bench`: runs the figures, prints the tables and writes the JSON.
+///
+///     dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--figures 1,2,3,4]
+///
+/// `--bin` is where `dfu` and `dfu-sim` are (default .build/release), for figure 2.
+///
+/// `--quick` measures a reduced matrix (200 KB only, one timed run) for a smoke check.
+/// `--scale-child N shared|separate KB FILE` is internal: one run of figure 4 in a child process.
+public enum BenchCommand {
+    /// Runs with `arguments` (without the program name); returns the exit status.
+    public static func main(_ arguments: [String]) async -> Int32 {
+        do {
+            if arguments.first == "--host-child" {
+                try await EngineHostCost.child(Array(arguments.dropFirst()))
+                return 0
+            }
+            if arguments.first == "--scale-child" {
+                try await scaleChild(Array(arguments.dropFirst()))
+                return 0
+            }
+            try await bench(arguments)
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("dfu-bench: \(error)\n".utf8))
+            return 1
+        }
+    }
+
+    static func scaleChild(_ arguments: [String]) async throws {
+        guard arguments.count == 4, let count = Int(arguments[0]), let kilobytes = Int(arguments[2]) else {
+            throw BenchError.usage("usage: --scale-child N shared|separate KB FILE")
+        }
+        let times = try await ScaleFigure.simulate(devices: count, sharedAdapter: arguments[1] == "shared", kilobytes: kilobytes)
+        let result = ScaleFigure.ChildResult(times: times, peakRSSKilobytes: ScaleFigure.ownPeakRSSKilobytes())
+        try JSONEncoder().encode(result).write(to: URL(fileURLWithPath: arguments[3]))
+    }
+
+    static func bench(_ arguments: [String]) async throws {
+        var json: String?
+        var runs = 3
+        var quick = false
+        var swift = "swift"
+        var binaries = ".build/release"
+        var figures: Set<String> = ["1", "2", "3", "4"]
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--json": json = rest.popFirst()
+            case "--runs": runs = rest.popFirst().flatMap { Int($0) } ?? runs
+            case "--quick": quick = true
+            case "--swift": swift = rest.popFirst() ?? swift
+            case "--bin": binaries = rest.popFirst() ?? binaries
+            case "--figures": figures = Set((rest.popFirst() ?? "").split(separator: ",").map(String.init))
+            case "-h", "--help":
+                print("usage: dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--figures 1,2,3,4]")
+                return
+            default: throw BenchError.usage("unknown argument \(argument) (see --help)")
+            }
+        }
+        let started = ContinuousClock.now
+        var report = BenchReport(machine: MachineInfo.current(swift: swift, dfuVersion: DFUCommand.version))
+        let log: (String) -> Void = { FileHandle.standardError.write(Data("\($0)\n".utf8)) }
+        if figures.contains("1") {
+            var figure = LinkFigure()
+            figure.runs = quick ? 1 : runs
+            if quick { figure.kilobytes = [200] }
+            report.link = try await figure.run(progress: log)
+            report.slowFlash = try await SlowFlashFigure().run(progress: log)
+        }
+        if figures.contains("2") {
+            let figure = HostCostFigure(dfu: binaries + "/dfu", dfuSim: binaries + "/dfu-sim")
+            if let missing = figure.missing() {
+                report.skipped.append(.init(figure: "2 (`dfu upload`)", reason: "the `dfu` process itself "
+                    + missing + " (`dfu upload` from branch cli)"))
+            } else {
+                var measured = figure
+                measured.runs = quick ? 1 : runs
+                report.host += try measured.run(progress: log)
+                report.skipped.append(.init(figure: "2 (`dfu upload`, WriteValue)", reason: "neither dfu nor dfu-sim can"
+                    + " force the WriteValue fallback yet (e.g. dfu-sim --fault no-acquire-write); the engine rows show it"))
+            }
+            if FileManager.default.isExecutableFile(atPath: figure.dfuSim), let executable = ChildProcess.currentExecutable {
+                var engine = EngineHostCost(dfuSim: figure.dfuSim)
+                engine.runs = quick ? 1 : runs
+                report.host += try engine.run(executable: executable, progress: log)
+            } else {
+                report.skipped.append(.init(figure: "2", reason: "needs dfu-sim (\(figure.dfuSim)) built"))
+            }
+        }
+        if figures.contains("3") {
+            report.skipped.append(.init(figure: "3", reason: "real bluetoothd in the VM needs the DFU scenarios"
+                + " (branch peripheral) and `dfu upload` on main; then `make bench-bluez`"))
+        }
+        if figures.contains("4") {
+            guard let executable = ChildProcess.currentExecutable else { throw BenchError.child("cannot find my own executable") }
+            var figure = ScaleFigure()
+            figure.runs = quick ? 1 : runs
+            report.scale = try await figure.run(executable: executable, progress: log)
+        }
+        report.benchSeconds = started.duration(to: ContinuousClock.now).dfuSecondsValue
+        print(BenchTable(report: report).text, terminator: "")
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(report).write(to: URL(fileURLWithPath: json))
+            log("wrote \(json)")
+        }
+    }
+}

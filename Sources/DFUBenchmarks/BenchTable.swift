@@ -1,0 +1,100 @@
+/// Renders a ``BenchReport`` as the plain-text tables `make bench` prints (Markdown-compatible).
+public struct BenchTable: Sendable {
+    /// The report.
+    public let report: BenchReport
+
+    /// A renderer for `report`.
+    public init(report: BenchReport) { self.report = report }
+
+    /// All tables, with the machine first.
+    public var text: String {
+        var lines: [String] = []
+        let machine = report.machine
+        lines.append("Machine: \(machine.cores) cores, \(machine.cpuModel); kernel \(machine.kernel)")
+        lines.append("Versions: dfu \(machine.dfu); \(machine.swift); \(machine.bluez)")
+        lines.append("Date: \(machine.date); benchmark took \(Spread.format(report.benchSeconds, digits: 1)) s")
+        if !report.link.isEmpty {
+            lines.append("")
+            lines.append("Figure 1: modelled upload (virtual time, simulator link model) vs the model's lower bound")
+            lines += render(header: ["app", "PHY", "CI ms", "MTU", "PRN", "actual s", "bound s", "bound/actual", "limit",
+                                     "lost", "unpaced s (lost)", "better settings"],
+                            rows: report.link.map { row in
+                [
+                    "\(row.kilobytes) KB", row.phy, Spread.format(row.connectionIntervalMilliseconds, digits: 1), "\(row.mtu)",
+                    "\(row.prn)", row.seconds.formatted(digits: 3), Spread.format(row.boundSeconds, digits: 3),
+                    Spread.format(row.ratio, digits: 3), row.limitedBy, "\(row.lostPackets)\(row.fellBack ? " (fell back)" : "")",
+                    "\(Spread.format(row.unpacedSeconds, digits: 2)) (\(row.unpacedLostPackets))",
+                    row.better.map { "\($0): \(Spread.format(row.betterSeconds ?? 0, digits: 3)) s" } ?? "defaults",
+                ]
+            })
+            let ratios = report.link.map(\.ratio)
+            let lost = report.link.map(\.lostPackets).reduce(0, +)
+            if let worst = ratios.min(), let spread = Spread(ratios) {
+                lines.append("bound/actual: worst \(Spread.format(worst, digits: 3)), median \(Spread.format(spread.median, digits: 3));"
+                             + " rows ≥ 0.95: \(ratios.count { $0 >= 0.95 }) of \(ratios.count); lost packets in all rows: \(lost)")
+            }
+        }
+        if !report.slowFlash.isEmpty {
+            lines.append("")
+            lines.append("Figure 1b: flash slower than the pacer assumes (200 KB, 2M, 15 ms, MTU 247, PRN 0)")
+            lines += render(header: ["flash", "flash alone s", "actual s", "lost", "PRN fell back", "unpaced s (lost)"],
+                            rows: report.slowFlash.map { row in
+                [
+                    "\(row.factor)x", Spread.format(row.flashSeconds, digits: 2),
+                    row.seconds.map { Spread.format($0, digits: 2) } ?? row.failure ?? "failed",
+                    row.seconds == nil ? "–" : "\(row.lostPackets)", row.seconds == nil ? "–" : row.fellBack ? "yes" : "no",
+                    row.unpacedSeconds.map { "\(Spread.format($0, digits: 2)) (\(row.unpacedLostPackets))" }
+                        ?? row.unpacedFailure ?? "failed",
+                ]
+            })
+        }
+        if !report.host.isEmpty {
+            lines.append("")
+            lines.append("Figure 2: host cost of a 500 KB upload through dfu-sim on a private dbus-daemon"
+                         + " (`dfu upload`: the dfu process; engine: DFURunner + BlueZTransport in a child of dfu-bench)")
+            lines += render(header: ["writes", "upload s", "CPU s", "CPU s/MB", "peak RSS MB", "first byte ms",
+                                     "first firmware byte ms"],
+                            rows: report.host.map { row in
+                [
+                    row.writeMode, row.wallSeconds.formatted(digits: 2), row.cpuSeconds.formatted(digits: 3),
+                    row.cpuSecondsPerMegabyte.formatted(digits: 3), row.peakRSSMegabytes.formatted(digits: 1),
+                    row.firstByteMilliseconds.formatted(digits: 0), row.firstFirmwareByteMilliseconds.formatted(digits: 0),
+                ]
+            })
+            lines.append("goals (AcquireWrite): CPU ≤ 0.2 s/MB, peak RSS ≤ 32 MB, first byte ≤ 150 ms")
+        }
+        if !report.scale.isEmpty {
+            lines.append("")
+            lines.append("Figure 4: N devices updated at once in one process (modelled 200 KB uploads, 1M, 15 ms, MTU 247)")
+            lines += render(header: ["N", "adapters", "modelled s", "N × single s", "speed-up", "slowest device B/s",
+                                     "host wall s", "host CPU s", "peak RSS MB"],
+                            rows: report.scale.map { row in
+                [
+                    "\(row.devices)", row.adapters, Spread.format(row.modelledSeconds, digits: 2),
+                    Spread.format(row.serialSeconds, digits: 2), Spread.format(row.speedUp, digits: 2),
+                    Spread.format(row.slowestDeviceBytesPerSecond, digits: 0), row.hostWallSeconds.formatted(digits: 2),
+                    row.hostCPUSeconds.formatted(digits: 2), row.peakRSSMegabytes.formatted(digits: 1),
+                ]
+            })
+        }
+        for skipped in report.skipped {
+            lines.append("")
+            lines.append("Figure \(skipped.figure): not measured: \(skipped.reason)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A Markdown table with padded columns.
+    func render(header: [String], rows: [[String]]) -> [String] {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            "| " + widths.indices.map { column in
+                let cell = cells.indices.contains(column) ? cells[column] : ""
+                return cell + String(repeating: " ", count: widths[column] - cell.count)
+            }.joined(separator: " | ") + " |"
+        }
+        return [line(header), "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|"]
+            + rows.map(line)
+    }
+}

@@ -1,0 +1,90 @@
+/// The client's running model of a Secure bootloader's flash queue and receive buffers, on one
+/// connection: it says how long to hold back the next packet so that it finds a free buffer.
+///
+/// Times are durations since any fixed origin the caller chooses. Every estimate errs late: an
+/// operation is assumed to start when the client last learnt of it (a Create when its response
+/// came, a packet `arrivalAllowance` after its write returned), so buffers are never thought free
+/// before they are.
+public struct FlashPacer: Sendable {
+    /// The assumptions.
+    public let pacing: FlashPacing
+    private var flashBusyUntil: Duration = .zero
+    private var releases: [Duration] = []
+    private var preparedBank: Bool
+    private var firstCreate: Duration?
+    private var work: Duration = .zero
+
+    /// Each slow-down doubles every flash time assumed.
+    public private(set) var slowdowns: Int
+
+    /// A pacer for a bootloader whose bank is already prepared (`bankPrepared`) or not, already slowed
+    /// down `slowdowns` times (at most 4: sixteen times the datasheet maxima).
+    public init(pacing: FlashPacing, bankPrepared: Bool = false, slowdowns: Int = 0) {
+        self.pacing = pacing
+        self.preparedBank = bankPrepared
+        self.slowdowns = min(max(0, slowdowns), Self.maximumSlowdowns)
+    }
+
+    /// The most slow-downs that count.
+    public static let maximumSlowdowns = 4
+
+    /// A packet was lost although the model said a buffer was free: the flash is slower than assumed.
+    /// Every flash time is doubled from now on, and so is the work the model still had queued at `time`
+    /// (the device is further behind than the model thought).
+    public mutating func slowDown(at time: Duration) {
+        guard slowdowns < Self.maximumSlowdowns else { return }
+        slowdowns += 1
+        // The device's queue has been busy at most since the first Create, with all the work sent since,
+        // at the new rate; until that is done every buffer may be busy.
+        if let firstCreate {
+            flashBusyUntil = max(flashBusyUntil, firstCreate + work * scale)
+        }
+        releases = Array(repeating: flashBusyUntil, count: max(1, pacing.receiveBuffers))
+        prune(before: time)
+    }
+
+    private var scale: Int { 1 << slowdowns }
+
+    /// Buffers the model holds busy at `time`.
+    public func busyBuffers(at time: Duration) -> Int { releases.count(where: { $0 > time }) }
+
+    /// The earliest time at or after `time` when a packet written then finds a free buffer, or, when it has
+    /// to wait at all, when `count` packets would (so a sender wakes once for several packets).
+    public func earliestWrite(at time: Duration, count: Int = 1) -> Duration {
+        let busy = releases.filter { $0 > time }
+        let limit = max(1, pacing.receiveBuffers)
+        guard busy.count >= limit else { return time }
+        // Releases are in flash order, so the (busy − limit + n)th one frees the n-th buffer needed.
+        let needed = min(busy.count, busy.count - limit + max(1, min(count, limit)))
+        return busy[needed - 1]
+    }
+
+    /// A data object was created (its response arrived at `time`): the bootloader erases its page.
+    public mutating func objectCreated(at time: Duration) {
+        var erase = pacing.pageErase
+        if !preparedBank {
+            preparedBank = true
+            erase += pacing.bankPreparation
+        }
+        flashBusyUntil = max(time, flashBusyUntil) + erase * scale
+        if firstCreate == nil { firstCreate = time }
+        work += erase
+        prune(before: time)
+    }
+
+    /// A packet of `bytes` bytes was written at `time`: it holds a buffer until its flash write is done.
+    public mutating func packetWritten(bytes: Int, at time: Duration) {
+        flashBusyUntil = max(time + pacing.arrivalAllowance, flashBusyUntil) + pacing.writeTime(bytes: bytes) * scale
+        work += pacing.writeTime(bytes: bytes)
+        releases.append(flashBusyUntil)
+        prune(before: time)
+    }
+
+    private mutating func prune(before time: Duration) {
+        if let firstBusy = releases.firstIndex(where: { $0 > time }) {
+            releases.removeFirst(firstBusy)
+        } else {
+            releases.removeAll()
+        }
+    }
+}

@@ -1,0 +1,4 @@
+import DFUBenchmarks
+import Glibc
+
+exit(await BenchCommand.main(Array(CommandLine.arguments.dropFirst())))
