@@ -42,10 +42,11 @@ for t in "${targets[@]}"; do
         -detect_leaks=1 -print_final_stats=1 \
         -artifact_prefix="$artifacts/" >"$log" 2>&1
     status=$?
-    stats=$(grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "$log" | sed 's/^stat:://' | tr '\n' ' ')
-    last=$(grep -E '^#[0-9]+' "$log" | tail -1 | sed -E 's/^(#[0-9]+)\s+\S+\s+/\1 /; s/ exec\/s.*//')
+    runs=$(awk '/^stat::number_of_executed_units:/ {print $2}' "$log")
+    rss_peak=$(awk '/^stat::peak_rss_mb:/ {print $2}' "$log")
+    cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[0-9]+[a-zA-Z]*' "$log" | tail -1)
     size=$(find "$corpus" -type f | wc -l)
-    echo "fuzz: $t: exit $status; $stats; last: $last; corpus $size files"
+    echo "fuzz: $t: exit $status, ${runs:-?} executions, $cov, peak RSS ${rss_peak:-?} MB, kept corpus $size files"
     if [[ $status -ne 0 ]]; then
         failed+=("$t")
         grep -E 'ERROR:|SUMMARY:|Fatal error|deadly signal|timeout|out-of-memory|leak' "$log" | head -5 | sed 's/^/    /'
