@@ -1,6 +1,8 @@
 # dfu — build, test, demo and install.
 #   make            build a release binary (.build/release/dfu)
-#   make test       install what the tests need (as root), run every test
+#   make test       install what the tests need (as root), run every test, the real-BlueZ VM suite included
+#   make test-unit  only the Swift tests (no VM)
+#   make test-bluez only the real-BlueZ VM suite (Tests/BlueZVM/README.md)
 #   make demo       the main job on a bundled sample package
 #   make install    PREFIX=/usr/local DESTDIR= (staging root)
 #   make clean
@@ -10,7 +12,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 BIN      = .build/release/dfu
 
-.PHONY: all build deps test demo install uninstall clean
+.PHONY: all build deps test test-unit demo install uninstall clean
 
 all: build
 
@@ -20,7 +22,9 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product dfu
 
-test: deps
+test: test-unit test-bluez
+
+test-unit: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -36,3 +40,5 @@ uninstall:
 
 clean:
 	rm -rf .build
+
+include Tests/BlueZVM/bluez-vm.mk

@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(
             name: "DFUCoreTests", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive"], exclude: ["Fixtures"],
             swiftSettings: strict),
-        .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator"], swiftSettings: strict),
+        .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus"], swiftSettings: strict),
         .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore"], swiftSettings: strict),
     ]

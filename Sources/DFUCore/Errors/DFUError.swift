@@ -1,0 +1,117 @@
+public import FoundationEssentials
+
+/// Every way a DFU can fail, with what the engine was doing; each renders as one helpful sentence.
+public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    /// The device answered a request with a failure status.
+    case remote(step: DFUStep, request: String, status: DFURemoteStatus)
+    /// No answer came within the timeout.
+    case timeout(step: DFUStep, after: Duration)
+    /// The link dropped and could not be re-established within the allowed attempts.
+    case disconnected(step: DFUStep, attempts: Int)
+    /// The checksum reported by the device never matched what was sent.
+    case crcMismatch(step: DFUStep, object: String, expectedOffset: UInt32, reportedOffset: UInt32,
+                     expectedCRC: UInt32, reportedCRC: UInt32, attempts: Int)
+    /// A notification did not have the expected shape.
+    case unexpectedResponse(step: DFUStep, bytes: [UInt8])
+    /// The transport failed in a way that is not a disconnect or timeout (e.g. an ATT error).
+    case transport(step: DFUStep, DFUTransportError)
+    /// The device has no DFU service the engine can use.
+    case unsupportedDevice(reason: String)
+    /// The bootloader did not show up after the jump or between parts.
+    case bootloaderNotFound(selector: DFUDeviceSelector, after: Duration)
+    /// The package was built for the other protocol family than the device's bootloader.
+    case protocolMismatch(package: PackageFormat, device: PackageFormat)
+    /// A part cannot be sent as it is.
+    case invalidPart(PartKind, reason: String)
+    /// The update was cancelled (Abort was sent where the protocol allows it).
+    case aborted(step: DFUStep)
+
+    /// Whether the device rejected the init packet (the step multi-part uploads may skip past).
+    public var isInitPacketRejection: Bool {
+        switch self {
+        case .remote(step: .executingInitPacket, _, _), .remote(step: .sendingInitParameters, _, _): true
+        case .remote(step: .startingDFU, _, .legacy(let status)): status != .invalidState
+        default: false
+        }
+    }
+
+    /// Whether a connection attempt failed in a way another attempt may fix (not "not found").
+    public var isConnectionFailure: Bool {
+        switch self {
+        case .timeout(step: .connecting, _), .timeout(step: .findingBootloader, _),
+             .disconnected(step: .connecting, _), .disconnected(step: .findingBootloader, _),
+             .transport(step: .connecting, _), .transport(step: .findingBootloader, _): true
+        default: false
+        }
+    }
+
+    /// One sentence: what happened, and what to try.
+    public var description: String {
+        switch self {
+        case .remote(let step, let request, let status):
+            var text: String
+            if step == .executingInitPacket || step == .sendingInitParameters {
+                text = "the bootloader rejected the init packet: \(status)"
+            } else if step == .validatingFirmware || step == .validating {
+                text = "the bootloader rejected the firmware after receiving it: \(status)"
+            } else {
+                text = "the device refused \(request) while \(step): \(status)"
+            }
+            if case .secure(_, let extended?) = status, let hint = extended.hint { text += "; \(hint)" }
+            if case .secure(.operationNotPermitted, nil) = status {
+                text += "; power-cycle the device or retry with --no-resume"
+            }
+            if case .legacy(.notSupported) = status { text += "; the bootloader does not support this image type" }
+            if case .buttonless(.notBonded) = status { text += "; pair with the device first" }
+            return text
+        case .timeout(let step, let after):
+            return "no answer from the device within \(after.dfuSeconds) while \(step); check that it is in range and still in DFU mode, or raise the timeout"
+        case .disconnected(let step, let attempts):
+            if step == .settingAdvertisingName {
+                return "the device disconnected instead of accepting the bootloader name; its firmware may not support it, retry with --no-alternative-name"
+            }
+            return "the device disconnected while \(step) and could not be reconnected (\(attempts) attempt\(attempts == 1 ? "" : "s")); move closer and retry, the upload resumes where it stopped"
+        case .crcMismatch(let step, let object, let eo, let ro, let ec, let rc, let attempts):
+            return "the checksum of the \(object) did not match after \(attempts) attempt\(attempts == 1 ? "" : "s") while \(step) (sent \(eo) bytes with CRC 0x\(ec.hex8), device reports \(ro) bytes with CRC 0x\(rc.hex8)); the link is losing data, retry with a lower --prn or a smaller packet size"
+        case .unexpectedResponse(let step, let bytes):
+            return "the device sent an unexpected notification while \(step) (\(bytes.hexDescription)); it may not be a Nordic DFU target, or its GATT cache is stale"
+        case .transport(let step, let error):
+            return "the Bluetooth link failed while \(step): \(error)"
+        case .unsupportedDevice(let reason):
+            return "the device does not offer DFU: \(reason); check the address or name, or use --force-dfu for a legacy bootloader without a version characteristic"
+        case .bootloaderNotFound(let selector, let after):
+            return "the bootloader (\(selector)) did not appear within \(after.dfuSeconds); give its address or name with --bootloader-address/--bootloader-name, or raise the scan timeout"
+        case .protocolMismatch(let package, let device):
+            return "the package is for \(package) DFU but the device runs a \(device) DFU bootloader; use a package built for it"
+        case .invalidPart(let kind, let reason):
+            return "the \(kind.rawValue) part cannot be sent: \(reason)"
+        case .aborted(let step):
+            return "the update was cancelled while \(step); the device stays in its bootloader until it times out, run the update again to finish"
+        }
+    }
+
+    /// The same sentence, for `LocalizedError` users.
+    public var errorDescription: String? { description }
+}
+
+extension Duration {
+    /// Seconds with up to three decimals, e.g. "10 s" or "0.4 s".
+    var dfuSeconds: String {
+        let millis = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+        let whole = millis / 1000
+        let fraction = millis % 1000
+        if fraction == 0 { return "\(whole) s" }
+        var digits = String(fraction)
+        while digits.count < 3 { digits = "0" + digits }
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(whole).\(digits) s"
+    }
+}
+
+extension UInt32 {
+    /// Eight lowercase hex digits.
+    var hex8: String {
+        let digits = String(self, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+}

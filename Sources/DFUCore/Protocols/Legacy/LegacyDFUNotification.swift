@@ -1,0 +1,36 @@
+/// A decoded Legacy DFU control point notification.
+public enum LegacyDFUNotification: Sendable, Hashable, CustomStringConvertible {
+    /// `10 <request op> <status>`.
+    case response(LegacyDFUOpCode, LegacyDFUStatus)
+    /// `11 <bytes received u32>`.
+    case packetReceipt(bytesReceived: UInt32)
+
+    /// Why a notification is not a Legacy DFU frame.
+    public struct DecodingError: Error, Sendable, Hashable {
+        /// The frame.
+        public let bytes: [UInt8]
+    }
+
+    /// Decodes a notification.
+    public init(bytes: [UInt8]) throws(DecodingError) {
+        var reader = WireReader(bytes)
+        switch reader.readByte().map(LegacyDFUOpCode.init(rawValue:)) {
+        case .response?:
+            guard let op = reader.readByte(), let status = reader.readByte() else { throw DecodingError(bytes: bytes) }
+            self = .response(LegacyDFUOpCode(rawValue: op), LegacyDFUStatus(rawValue: status))
+        case .packetReceipt?:
+            guard let count = reader.readUInt32() else { throw DecodingError(bytes: bytes) }
+            self = .packetReceipt(bytesReceived: count)
+        default:
+            throw DecodingError(bytes: bytes)
+        }
+    }
+
+    /// e.g. "Start DFU → success (status 1)" or "receipt: 240 bytes".
+    public var description: String {
+        switch self {
+        case .response(let op, let status): "\(op) → \(status)"
+        case .packetReceipt(let count): "receipt: \(count) bytes"
+        }
+    }
+}

@@ -1,0 +1,61 @@
+/// One Legacy DFU control point request.
+public enum LegacyDFURequest: Sendable, Hashable, CustomStringConvertible {
+    /// `01 <image type>` (the three sizes follow on the packet characteristic).
+    case startDFU(PartKind)
+    /// `01` alone: the original app-only Start DFU of SDK 4.3–6.0 (the size follows as one u32).
+    case startDFUOriginal
+    /// `02 00`: the init packet follows.
+    case initializeBegin
+    /// `02 01`: the init packet is complete.
+    case initializeComplete
+    /// `02` alone (SDK ≤ 6): the CRC-16 follows.
+    case initializeCRC
+    /// `08 <N u16>`: a receipt every N packets (no answer).
+    case packetReceiptRequest(UInt16)
+    /// `03`: the image follows.
+    case receiveFirmware
+    /// `04`.
+    case validate
+    /// `05`: the device resets into the new image (no answer).
+    case activateAndReset
+    /// `06`: abandon the transfer and reset (no answer).
+    case reset
+
+    /// The opcode.
+    public var opCode: LegacyDFUOpCode {
+        switch self {
+        case .startDFU, .startDFUOriginal: .startDFU
+        case .initializeBegin, .initializeComplete, .initializeCRC: .initialize
+        case .packetReceiptRequest: .packetReceiptRequest
+        case .receiveFirmware: .receiveFirmware
+        case .validate: .validate
+        case .activateAndReset: .activateAndReset
+        case .reset: .reset
+        }
+    }
+
+    /// Whether the bootloader answers it with a `10 <op> <status>` notification.
+    public var expectsResponse: Bool {
+        switch self {
+        case .initializeComplete, .validate: true
+        default: false
+        }
+    }
+
+    /// The frame.
+    public var bytes: [UInt8] {
+        var writer = WireWriter()
+        writer.write(opCode.rawValue)
+        switch self {
+        case .startDFU(let kind): writer.write(kind.legacyImageType)
+        case .initializeBegin: writer.write(UInt8(0x00))
+        case .initializeComplete: writer.write(UInt8(0x01))
+        case .packetReceiptRequest(let count): writer.write(count)
+        case .startDFUOriginal, .initializeCRC, .receiveFirmware, .validate, .activateAndReset, .reset: break
+        }
+        return writer.bytes
+    }
+
+    /// e.g. "Start DFU (01 04)".
+    public var description: String { "\(opCode) (\(bytes.hexDescription))" }
+}

@@ -1,0 +1,471 @@
+import DFUCrypto
+
+/// Secure DFU (SDK 12–17) for one part over one connection, as a pure state machine.
+///
+/// Feed it events (`start`, `received`, `packetsWritten`, `delayElapsed`, `timedOut`,
+/// `disconnected`); each returns the next ``SecureDFUAction``. It never blocks, sleeps or does I/O.
+/// A new machine is made for every connection: `start()` selects both objects and resumes
+/// from the offsets the bootloader reports.
+public struct SecureDFUStateMachine: Sendable {
+    /// The settings one upload uses.
+    public struct Configuration: Sendable, Hashable {
+        /// PRN interval for firmware (0 = off). The init packet is always sent with PRN off.
+        public var packetReceiptNotifications: UInt16
+        /// Bytes per packet write.
+        public var packetSize: Int
+        /// Resume from the offsets Select reports.
+        public var resume: Bool
+        /// Wait after the first Create of a data object on this connection.
+        public var firstObjectDelay: Duration
+        /// Wait after every Create of a data object.
+        public var objectDelay: Duration
+        /// Attempts per object before a checksum mismatch is fatal.
+        public var objectAttempts: Int
+        /// PRN interval for the rest of the transfer after a detected loss (at least 1).
+        public var packetReceiptNotificationsAfterLoss: UInt16
+
+        /// Makes a configuration.
+        public init(packetReceiptNotifications: UInt16 = 12, packetSize: Int = 244, resume: Bool = true,
+                    firstObjectDelay: Duration = .milliseconds(400), objectDelay: Duration = .zero,
+                    objectAttempts: Int = 3, packetReceiptNotificationsAfterLoss: UInt16 = 1) {
+            self.packetReceiptNotifications = packetReceiptNotifications
+            self.packetSize = max(1, packetSize)
+            self.resume = resume
+            self.firstObjectDelay = firstObjectDelay
+            self.objectDelay = objectDelay
+            self.objectAttempts = max(1, objectAttempts)
+            self.packetReceiptNotificationsAfterLoss = max(1, packetReceiptNotificationsAfterLoss)
+        }
+
+        /// The configuration an options value implies for a link with this write length.
+        public init(options: DFUOptions, maximumWriteLength: Int) {
+            self.init(packetReceiptNotifications: options.packetReceiptNotifications,
+                      packetSize: options.securePacketSize(maximumWriteLength: maximumWriteLength),
+                      resume: options.resume, firstObjectDelay: options.firstObjectDelay,
+                      objectDelay: options.objectDelay, objectAttempts: options.objectAttempts,
+                      packetReceiptNotificationsAfterLoss: options.packetReceiptNotificationsAfterLoss)
+        }
+    }
+
+    private enum Phase: Sendable, Hashable {
+        case idle
+        case settingInitPRN
+        case selectingCommand
+        case creatingCommand
+        case sendingCommand
+        case checkingCommand
+        case executingCommand
+        case settingDataPRN
+        case selectingData
+        case executingResumedObject
+        case creatingData
+        case delaying
+        case streaming
+        case awaitingReceipt
+        case checkingLostReceipt
+        case checkingData
+        case executingData
+        case settingFallbackPRN
+        case resetting
+        case failed
+    }
+
+    private let kind: PartKind
+    private let initPacket: [UInt8]
+    private let image: [UInt8]
+    private let configuration: Configuration
+    private var phase: Phase = .idle
+
+    private var commandAttempts = 0
+    private var dataMaxSize = 0
+    private var objectStart = 0
+    private var objectEnd = 0
+    private var sent = 0
+    private var crcAtObjectStart: UInt32 = 0
+    private var attempts = 0
+    private var devicePRN: UInt16 = 0
+    private var packetsSinceReset = 0
+    private var lossDetected = false
+
+    /// Firmware bytes the device has executed (safe on the device).
+    public private(set) var bytesExecuted = 0
+    /// Firmware bytes written in total on this connection (including repeats after a loss).
+    public private(set) var bytesWritten = 0
+    /// Whether the PRN was lowered (to 1 by default) after a detected loss.
+    public var fellBackToPRN1: Bool { lossDetected }
+
+    /// Makes a machine for one part.
+    public init(kind: PartKind = .application, initPacket: [UInt8], image: [UInt8], configuration: Configuration) {
+        self.kind = kind
+        self.initPacket = initPacket
+        self.image = image
+        self.configuration = configuration
+    }
+
+    /// Firmware bytes sent in order so far (the offset of the next firmware byte, or what is executed).
+    public var bytesSent: Int {
+        switch phase {
+        case .streaming, .awaitingReceipt, .checkingLostReceipt, .checkingData, .executingData: max(bytesExecuted, sent)
+        default: bytesExecuted
+        }
+    }
+
+    // MARK: - Events
+
+    /// Starts the upload: PRN off for the init packet.
+    public mutating func start() -> SecureDFUAction {
+        guard phase == .idle else { return fail(.unexpectedResponse(step: .settingPRN, bytes: [])) }
+        guard !initPacket.isEmpty else {
+            return fail(.invalidPart(kind, reason: "a Secure DFU part needs an init packet"))
+        }
+        phase = .settingInitPRN
+        return .send(.setPRN(0))
+    }
+
+    /// A notification arrived on the control point.
+    public mutating func received(_ bytes: [UInt8]) -> SecureDFUAction {
+        let response: SecureDFUResponse
+        do {
+            response = try SecureDFUResponse(bytes: bytes)
+        } catch {
+            return fail(.unexpectedResponse(step: step, bytes: bytes))
+        }
+        if response.request == .calculateChecksum, response.result == .success, expectedOpCode != .calculateChecksum {
+            // A receipt that arrived after its timeout was answered by a checksum request: already handled.
+            return .awaitNotification
+        }
+        guard response.request == expectedOpCode else { return fail(.unexpectedResponse(step: step, bytes: bytes)) }
+        if response.result != .success {
+            return failed(response)
+        }
+        switch phase {
+        case .settingInitPRN:
+            devicePRN = 0
+            phase = .selectingCommand
+            return .send(.select(.command))
+        case .selectingCommand:
+            return selectedCommand(response)
+        case .creatingCommand:
+            phase = .sendingCommand
+            sent = 0
+            return .writePackets(packets(of: initPacket, from: 0, to: initPacket.count), awaitReceipt: false)
+        case .checkingCommand:
+            return checkedCommand(response)
+        case .executingCommand:
+            return executedCommand()
+        case .settingDataPRN:
+            devicePRN = configuration.packetReceiptNotifications
+            packetsSinceReset = 0
+            phase = .selectingData
+            return .send(.select(.data))
+        case .selectingData:
+            return selectedData(response)
+        case .executingResumedObject:
+            return executedObject()
+        case .creatingData:
+            packetsSinceReset = 0
+            let delay = createdFirstObject ? configuration.objectDelay
+                : max(configuration.firstObjectDelay, configuration.objectDelay)
+            createdFirstObject = true
+            if delay > .zero {
+                phase = .delaying
+                return .wait(delay)
+            }
+            return stream()
+        case .awaitingReceipt, .checkingLostReceipt:
+            return checkedReceipt(response)
+        case .checkingData:
+            return checkedObject(response)
+        case .executingData:
+            return executedObject()
+        case .settingFallbackPRN:
+            devicePRN = configuration.packetReceiptNotificationsAfterLoss
+            packetsSinceReset = 0
+            return createObject()
+        case .idle, .sendingCommand, .delaying, .streaming, .resetting, .failed:
+            return fail(.unexpectedResponse(step: step, bytes: bytes))
+        }
+    }
+
+    private var createdFirstObject = false
+
+    /// The packets of the last `.writePackets(…, awaitReceipt: false)` were written.
+    public mutating func packetsWritten() -> SecureDFUAction {
+        switch phase {
+        case .sendingCommand:
+            sent = initPacket.count
+            phase = .checkingCommand
+            return .send(.calculateChecksum)
+        case .streaming:
+            if sent < objectEnd { return stream() }
+            phase = .checkingData
+            return .send(.calculateChecksum)
+        default:
+            return fail(.unexpectedResponse(step: step, bytes: []))
+        }
+    }
+
+    /// The delay asked for by `.wait` is over.
+    public mutating func delayElapsed() -> SecureDFUAction {
+        guard phase == .delaying else { return fail(.unexpectedResponse(step: step, bytes: [])) }
+        return stream()
+    }
+
+    /// No notification came within `duration`.
+    public mutating func timedOut(after duration: Duration) -> SecureDFUAction {
+        if phase == .awaitingReceipt {
+            // A dropped packet means the receipt never comes: ask where the device is.
+            phase = .checkingLostReceipt
+            return .send(.calculateChecksum)
+        }
+        return fail(.timeout(step: step, after: duration))
+    }
+
+    /// The link dropped.
+    /// While validating (the last Execute) this cannot tell a reset after activation from a lost
+    /// request: the runner looks for the bootloader again and resumes if it is still there.
+    public mutating func disconnected() -> SecureDFUAction {
+        if phase == .resetting { return .awaitReset }
+        return fail(.disconnected(step: step, attempts: 1))
+    }
+
+    /// The step the machine is in, for errors and logs.
+    public var step: DFUStep {
+        switch phase {
+        case .idle, .settingInitPRN, .settingDataPRN, .settingFallbackPRN: .settingPRN
+        case .selectingCommand: .selecting(.command)
+        case .creatingCommand: .creating(.command)
+        case .sendingCommand: .sendingInitPacket
+        case .checkingCommand: .verifying(.command)
+        case .executingCommand: .executingInitPacket
+        case .selectingData: .selecting(.data)
+        case .creatingData: .creating(.data)
+        case .delaying, .streaming, .awaitingReceipt, .checkingLostReceipt: .sendingFirmware
+        case .checkingData: .verifying(.data)
+        case .executingData, .executingResumedObject: objectEnd == image.count ? .validatingFirmware : .executingDataObject
+        case .resetting, .failed: .activating
+        }
+    }
+
+    // MARK: - Transitions
+
+    private var expectedOpCode: SecureDFUOpCode {
+        switch phase {
+        case .settingInitPRN, .settingDataPRN, .settingFallbackPRN: .setPRN
+        case .selectingCommand, .selectingData: .selectObject
+        case .creatingCommand, .creatingData: .createObject
+        case .checkingCommand, .checkingData, .awaitingReceipt, .checkingLostReceipt: .calculateChecksum
+        case .executingCommand, .executingData, .executingResumedObject: .execute
+        default: .response
+        }
+    }
+
+    private mutating func failed(_ response: SecureDFUResponse) -> SecureDFUAction {
+        // SDK 15–17 answer 0x08 when the object re-executed on resume was already executed.
+        if response.result == .operationNotPermitted, phase == .executingResumedObject {
+            return executedObject()
+        }
+        let request: String
+        switch phase {
+        case .executingCommand: request = "the init packet"
+        default: request = response.request.description
+        }
+        return fail(.remote(step: step, request: request, status: .secure(response.result, response.extendedError)))
+    }
+
+    private mutating func selectedCommand(_ response: SecureDFUResponse) -> SecureDFUAction {
+        guard let maxSize = response.maxSize, let offset = response.offset, let crc = response.crc else {
+            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
+        }
+        guard maxSize > 0, initPacket.count <= Int(maxSize) else {
+            return fail(.invalidPart(kind,
+                reason: "the init packet (\(initPacket.count) bytes) is larger than the bootloader accepts (\(maxSize) bytes)"))
+        }
+        let length = initPacket.count
+        if configuration.resume, offset > 0, Int(offset) <= length,
+            CRC32.checksum(initPacket[0..<Int(offset)]) == crc {
+            if Int(offset) == length {
+                phase = .executingCommand
+                return .send(.execute)
+            }
+            phase = .sendingCommand
+            sent = Int(offset)
+            return .writePackets(packets(of: initPacket, from: Int(offset), to: length), awaitReceipt: false)
+        }
+        phase = .creatingCommand
+        return .send(.create(.command, size: UInt32(length)))
+    }
+
+    private mutating func checkedCommand(_ response: SecureDFUResponse) -> SecureDFUAction {
+        guard let offset = response.offset, let crc = response.crc else {
+            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
+        }
+        let expectedCRC = CRC32.checksum(initPacket)
+        if Int(offset) == initPacket.count, crc == expectedCRC {
+            phase = .executingCommand
+            return .send(.execute)
+        }
+        commandAttempts += 1
+        if commandAttempts >= configuration.objectAttempts {
+            return fail(.crcMismatch(step: step, object: "init packet", expectedOffset: UInt32(initPacket.count),
+                                     reportedOffset: offset, expectedCRC: expectedCRC, reportedCRC: crc,
+                                     attempts: commandAttempts))
+        }
+        phase = .creatingCommand
+        return .send(.create(.command, size: UInt32(initPacket.count)))
+    }
+
+    private mutating func executedCommand() -> SecureDFUAction {
+        if configuration.packetReceiptNotifications != devicePRN {
+            phase = .settingDataPRN
+            return .send(.setPRN(configuration.packetReceiptNotifications))
+        }
+        phase = .selectingData
+        return .send(.select(.data))
+    }
+
+    private mutating func selectedData(_ response: SecureDFUResponse) -> SecureDFUAction {
+        guard let maxSize = response.maxSize, let reported = response.offset, let crc = response.crc else {
+            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
+        }
+        guard maxSize > 0 else { return fail(.unexpectedResponse(step: step, bytes: response.bytes)) }
+        dataMaxSize = Int(maxSize)
+        let offset = Int(reported)
+        let total = image.count
+        if configuration.resume, offset > 0, offset <= total, CRC32.checksum(image[0..<offset]) == crc {
+            if offset == total || offset % dataMaxSize == 0 {
+                // The last full object may not have been executed: execute it (0x08 = it was).
+                setObject(start: offset - (offset % dataMaxSize == 0 ? dataMaxSize : offset % dataMaxSize),
+                          crcKnown: nil)
+                objectEnd = offset
+                sent = offset
+                phase = .executingResumedObject
+                return .send(.execute)
+            }
+            // Inside an object: send the rest without a new Create.
+            setObject(start: offset - offset % dataMaxSize, crcKnown: nil)
+            sent = offset
+            bytesExecuted = objectStart
+            packetsSinceReset = 0
+            return stream()
+        }
+        if offset > 0, offset <= total {
+            // Mismatch: roll back to the start of the object holding the last byte.
+            setObject(start: (offset - 1) / dataMaxSize * dataMaxSize, crcKnown: nil)
+        } else {
+            setObject(start: 0, crcKnown: 0)
+        }
+        bytesExecuted = objectStart
+        return createObject()
+    }
+
+    private mutating func setObject(start: Int, crcKnown: UInt32?) {
+        objectStart = min(max(0, start), image.count)
+        objectEnd = min(objectStart + dataMaxSize, image.count)
+        crcAtObjectStart = crcKnown ?? CRC32.checksum(image[0..<objectStart])
+        sent = objectStart
+        attempts = 0
+    }
+
+    private mutating func createObject() -> SecureDFUAction {
+        sent = objectStart
+        phase = .creatingData
+        return .send(.create(.data, size: UInt32(objectEnd - objectStart)))
+    }
+
+    private mutating func stream() -> SecureDFUAction {
+        phase = .streaming
+        let prn = Int(devicePRN)
+        var limit = objectEnd
+        var awaitReceipt = false
+        if prn > 0 {
+            let untilReceipt = prn - packetsSinceReset % prn
+            let end = min(objectEnd, sent + untilReceipt * configuration.packetSize)
+            let count = packetCount(from: sent, to: end)
+            if count == untilReceipt {
+                awaitReceipt = true
+            }
+            limit = end
+        }
+        let batch = packets(of: image, from: sent, to: limit)
+        packetsSinceReset += batch.count
+        bytesWritten += limit - sent
+        sent = limit
+        if awaitReceipt { phase = .awaitingReceipt }
+        return .writePackets(batch, awaitReceipt: awaitReceipt)
+    }
+
+    private func packetCount(from start: Int, to end: Int) -> Int {
+        (end - start + configuration.packetSize - 1) / configuration.packetSize
+    }
+
+    private func packets(of bytes: [UInt8], from start: Int, to end: Int) -> [[UInt8]] {
+        stride(from: start, to: end, by: configuration.packetSize).map { offset in
+            Array(bytes[offset..<min(end, offset + configuration.packetSize)])
+        }
+    }
+
+    private func crc(upTo end: Int) -> UInt32 {
+        var running = CRC32(continuingFrom: crcAtObjectStart)
+        running.update(image[objectStart..<end])
+        return running.value
+    }
+
+    private mutating func checkedReceipt(_ response: SecureDFUResponse) -> SecureDFUAction {
+        guard let offset = response.offset, let reportedCRC = response.crc else {
+            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
+        }
+        if Int(offset) == sent, reportedCRC == crc(upTo: sent) {
+            if sent < objectEnd { return stream() }
+            phase = .checkingData
+            return .send(.calculateChecksum)
+        }
+        return retryObject(reportedOffset: offset, reportedCRC: reportedCRC, lost: Int(offset) != sent)
+    }
+
+    private mutating func checkedObject(_ response: SecureDFUResponse) -> SecureDFUAction {
+        guard let offset = response.offset, let reportedCRC = response.crc else {
+            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
+        }
+        if Int(offset) == objectEnd, reportedCRC == crc(upTo: objectEnd) {
+            phase = .executingData
+            return .send(.execute)
+        }
+        return retryObject(reportedOffset: offset, reportedCRC: reportedCRC, lost: Int(offset) != objectEnd)
+    }
+
+    private mutating func retryObject(reportedOffset: UInt32, reportedCRC: UInt32, lost: Bool) -> SecureDFUAction {
+        attempts += 1
+        if attempts >= configuration.objectAttempts {
+            let index = objectStart / max(1, dataMaxSize) + 1
+            let count = (image.count + dataMaxSize - 1) / max(1, dataMaxSize)
+            return fail(.crcMismatch(step: step, object: "data object \(index) of \(count) (bytes \(objectStart)..<\(objectEnd))",
+                                     expectedOffset: UInt32(sent), reportedOffset: reportedOffset,
+                                     expectedCRC: crc(upTo: sent), reportedCRC: reportedCRC, attempts: attempts))
+        }
+        if lost {
+            lossDetected = true
+            let fallback = configuration.packetReceiptNotificationsAfterLoss
+            if devicePRN == 0 || devicePRN > fallback {
+                phase = .settingFallbackPRN
+                return .send(.setPRN(fallback))
+            }
+        }
+        return createObject()
+    }
+
+    private mutating func executedObject() -> SecureDFUAction {
+        bytesExecuted = objectEnd
+        if objectEnd >= image.count {
+            phase = .resetting
+            return .awaitReset
+        }
+        setObject(start: objectEnd, crcKnown: crc(upTo: objectEnd))
+        return createObject()
+    }
+
+    private mutating func fail(_ error: DFUError) -> SecureDFUAction {
+        phase = .failed
+        return .fail(error)
+    }
+}

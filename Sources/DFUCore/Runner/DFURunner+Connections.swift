@@ -1,0 +1,155 @@
+// Connecting, finding the bootloader again, and switching applications into it.
+
+extension DFURunner {
+    // MARK: - Connections
+
+    func connect(_ parameters: DFUConnectParameters, step: DFUStep) async throws(DFUError) -> DFUPeer {
+        if Task.isCancelled { throw .aborted(step: step) }
+        var attempt = 1
+        while true {
+            do {
+                return try await connectOnce(parameters, step: step)
+            } catch let error where attempt < options.connectionAttempts && error.isConnectionFailure {
+                attempt += 1
+            }
+        }
+    }
+
+    func connectOnce(_ parameters: DFUConnectParameters, step: DFUStep) async throws(DFUError) -> DFUPeer {
+        do {
+            return try await transport.connect(parameters)
+        } catch .deviceNotFound {
+            if step == .findingBootloader { throw .bootloaderNotFound(selector: parameters.selector, after: parameters.scanTimeout) }
+            throw .unsupportedDevice(reason: "no device matching \(parameters.selector) was found within \(parameters.scanTimeout.dfuSeconds)")
+        } catch {
+            throw wrap(error, step: step)
+        }
+    }
+
+    /// Finds the bootloader after a jump or a reset: the user's address/name if given, else the
+    /// same address and/or the address + 1 rule, advertising a DFU service.
+    func findBootloader(near address: DFUDeviceAddress, name: String?, sameAddressOnly: Bool,
+                                previousApp: DFUDeviceAddress?) async throws(DFUError) -> DFUPeer {
+        var selector = DFUDeviceSelector(serviceUUIDs: options.uuids.bootloaderServices)
+        if let override = options.bootloaderAddress {
+            selector.addresses = [override]
+        } else if options.bootloaderName == nil {
+            selector.addresses = sameAddressOnly ? [address] : [address, address.bootloaderAddress]
+        }
+        selector.name = options.bootloaderName ?? name
+        var parameters = DFUConnectParameters(selector: selector, scanTimeout: options.scanTimeout,
+                                              connectTimeout: options.connectTimeout, uuids: options.uuids)
+        let peer = try await connect(parameters, step: .findingBootloader)
+        let stillApplication = peer.endpoints.contains(.buttonlessWithBonds) || peer.endpoints.contains(.buttonlessWithoutBonds)
+        guard stillApplication, peer.address == previousApp else { return peer }
+        // Same address as the application and its services again: a stale GATT cache. Discover afresh.
+        await transport.disconnect()
+        parameters.discardCachedServices = true
+        parameters.selector = .address(peer.address)
+        let fresh = try await connect(parameters, step: .findingBootloader)
+        if fresh.endpoints.contains(.buttonlessWithBonds) || fresh.endpoints.contains(.buttonlessWithoutBonds) {
+            throw .unsupportedDevice(reason: "\(fresh.address) still shows its application's services after the jump to the bootloader")
+        }
+        return fresh
+    }
+
+    /// After a part the device resets: into its bootloader (same address or + 1) when the application
+    /// was invalidated (SoftDevice updates), or back into the application (bootloader-only updates),
+    /// which is then switched again.
+    func findDeviceBetweenParts(bootloader: DFUDeviceAddress, application: DFUDeviceAddress) async throws(DFUError) -> DFUPeer {
+        if options.bootloaderAddress != nil || options.bootloaderName != nil {
+            return try await findBootloader(near: bootloader, name: nil, sameAddressOnly: false, previousApp: nil)
+        }
+        var addresses = [bootloader, bootloader.bootloaderAddress]
+        if !addresses.contains(application) { addresses.append(application) }
+        return try await connect(DFUConnectParameters(
+            selector: DFUDeviceSelector(addresses: addresses), scanTimeout: options.scanTimeout,
+            connectTimeout: options.connectTimeout, uuids: options.uuids), step: .findingBootloader)
+    }
+
+    func enterBootloader(from peer: DFUPeer, mode: Mode, context: inout UpdateContext) async throws(DFUError)
+        -> (DFUPeer, Mode) {
+        if Task.isCancelled { throw .aborted(step: .enteringBootloader) }
+        switch mode {
+        case .buttonless(let variant):
+            let name: String?
+            switch options.alternativeName {
+            case .off: name = nil
+            case .random: name = context.names.next()
+            case .named(let chosen): name = chosen
+            }
+            let bootloaderName = try await runButtonless(variant, alternativeName: name)
+            _ = await transport.waitForDisconnection(within: options.responseTimeout)
+            await transport.disconnect()
+            let found = try await findBootloader(near: variant.keepsAddress ? peer.address : peer.address.bootloaderAddress,
+                                                 name: bootloaderName, sameAddressOnly: true, previousApp: peer.address)
+            let newMode = try await detectMode(found)
+            if newMode.isApplication { throw .unsupportedDevice(reason: "\(found.address) did not come back as a bootloader") }
+            return (found, newMode)
+        case .legacyApplication:
+            do {
+                try await transport.enableNotifications(on: .legacyControlPoint)
+            } catch { throw wrap(error, step: .enablingNotifications) }
+            do {
+                try await transport.write(LegacyDFURequest.startDFU(.application).bytes, to: .legacyControlPoint, type: .withResponse)
+            } catch .disconnected {
+                // The application may reset before acknowledging.
+            } catch { throw wrap(error, step: .enteringBootloader) }
+            _ = await transport.waitForDisconnection(within: options.responseTimeout)
+            await transport.disconnect()
+            let found = try await findBootloader(near: peer.address, name: nil, sameAddressOnly: false, previousApp: nil)
+            let newMode = try await detectMode(found)
+            if newMode.isApplication { throw .unsupportedDevice(reason: "\(found.address) did not come back as a bootloader") }
+            return (found, newMode)
+        case .secureBootloader, .legacyBootloader:
+            return (peer, mode)
+        }
+    }
+
+    func runButtonless(_ variant: ButtonlessVariant, alternativeName: String?) async throws(DFUError) -> String? {
+        do {
+            try await transport.enableNotifications(on: variant.endpoint)
+        } catch { throw wrap(error, step: .enablingNotifications) }
+        var machine = ButtonlessStateMachine(variant: variant, alternativeName: alternativeName)
+        var action = machine.start()
+        while true {
+            switch action {
+            case .send(let request):
+                do {
+                    try await transport.write(request.bytes, to: variant.endpoint, type: .withResponse)
+                    action = try await awaitNotification(from: variant.endpoint, within: options.responseTimeout).map {
+                        machine.received($0)
+                    } ?? machine.timedOut(after: options.responseTimeout)
+                } catch .disconnected {
+                    action = machine.disconnected()
+                } catch {
+                    throw wrap(error, step: machine.step)
+                }
+            case .jumped(let name):
+                return name
+            case .fail(let error):
+                throw error
+            }
+        }
+    }
+
+    /// The next notification from `endpoint` (others are skipped), nil on timeout.
+    func awaitNotification(from endpoint: DFUEndpoint, within timeout: Duration) async throws(DFUTransportError) -> [UInt8]? {
+        while true {
+            do {
+                let notification = try await transport.nextNotification(within: timeout)
+                if notification.endpoint == endpoint { return notification.bytes }
+            } catch .timedOut {
+                return nil
+            }
+        }
+    }
+
+    func wrap(_ error: DFUTransportError, step: DFUStep) -> DFUError {
+        switch error {
+        case .disconnected: .disconnected(step: step, attempts: 1)
+        case .timedOut: .timeout(step: step, after: options.responseTimeout)
+        default: .transport(step: step, error)
+        }
+    }
+}

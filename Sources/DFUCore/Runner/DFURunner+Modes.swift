@@ -1,0 +1,60 @@
+// How the runner tells application from bootloader mode, and what it carries through an update.
+
+extension DFURunner {
+    // MARK: - Modes
+
+    enum Mode: Sendable, Hashable {
+        case secureBootloader
+        case legacyBootloader(LegacyDFUVersion?)
+        case buttonless(ButtonlessVariant)
+        case legacyApplication
+
+        var isApplication: Bool {
+            switch self {
+            case .buttonless, .legacyApplication: true
+            case .secureBootloader, .legacyBootloader: false
+            }
+        }
+    }
+
+    struct UpdateContext {
+        var start: RunnerClock.Instant
+        var totalParts: Int
+        var names: DFUAlternativeNameGenerator
+        var partNumber = 1
+        var totalPartsSkipped = 0
+        var report = DFUUpdateReport()
+        var uploadStart: RunnerClock.Instant?
+        var lastReport: (RunnerClock.Instant, Int)?
+    }
+
+    func detectMode(_ peer: DFUPeer) async throws(DFUError) -> Mode {
+        let endpoints = peer.endpoints
+        if endpoints.contains(.secureControlPoint), endpoints.contains(.securePacket) { return .secureBootloader }
+        if endpoints.contains(.buttonlessWithBonds) { return .buttonless(.withBonds) }
+        if endpoints.contains(.buttonlessWithoutBonds) { return .buttonless(.withoutBonds) }
+        if endpoints.contains(.legacyControlPoint) {
+            var version: LegacyDFUVersion?
+            if endpoints.contains(.legacyVersion) {
+                let bytes: [UInt8]
+                do { bytes = try await transport.read(.legacyVersion) } catch { throw wrap(error, step: .readingVersion) }
+                version = LegacyDFUVersion(bytes: bytes)
+                if version == nil { throw .unexpectedResponse(step: .readingVersion, bytes: bytes) }
+            }
+            if let version { return version.isApplication ? .legacyApplication : .legacyBootloader(version) }
+            // No version characteristic (SDK ≤ 6.1): the DFU service alone means bootloader.
+            if options.forceDFU || peer.serviceCount <= 1 { return .legacyBootloader(nil) }
+            return .legacyApplication
+        }
+        if options.experimentalButtonless, endpoints.contains(.buttonlessExperimental) { return .buttonless(.experimental) }
+        throw .unsupportedDevice(reason: "no Secure or Legacy DFU service or buttonless characteristic on \(peer.address)")
+    }
+
+    func checkFormat(_ format: PackageFormat, mode: Mode) throws(DFUError) {
+        switch mode {
+        case .secureBootloader where format == .legacy: throw .protocolMismatch(package: .legacy, device: .secure)
+        case .legacyBootloader where format == .secure: throw .protocolMismatch(package: .secure, device: .legacy)
+        default: return
+        }
+    }
+}

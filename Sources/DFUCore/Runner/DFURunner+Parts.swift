@@ -1,0 +1,207 @@
+// Sending one part: the Secure and Legacy loops, with reconnection and resume.
+
+extension DFURunner {
+    // MARK: - Parts
+
+    /// Sends one part, reconnecting and resuming after link losses; returns the last bootloader peer.
+    func upload(_ part: FirmwarePart, peer: DFUPeer, mode: Mode, context: inout UpdateContext) async throws(DFUError) -> DFUPeer {
+        var peer = peer
+        var reconnections = 0
+        var restarted = false
+        var lastStep = DFUStep.connecting
+        context.uploadStart = nil
+        context.lastReport = nil
+        while true {
+            report(.starting, part: context.partNumber, context: context, bytes: 0, total: part.image.count)
+            let outcome: PartOutcome
+            switch mode {
+            case .legacyBootloader(let version):
+                outcome = try await runLegacy(part, version: version, restarted: restarted, context: &context)
+            default:
+                outcome = try await runSecure(part, peer: peer, context: &context)
+            }
+            switch outcome {
+            case .completed:
+                return peer
+            case .restart:
+                restarted = true
+            case .linkLost(let error):
+                if case .disconnected(let step, _) = error { lastStep = step }
+                guard reconnections < options.reconnectAttempts else {
+                    if case .disconnected(let step, _) = error { throw .disconnected(step: step, attempts: reconnections + 1) }
+                    throw error
+                }
+                reconnections += 1
+                context.report.reconnections += 1
+            }
+            await transport.disconnect()
+            report(.connecting, part: context.partNumber, context: context, bytes: 0, total: part.image.count)
+            let parameters = DFUConnectParameters(
+                selector: DFUDeviceSelector(addresses: [peer.address], serviceUUIDs: options.uuids.bootloaderServices),
+                scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout, uuids: options.uuids)
+            do {
+                peer = try await connect(parameters, step: .findingBootloader)
+            } catch .bootloaderNotFound where lastStep == .validatingFirmware {
+                // The link dropped after the last Execute and no bootloader advertises any more:
+                // the device activated the image and reset into it.
+                return peer
+            }
+        }
+    }
+
+    enum PartOutcome {
+        case completed
+        case linkLost(DFUError)
+        case restart
+    }
+
+    func runSecure(_ part: FirmwarePart, peer: DFUPeer, context: inout UpdateContext) async throws(DFUError) -> PartOutcome {
+        do {
+            try await transport.enableNotifications(on: .secureControlPoint)
+        } catch .disconnected {
+            return .linkLost(.disconnected(step: .enablingNotifications, attempts: 1))
+        } catch { throw wrap(error, step: .enablingNotifications) }
+        var machine = SecureDFUStateMachine(
+            kind: part.kind, initPacket: part.initPacket, image: part.image,
+            configuration: .init(options: options, maximumWriteLength: peer.maximumWriteLength))
+        var action = machine.start()
+        while true {
+            if Task.isCancelled {
+                try? await transport.write(SecureDFURequest.abort.bytes, to: .secureControlPoint, type: .withResponse)
+                await transport.disconnect()
+                report(.aborted, part: context.partNumber, context: context, bytes: machine.bytesExecuted, total: part.image.count)
+                throw .aborted(step: machine.step)
+            }
+            switch action {
+            case .send(let request):
+                if request == .execute, machine.step == .validatingFirmware {
+                    report(.validating, part: context.partNumber, context: context, bytes: part.image.count, total: part.image.count)
+                }
+                do {
+                    try await transport.write(request.bytes, to: .secureControlPoint, type: .withResponse)
+                    action = try await awaitNotification(from: .secureControlPoint, within: options.responseTimeout)
+                        .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
+                } catch .disconnected {
+                    action = machine.disconnected()
+                } catch {
+                    throw wrap(error, step: machine.step)
+                }
+            case .writePackets(let packets, let awaitReceipt):
+                do {
+                    for packet in packets {
+                        try await transport.write(packet, to: .securePacket, type: .withoutResponse)
+                    }
+                    if machine.step == .sendingFirmware {
+                        report(.uploading, part: context.partNumber, context: &context, bytes: machine.bytesSent, total: part.image.count)
+                    }
+                    if awaitReceipt {
+                        action = try await awaitNotification(from: .secureControlPoint, within: options.receiptTimeout)
+                            .map { machine.received($0) } ?? machine.timedOut(after: options.receiptTimeout)
+                    } else {
+                        action = machine.packetsWritten()
+                    }
+                } catch .disconnected {
+                    action = machine.disconnected()
+                } catch {
+                    throw wrap(error, step: machine.step)
+                }
+            case .awaitNotification:
+                do {
+                    action = try await awaitNotification(from: .secureControlPoint, within: options.responseTimeout)
+                        .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
+                } catch .disconnected {
+                    action = machine.disconnected()
+                } catch {
+                    throw wrap(error, step: machine.step)
+                }
+            case .wait(let duration):
+                do { try await clock.sleep(for: duration) } catch { continue }
+                action = machine.delayElapsed()
+            case .awaitReset:
+                context.report.fellBackToPRN1 = context.report.fellBackToPRN1 || machine.fellBackToPRN1
+                report(.disconnecting, part: context.partNumber, context: context, bytes: part.image.count, total: part.image.count)
+                _ = await transport.waitForDisconnection(within: options.responseTimeout)
+                await transport.disconnect()
+                return .completed
+            case .fail(let error):
+                context.report.fellBackToPRN1 = context.report.fellBackToPRN1 || machine.fellBackToPRN1
+                if case .disconnected = error { return .linkLost(error) }
+                // The link stays up: after a rejected system part the application goes over it.
+                throw error
+            }
+        }
+    }
+
+    func runLegacy(_ part: FirmwarePart, version: LegacyDFUVersion?, restarted: Bool,
+                           context: inout UpdateContext) async throws(DFUError) -> PartOutcome {
+        do {
+            try await transport.enableNotifications(on: .legacyControlPoint)
+        } catch .disconnected {
+            return .linkLost(.disconnected(step: .enablingNotifications, attempts: 1))
+        } catch { throw wrap(error, step: .enablingNotifications) }
+        var machine = LegacyDFUStateMachine(part: part, configuration: .init(
+            packetReceiptNotifications: options.packetReceiptNotifications, version: version, restarted: restarted))
+        var action = machine.start()
+        while true {
+            if Task.isCancelled {
+                try? await transport.write(LegacyDFURequest.reset.bytes, to: .legacyControlPoint, type: .withResponse)
+                await transport.disconnect()
+                report(.aborted, part: context.partNumber, context: context, bytes: machine.bytesSent, total: part.image.count)
+                throw .aborted(step: machine.step)
+            }
+            switch action {
+            case .send(let request):
+                if request == .validate {
+                    report(.validating, part: context.partNumber, context: context, bytes: part.image.count, total: part.image.count)
+                }
+                do {
+                    try await transport.write(request.bytes, to: .legacyControlPoint, type: .withResponse)
+                    if request.expectsResponse {
+                        action = try await awaitNotification(from: .legacyControlPoint, within: options.responseTimeout)
+                            .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
+                    } else {
+                        action = machine.requestWritten()
+                    }
+                } catch .disconnected {
+                    action = machine.disconnected()
+                } catch {
+                    throw wrap(error, step: machine.step)
+                }
+            case .writePackets(let packets, let awaitReceipt):
+                do {
+                    for packet in packets {
+                        try await transport.write(packet, to: .legacyPacket, type: .withoutResponse)
+                    }
+                    if machine.step == .sendingFirmware, !packets.isEmpty {
+                        report(.uploading, part: context.partNumber, context: &context, bytes: machine.bytesSent, total: part.image.count)
+                    }
+                    if awaitReceipt {
+                        action = try await awaitNotification(from: .legacyControlPoint, within: options.responseTimeout)
+                            .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
+                    } else {
+                        action = machine.packetsWritten()
+                    }
+                } catch .disconnected {
+                    action = machine.disconnected()
+                } catch {
+                    throw wrap(error, step: machine.step)
+                }
+            case .wait(let duration):
+                do { try await clock.sleep(for: duration) } catch { continue }
+                action = machine.delayElapsed()
+            case .resetAndRestart:
+                try? await transport.write(LegacyDFURequest.reset.bytes, to: .legacyControlPoint, type: .withResponse)
+                _ = await transport.waitForDisconnection(within: options.responseTimeout)
+                return .restart
+            case .awaitReset:
+                report(.disconnecting, part: context.partNumber, context: context, bytes: part.image.count, total: part.image.count)
+                _ = await transport.waitForDisconnection(within: options.responseTimeout)
+                await transport.disconnect()
+                return .completed
+            case .fail(let error):
+                if case .disconnected = error { return .linkLost(error) }
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/// What an update did, for summaries and benchmarks.
+public struct DFUUpdateReport: Sendable, Hashable {
+    /// Parts sent to completion, in order.
+    public var partsSent: [PartKind] = []
+    /// System parts the bootloader rejected before the application was sent instead.
+    public var partsSkipped: [PartKind] = []
+    /// Firmware bytes of the parts sent.
+    public var bytesSent = 0
+    /// Time from the first connection to the last reset, on the runner's clock.
+    public var elapsed: Duration = .zero
+    /// Reconnections after a lost link (resumes).
+    public var reconnections = 0
+    /// Whether the PRN was forced to 1 after a detected loss.
+    public var fellBackToPRN1 = false
+
+    /// An empty report.
+    public init() {}
+
+    /// Average firmware throughput in bytes per second.
+    public var throughput: Double {
+        let seconds = elapsed.dfuSecondsValue
+        return seconds > 0 ? Double(bytesSent) / seconds : 0
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a Double.
+    public var dfuSecondsValue: Double {
+        Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    }
+}

@@ -1,0 +1,29 @@
+/// A failure reported by a transport; the runner wraps it in ``DFUError`` with the step.
+public enum DFUTransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The link is down (or dropped during the call).
+    case disconnected
+    /// Nothing arrived within the given time.
+    case timedOut
+    /// No device matched the selector within the scan timeout.
+    case deviceNotFound
+    /// The endpoint is not present on the connected device.
+    case endpointMissing(DFUEndpoint)
+    /// The device answered a write/read with an ATT error (e.g. 0xFD: CCCD improperly configured).
+    case attError(UInt8)
+    /// Anything else, in the transport's words.
+    case failed(String)
+
+    /// A phrase, e.g. "ATT error 0xfd (notifications not enabled — the GATT cache may be stale)".
+    public var description: String {
+        switch self {
+        case .disconnected: "the device disconnected"
+        case .timedOut: "the operation timed out"
+        case .deviceNotFound: "no matching device was found"
+        case .endpointMissing(let endpoint): "the device has no \(endpoint) characteristic"
+        case .attError(0xFD):
+            "ATT error 0xfd (notifications not enabled; the GATT cache may be stale, remove the device and retry)"
+        case .attError(let code): "ATT error 0x" + [code].hexDescription
+        case .failed(let message): message
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// What a simulated firmware sees and changes while handling one event.
+public struct SimulatedContext: Sendable {
+    /// When the event happens (virtual time since the start).
+    public let now: Duration
+    /// The characteristics (UUIDs) whose CCCD the connected client enabled.
+    public let subscribed: Set<String>
+    /// Whether the link is bonded.
+    public let isBonded: Bool
+    /// How long the device's flash takes (from the link model).
+    public let flash: FlashTimings
+    /// The device's flash: what is installed.
+    public var storage: SimulatedStorage
+    /// What the firmware answers with (appended by the handler).
+    public var effects: [SimulatedEffect] = []
+    /// Protocol invariants the client broke (appended by the handler).
+    public var violations: [String] = []
+
+    /// Makes a context.
+    public init(now: Duration, subscribed: Set<String>, isBonded: Bool, storage: SimulatedStorage,
+                flash: FlashTimings = FlashTimings()) {
+        self.now = now
+        self.flash = flash
+        self.subscribed = subscribed
+        self.isBonded = isBonded
+        self.storage = storage
+    }
+
+    /// Queues a notification.
+    public mutating func notify(_ characteristic: String, _ bytes: [UInt8], after delay: Duration = .zero) {
+        effects.append(.notify(characteristic: characteristic.uppercased(), bytes: bytes, after: delay))
+    }
+}

@@ -1,0 +1,88 @@
+import DFUCore
+import DFUSimulator
+import Testing
+
+/// The simulator must fail loudly when a client breaks the protocol: these drive it by hand, badly.
+@Suite struct SimulatorInvariantTests {
+    static func connected(_ device: SimulatedPeripheral, link: LinkModel = LinkModel()) async throws -> SimulatedTransport {
+        let transport = SimulatedTransport(peripherals: [device], link: link)
+        _ = try await transport.connect(DFUConnectParameters(
+            selector: .address(device.address), scanTimeout: .seconds(1), connectTimeout: .seconds(1), uuids: DFUServiceUUIDs()))
+        return transport
+    }
+
+    static func request(_ transport: SimulatedTransport, _ request: SecureDFURequest) async throws -> [UInt8] {
+        try await transport.write(request.bytes, to: .secureControlPoint, type: .withResponse)
+        return try await transport.nextNotification(within: .seconds(1)).bytes
+    }
+
+    @Test func executingAnObjectWhoseChecksumWasNotRequestedIsRecorded() async throws {
+        let transport = try await Self.connected(Fixtures.secureDevice())
+        try await transport.enableNotifications(on: .secureControlPoint)
+        let part = Fixtures.securePart(size: 100)
+        _ = try await Self.request(transport, .create(.command, size: UInt32(part.initPacket.count)))
+        try await transport.write(part.initPacket, to: .securePacket, type: .withoutResponse)
+        // No Calculate Checksum before Execute.
+        #expect(try await Self.request(transport, .execute) == [0x60, 0x04, 0x01])
+        #expect(transport.violations == ["executed the command object without verifying its checksum first"])
+    }
+
+    @Test func writingPastTheAnnouncedObjectSizeIsRecorded() async throws {
+        let transport = try await Self.connected(Fixtures.secureDevice())
+        try await transport.enableNotifications(on: .secureControlPoint)
+        _ = try await Self.request(transport, .create(.command, size: 4))
+        try await transport.write([1, 2, 3, 4, 5], to: .securePacket, type: .withoutResponse)
+        #expect(transport.violations == ["wrote 5 bytes into a command object created with 4"])
+    }
+
+    @Test func legacyPacketLongerThanTwentyBytesIsRecorded() async throws {
+        let transport = try await Self.connected(Fixtures.legacyDevice())
+        try await transport.write(Array(repeating: 0, count: 21), to: .legacyPacket, type: .withoutResponse)
+        #expect(transport.violations == ["legacy packet of 21 bytes (the bootloader takes at most 20)"])
+    }
+
+    @Test func outrunningTheFlashSilentlyDropsWrites() async throws {
+        var link = LinkModel()
+        link.flash.wordWrite = .milliseconds(1)  // 61 ms per 244-byte packet
+        let transport = try await Self.connected(Fixtures.secureDevice(), link: link)
+        try await transport.enableNotifications(on: .secureControlPoint)
+        let part = Fixtures.securePart(size: 8_192)
+        for request in [SecureDFURequest.create(.command, size: UInt32(part.initPacket.count))] {
+            _ = try await Self.request(transport, request)
+        }
+        try await transport.write(part.initPacket, to: .securePacket, type: .withoutResponse)
+        _ = try await Self.request(transport, .calculateChecksum)
+        _ = try await Self.request(transport, .execute)
+        _ = try await Self.request(transport, .create(.data, size: 4096))
+        for offset in stride(from: 0, to: 4096, by: 244) {
+            try await transport.write(Array(part.image[offset..<min(4096, offset + 244)]), to: .securePacket, type: .withoutResponse)
+        }
+        // 17 packets fit the 17 buffers; the next object's packets outrun the flash and vanish silently.
+        let first = try await Self.request(transport, .calculateChecksum)
+        #expect(first.suffix(8).prefix(4) == [0x00, 0x10, 0x00, 0x00])  // offset 4096
+        _ = try await Self.request(transport, .execute)
+        _ = try await Self.request(transport, .create(.data, size: 4096))
+        for offset in stride(from: 4096, to: 8192, by: 244) {
+            try await transport.write(Array(part.image[offset..<min(8192, offset + 244)]), to: .securePacket, type: .withoutResponse)
+        }
+        let second = try await Self.request(transport, .calculateChecksum)
+        let reported = second.suffix(8).prefix(4).enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        #expect(reported < 8192)
+        #expect(transport.violations.isEmpty)
+    }
+
+    @Test func failedConnectionsAreRetried() async throws {
+        var faults = SimulatedFaults()
+        faults.failedConnections = 2
+        let transport = SimulatedTransport(peripherals: [Fixtures.secureDevice()], faults: faults)
+        _ = try await Fixtures.run(DFUPackage(format: .secure, parts: [Fixtures.securePart(size: 2_000)]), on: transport).get()
+        var failing = SimulatedFaults()
+        failing.failedConnections = 3
+        let again = SimulatedTransport(peripherals: [Fixtures.secureDevice()], faults: failing)
+        guard case .failure(.transport(.connecting, .failed)) = await Fixtures.run(
+            DFUPackage(format: .secure, parts: [Fixtures.securePart(size: 2_000)]), on: again) else {
+            Issue.record("three failed attempts must fail")
+            return
+        }
+    }
+}
