@@ -60,13 +60,15 @@ targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
     mapfile -t targets < <(cd Fuzz/Targets && ls -- *.swift | sed 's/\.swift$//')
 fi
+# Fuzz/Support/*.swift (input helpers) is compiled into every target.
+mapfile -t support < <(find Fuzz/Support -name '*.swift' 2>/dev/null | sort)
 for t in "${targets[@]}"; do
     src=Fuzz/Targets/$t.swift
     [[ -f $src ]] || { echo "fuzz build: no such target $t ($src)" >&2; exit 2; }
     bin=$out/bin/$t
-    if [[ -f $bin ]] && [[ $bin -nt $src ]] && [[ -z $(find "${archives[@]}" -newer "$bin" -print -quit) ]]; then
+    if [[ -f $bin ]] && [[ -z $(find "$src" "${support[@]}" "${archives[@]}" -newer "$bin" -print -quit) ]]; then
         continue
     fi
     echo "fuzz build: target $t"
-    "$SWIFTC" "${flags[@]}" -module-name "Fuzz_${t//-/_}" "$src" "${archives[@]}" "${libs[@]}" -o "$bin"
+    "$SWIFTC" "${flags[@]}" -module-name "Fuzz_${t//-/_}" "$src" "${support[@]}" "${archives[@]}" "${libs[@]}" -o "$bin"
 done

@@ -74,6 +74,27 @@ def from_zip(path):
         write("package-entries", framed)
 
 
+def conversations():
+    """Device conversations for the protocol targets: a setup byte, then moves (see each target)."""
+    for setup in (0x00, 0x01, 0x06, 0x13, 0x24, 0x32, 0x51, 0x77):
+        # Secure: every request answered with success and 12 payload bytes (zeros, then a plausible
+        # Select answer: max size 4096, offset 0, CRC 0).
+        select = b"\x00\x10\x00\x00" + bytes(8)
+        write("secure-dfu-responses", bytes([setup]) + (b"\x06\x0c" + select) * 60)
+        write("secure-dfu-responses", bytes([setup]) + (b"\x06\x0c" + bytes(12)) * 30 + b"\x0a" + b"\x0b")
+        # Legacy: every request answered with success (status 1), receipts now and then.
+        write("legacy-dfu-notifications", bytes([setup]) + b"\x05\x01" * 40)
+        write("legacy-dfu-notifications", bytes([setup]) + (b"\x05\x01\x08\x04\xdc\x05\x00\x00") * 20 + b"\x0b")
+        # Buttonless: success to every request, or a refusal, or a disconnect.
+        write("buttonless-responses", bytes([setup]) + b"\x04\x01\x04\x01")
+        write("buttonless-responses", bytes([setup]) + b"\x04\x02\x08")
+    # The notification decoders alone (the whole input is also decoded as one frame).
+    write("secure-dfu-responses", bytes.fromhex("600601") + bytes.fromhex("00100000" "00000000" "00000000"))
+    write("secure-dfu-responses", bytes.fromhex("60030b07"))
+    write("legacy-dfu-notifications", bytes.fromhex("110c000000"))
+    write("legacy-dfu-notifications", bytes.fromhex("0801"))
+
+
 def main():
     zips = files(os.path.join(ROOT, "firmware-samples"), (".zip",))
     for sub in ("packages", "bad"):
@@ -83,6 +104,7 @@ def main():
         from_zip(z)
     for h in files(os.path.join(ROOT, "Tests", "Fixtures", "hex"), (".hex",)) + files(SHARED, (".hex",)):
         write("intel-hex", open(h, "rb").read())
+    conversations()
     # Committed seeds and every input that once crashed a target.
     for kind in ("seeds", "fuzz-regressions"):
         base = os.path.join(ROOT, "Fuzz", "seeds") if kind == "seeds" else os.path.join(ROOT, "Tests", "Fixtures", kind)
