@@ -26,6 +26,7 @@ if [[ ${#targets[@]} -eq 0 ]]; then
 fi
 
 Fuzz/build.sh "${targets[@]}" || { echo "fuzz: build failed" >&2; exit 2; }
+rm -rf "$out/seeds"
 python3 Fuzz/seeds.py "$out/seeds" || { echo "fuzz: could not write the seeds" >&2; exit 2; }
 
 failed=()

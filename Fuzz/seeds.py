@@ -77,14 +77,16 @@ def from_zip(path):
 def conversations():
     """Device conversations for the protocol targets: a setup byte, then moves (see each target)."""
     for setup in (0x00, 0x01, 0x06, 0x13, 0x24, 0x32, 0x51, 0x77):
-        # Secure: every request answered with success and 12 payload bytes (zeros, then a plausible
-        # Select answer: max size 4096, offset 0, CRC 0).
-        select = b"\x00\x10\x00\x00" + bytes(8)
-        write("secure-dfu-responses", bytes([setup]) + (b"\x06\x0c" + select) * 60)
-        write("secure-dfu-responses", bytes([setup]) + (b"\x06\x0c" + bytes(12)) * 30 + b"\x0a" + b"\x0b")
+        # Secure (byte 1: the data object size): an honest device throughout; with a lost packet
+        # and a timeout on the way; ending with a disconnect.
+        for size_index in range(4):
+            write("secure-dfu-responses", bytes([setup, size_index]) + bytes(400))
+        write("secure-dfu-responses", bytes([setup, 1]) + bytes(30) + b"\x09" + bytes(30) + b"\x0c" + bytes(300))
+        write("secure-dfu-responses", bytes([setup, 2]) + bytes(20) + b"\x0d")
         # Legacy: every request answered with success (status 1), receipts now and then.
-        write("legacy-dfu-notifications", bytes([setup]) + b"\x05\x01" * 40)
-        write("legacy-dfu-notifications", bytes([setup]) + (b"\x05\x01\x08\x04\xdc\x05\x00\x00") * 20 + b"\x0b")
+        write("legacy-dfu-notifications", bytes([setup]) + b"\x0c" * 200)
+        write("legacy-dfu-notifications", bytes([setup]) + b"\x0c\x07" * 100)
+        write("legacy-dfu-notifications", bytes([setup]) + b"\x05\x01" * 40 + b"\x0b")
         # Buttonless: success to every request, or a refusal, or a disconnect.
         write("buttonless-responses", bytes([setup]) + b"\x04\x01\x04\x01")
         write("buttonless-responses", bytes([setup]) + b"\x04\x02\x08")

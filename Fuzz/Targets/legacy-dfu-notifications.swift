@@ -6,10 +6,11 @@
 // `delayElapsed()`, requests without a response get `requestWritten()`, packets without a receipt
 // get `packetsWritten()`, and `.resetAndRestart` starts one new machine with `restarted: true`.
 // Whenever the machine waits for the device, the next input byte picks the device's move:
-//   0–4  a notification of up to 20 input bytes;
-//   5–7  a response to the last request, `10 <op> <status byte from the input>`;
-//   8–9  a packet receipt, `11` then 4 input bytes;
-//   10   a timeout;   11  a disconnect.
+//   0–3  a notification of up to 20 input bytes;
+//   4–6  a response to the last request, `10 <op> <status byte from the input>`;
+//   7–8  a truthful packet receipt: `11` and the firmware bytes written so far;
+//   9    a packet receipt, `11` then up to 4 input bytes;
+//   10   a timeout;   11  a disconnect;   12  success for the last request, `10 <op> 01`.
 import DFUCore
 
 private let image: [UInt8] = (0..<1500).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 3) }
@@ -35,6 +36,9 @@ public func fuzzLegacyDFUNotifications(_ data: UnsafePointer<UInt8>?, _ size: In
     var machine = LegacyDFUStateMachine(part: part, configuration: configuration)
     var action = machine.start()
     var lastOpCode: UInt8 = 0
+    // Bytes written to the packet characteristic since Receive Firmware Image.
+    var firmwareBytes: UInt32 = 0
+    var receivingFirmware = false
     // Bounded: each step either reads input or is a runner reply that the next step answers.
     for _ in 0..<10_000 {
         switch action {
@@ -52,6 +56,10 @@ public func fuzzLegacyDFUNotifications(_ data: UnsafePointer<UInt8>?, _ size: In
         case .send(let request):
             _ = request.description
             lastOpCode = request.opCode.rawValue
+            if request == .receiveFirmware {
+                receivingFirmware = true
+                firmwareBytes = 0
+            }
             if !request.expectsResponse {
                 action = machine.requestWritten()
                 continue
@@ -59,23 +67,28 @@ public func fuzzLegacyDFUNotifications(_ data: UnsafePointer<UInt8>?, _ size: In
         case .writePackets(let packets, let awaitReceipt):
             // The machine's own promise: Legacy packets never exceed 20 bytes.
             if packets.contains(where: { $0.count > 20 }) { fatalError("a Legacy DFU packet over 20 bytes") }
+            if receivingFirmware { firmwareBytes &+= UInt32(packets.reduce(0) { $0 + $1.count }) }
             if !awaitReceipt {
                 action = machine.packetsWritten()
                 continue
             }
         }
         guard let move = input.byte() else { return 0 }
-        switch move % 12 {
-        case 0...4:
+        switch move % 13 {
+        case 0...3:
             action = machine.received(input.run(maximum: 20))
-        case 5...7:
+        case 4...6:
             action = machine.received([0x10, lastOpCode, input.byte() ?? 0x01])
-        case 8...9:
+        case 7...8:
+            action = machine.received([0x11] + (0..<4).map { UInt8(truncatingIfNeeded: firmwareBytes >> (8 * $0)) })
+        case 9:
             action = machine.received([0x11] + input.run(maximum: 4))
         case 10:
             action = machine.timedOut(after: .seconds(1))
-        default:
+        case 11:
             action = machine.disconnected()
+        default:
+            action = machine.received([0x10, lastOpCode, 0x01])
         }
     }
     return 0
