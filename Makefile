@@ -12,7 +12,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 BIN      = .build/release/dfu
 
-.PHONY: all build deps test test-unit demo install uninstall clean
+.PHONY: all build deps lint test test-unit demo install uninstall clean
 
 all: build
 
@@ -24,7 +24,10 @@ build: deps
 
 test: test-unit test-bluez
 
-test-unit: deps
+lint:
+	@scripts/lint.sh
+
+test-unit: deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -5,7 +5,9 @@
 # and the script exits 1.
 set -euo pipefail
 
-packages=(pkg-config libdbus-1-dev libzip-dev libssl-dev zlib1g-dev dbus dbus-daemon)
+# Build: pkg-config and the -dev packages. Tests: dbus-daemon (a private bus in every run), and
+# bluez, systemd, libglib2.0-bin for bluetoothctl, busctl and gdbus, which tests drive against our objects.
+packages=(pkg-config libdbus-1-dev libzip-dev libssl-dev zlib1g-dev dbus dbus-daemon bluez systemd libglib2.0-bin)
 
 missing=()
 for p in "${packages[@]}"; do

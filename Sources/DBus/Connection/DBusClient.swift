@@ -1,0 +1,33 @@
+/// What a D-Bus client needs from a connection: method calls and signal subscriptions.
+///
+/// ``DBusConnection`` is the real implementation. Layers above (such as a BlueZ client) can
+/// depend on this protocol and be tested against a fake that returns canned replies.
+public protocol DBusClient: Sendable {
+    /// Calls a method and returns its reply arguments; see ``DBusConnection/call(destination:path:interface:member:arguments:timeout:)``.
+    func call(
+        destination: BusName?,
+        path: ObjectPath,
+        interface: InterfaceName?,
+        member: MemberName,
+        arguments: [DBusValue],
+        timeout: Duration
+    ) async throws(DBusError) -> [DBusValue]
+
+    /// Subscribes to the signals matching a rule; see ``DBusConnection/signals(matching:)``.
+    func signals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusMessage>
+}
+
+extension DBusClient {
+    /// Calls a method with the default timeout (25 s).
+    public func call(
+        destination: BusName?,
+        path: ObjectPath,
+        interface: InterfaceName?,
+        member: MemberName,
+        arguments: [DBusValue] = []
+    ) async throws(DBusError) -> [DBusValue] {
+        try await call(
+            destination: destination, path: path, interface: interface, member: member, arguments: arguments,
+            timeout: DBusConnection.defaultTimeout)
+    }
+}

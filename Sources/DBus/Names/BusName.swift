@@ -1,0 +1,32 @@
+internal import CDBus
+
+/// A D-Bus bus name: a well-known name such as `org.bluez` or a unique name such as `:1.42`.
+///
+/// Checked with libdbus's `dbus_validate_bus_name` when created, so it can always be passed to libdbus safely.
+public struct BusName: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The validated name, for example `org.bluez`.
+    public let rawValue: String
+
+    /// Validates `string` as a bus name.
+    public init(_ string: String) throws(DBusError) {
+        try LibDBus.validate(string, what: "a bus name") { dbus_validate_bus_name($0, $1) }
+        rawValue = string
+    }
+
+    /// Validates `rawValue` as a bus name, or returns `nil` when it is not one.
+    public init?(rawValue: String) {
+        guard (try? Self(rawValue)) != nil else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// Wraps a string already known to be valid (a constant of this module, or a value read from libdbus).
+    init(unchecked string: String) {
+        rawValue = string
+    }
+
+    /// The name itself.
+    public var description: String { rawValue }
+
+    /// Orders names by their text.
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Fails when the project's code uses a force unwrap, `try!` or an implicitly unwrapped optional
+# (swift-format's NeverForceUnwrap, NeverUseForceTry, NeverUseImplicitlyUnwrappedOptionals over
+# Sources/). Layout findings of swift-format are not enforced.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
+findings=$("$swift" format lint --configuration .swift-format -r Sources 2>&1 \
+    | grep -E '\[(NeverForceUnwrap|NeverUseForceTry|NeverUseImplicitlyUnwrappedOptionals)\]' || true)
+if [ -n "$findings" ]; then
+    echo "$findings"
+    echo "lint: force unwraps, try! or implicitly unwrapped optionals in Sources/ (see above)" >&2
+    exit 1
+fi
+echo "lint: no force unwraps, try! or implicitly unwrapped optionals in Sources/"
