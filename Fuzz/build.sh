@@ -31,7 +31,7 @@ libs=(-lzip -lcrypto -lz)
 
 # The library modules that hold parsers, in dependency order.
 modules=(DFUCrypto ZipArchive DFUCore)
-if [[ -d Sources/DBus ]] && grep -q "CDBus" Sources/DBus/*.swift 2>/dev/null; then
+if [[ -d Sources/DBus ]] && grep -rq "CDBus" Sources/DBus --include="*.swift"; then
     modules+=(DBus)
     libs+=(-ldbus-1)
 fi

@@ -15,6 +15,9 @@ import os
 import sys
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dbus_seeds  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build-fuzz", "seeds")
 SHARED = os.path.join(os.path.dirname(ROOT), "shared", "nordic-samples")
@@ -107,6 +110,8 @@ def main():
     for h in files(os.path.join(ROOT, "Tests", "Fixtures", "hex"), (".hex",)) + files(SHARED, (".hex",)):
         write("intel-hex", open(h, "rb").read())
     conversations()
+    for wire in dbus_seeds.seeds():
+        write("dbus-message", wire)
     # Committed seeds and every input that once crashed a target.
     for kind in ("seeds", "fuzz-regressions"):
         base = os.path.join(ROOT, "Fuzz", "seeds") if kind == "seeds" else os.path.join(ROOT, "Tests", "Fixtures", kind)
