@@ -1,12 +1,12 @@
 # Fuzzing (include from the Makefile: `include Fuzz/fuzz.mk`).
-#   make fuzz                      every target, FUZZ_SECONDS (default 30) each
+#   make fuzz                      every target, FUZZ_SECONDS (default 20) each
 #   make fuzz FUZZ_SECONDS=600     ten minutes each
 #   make fuzz FUZZ_TARGETS="manifest intel-hex"
 #   make fuzz-build                only build the binaries (.build-fuzz/bin/)
 # Fails on any crash, trap, hang (FUZZ_TIMEOUT seconds on one input), leak or memory blow-up,
 # and prints the reproducer's path. See Fuzz/README.md.
 
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 20
 FUZZ_TIMEOUT ?= 10
 FUZZ_TARGETS ?=
 

@@ -16,7 +16,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 out=${FUZZ_BUILD:-$root/.build-fuzz}
 export FUZZ_BUILD=$out
-seconds=${FUZZ_SECONDS:-30}
+seconds=${FUZZ_SECONDS:-20}
 timeout=${FUZZ_TIMEOUT:-10}
 rss=${FUZZ_RSS_MB:-2048}
 
