@@ -96,8 +96,9 @@ final class ZipHandle {
             while filled < capacity, let base = out.baseAddress {
                 let count = zip_fread(file, base + filled, UInt64(capacity - filled))
                 if count < 0 {
-                    var error = zip_file_get_error(file).pointee
-                    failure = Self.text(of: &error)
+                    // The error belongs to `file` (freed by zip_fclose): read its text in place,
+                    // since a copy would own, and leak, the string that zip_error_strerror makes.
+                    failure = zip_file_get_error(file).map { String(cString: zip_error_strerror($0)) } ?? "unknown error"
                     return
                 }
                 if count == 0 { return }
