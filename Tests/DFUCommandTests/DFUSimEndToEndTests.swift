@@ -32,6 +32,34 @@ import Testing
         #expect(lines[lines.index(after: index)].hasSuffix("← Secure DFU Control Point: Set PRN → success (0x01) (60 02 01)"))
     }
 
+    @Test func legacyApplicationJumpsToItsBootloaderAndIsUpdated() throws {
+        // A Legacy application (DFU Version 0.1) jumps to its bootloader at the same address.
+        let run = try Self.upload(["-vv"], package: UploadCommandTests.package("legacy-app.zip"),
+                                  devices: ["legacy-app,address=\(Self.address)"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.address, "application") == 3000)
+        #expect(run.error.contains("Legacy DFU"), "the trace names the Legacy characteristics")
+    }
+
+    @Test func bondedButtonlessKeepsTheAddressAndSeesThroughTheCachedServices() throws {
+        // With bonds the bootloader keeps the application's address, and the stand-in serves the
+        // application's cached GATT table there until dfu removes the device and discovers again.
+        let run = try Self.upload([], devices: ["buttonless-bonded,address=\(Self.address),sd_id=0xB7"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.address, "application") == 4096)
+        #expect(run.stat(Self.address, "connections") ?? 0 >= 2, "application, then bootloader at the same address")
+    }
+
+    @Test func disconnectInTheMiddleOfADataObjectIsResumed() throws {
+        // The link drops after 2000 bytes of the first 4096-byte data object; dfu reconnects and
+        // continues from the offset the bootloader reports.
+        let run = try Self.upload([], devices: ["secure,address=\(Self.address),sd_id=0xB7"],
+                                  faults: ["disconnect-after-bytes=2000"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.address, "application") == 4096)
+        #expect(run.stat(Self.address, "connections") ?? 0 >= 2, "a second connection resumed the upload")
+    }
+
     @Test func scopeApplicationSendsOnlyTheApplication() throws {
         let run = try Self.upload(["--scope", "application"], package: UploadCommandTests.package("secure-sd-bl-app.zip"),
                                   devices: ["buttonless,address=\(Self.address),sd_id=0x101"])
