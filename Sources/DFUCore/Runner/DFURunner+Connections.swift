@@ -37,6 +37,9 @@ extension DFURunner {
             selector.addresses = sameAddressOnly ? [address] : [address, address.bootloaderAddress]
         }
         selector.name = options.bootloaderName ?? name
+        // The alternative name was chosen by us for this jump: whoever advertises it is the bootloader,
+        // at the predicted address or not.
+        selector.nameMatchesAnyAddress = options.bootloaderAddress == nil && options.bootloaderName == nil && name != nil
         var parameters = DFUConnectParameters(selector: selector, scanTimeout: options.scanTimeout,
                                               connectTimeout: options.connectTimeout, uuids: options.uuids)
         let peer = try await connect(parameters, step: .findingBootloader)

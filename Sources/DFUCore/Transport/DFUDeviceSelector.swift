@@ -1,4 +1,5 @@
-/// Which advertising device to connect to: every given criterion must match.
+/// Which advertising device to connect to: every given criterion must match, except that with
+/// ``nameMatchesAnyAddress`` a device advertising ``name`` is accepted at any address.
 public struct DFUDeviceSelector: Sendable, Hashable, CustomStringConvertible {
     /// Accept only these addresses (any of them); empty = any address.
     public var addresses: [DFUDeviceAddress]
@@ -6,6 +7,9 @@ public struct DFUDeviceSelector: Sendable, Hashable, CustomStringConvertible {
     public var name: String?
     /// Accept only devices advertising one of these service UUIDs; empty = any.
     public var serviceUUIDs: [String]
+    /// Also accept a device at any other address when it advertises exactly ``name`` (the unique
+    /// alternative name `dfu` gave a bootloader: it may come back at an address no rule predicts).
+    public var nameMatchesAnyAddress = false
 
     /// Makes a selector.
     public init(addresses: [DFUDeviceAddress] = [], name: String? = nil, serviceUUIDs: [String] = []) {
@@ -19,7 +23,9 @@ public struct DFUDeviceSelector: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether an advertisement matches. A device advertising no name passes the name rule, as on iOS.
     public func matches(address: DFUDeviceAddress, name advertisedName: String?, serviceUUIDs advertised: [String]) -> Bool {
-        if !addresses.isEmpty, !addresses.contains(address) { return false }
+        if !addresses.isEmpty, !addresses.contains(address) {
+            guard nameMatchesAnyAddress, let name, advertisedName == name else { return false }
+        }
         if let name, let advertisedName, advertisedName != name { return false }
         if !serviceUUIDs.isEmpty {
             let wanted = Set(serviceUUIDs.map { $0.uppercased() })
