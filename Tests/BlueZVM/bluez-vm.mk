@@ -10,14 +10,12 @@
 BLUEZVM_DIR           := Tests/BlueZVM
 # The scenarios `make test-bluez` (and so `make test`) runs: the harness's smoke test, the
 # simulated DFU target as a GATT peripheral checked with bluetoothctl, and `dfu upload` against the
-# real bluetoothd: Secure app, SD+BL+APP, Legacy, buttonless to a bootloader on another controller,
-# resume after a dropped link.
+# real bluetoothd: Secure app, SD+BL+APP, Legacy, buttonless to a bootloader on another controller
+# (by --bootloader-address, and by the alternative name alone), resume after a dropped link.
 BLUEZVM_DEFAULT_SCENARIOS := smoke peripheral-bluetoothctl dfu-secure-app dfu-secure-sd-bl-app dfu-legacy-app \
-                             dfu-buttonless-bootloader-address dfu-disconnect-resume
-# `make test-bluez-dfu` adds these: a 512 KB upload (about 4 minutes under TCG), and the bootloader
-# found by its alternative name, which still fails (README, DFU scenarios); it comes last because
-# after it dfu's connections failed in the following scenarios too.
-BLUEZVM_DFU_SCENARIOS := dfu-large-acquire-write dfu-buttonless-alt-name
+                             dfu-buttonless-bootloader-address dfu-disconnect-resume dfu-buttonless-alt-name
+# `make test-bluez-dfu` adds a 512 KB upload through AcquireWrite (about 4 minutes under TCG).
+BLUEZVM_DFU_SCENARIOS := dfu-large-acquire-write
 # The scenarios to run, in order.
 BLUEZVM_SCENARIOS     ?= $(foreach name,$(BLUEZVM_DEFAULT_SCENARIOS),$(BLUEZVM_DIR)/scenarios/$(name).sh)
 # More options for run.sh (see Tests/BlueZVM/run.sh --help).
