@@ -18,24 +18,4 @@ packages=(
     systemd             # busctl, used by scenarios to read bluetoothd's object tree
 )
 
-missing=()
-for p in "${packages[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-        missing+=("$p")
-    fi
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-    exit 0
-fi
-
-if [ "$(id -u)" -ne 0 ]; then
-    echo "the BlueZ VM harness needs these Debian packages: ${missing[*]}" >&2
-    echo "install them with:  sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
-    exit 1
-fi
-
-echo "bluez-vm: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+exec "$(dirname "$0")/../../scripts/install-deps.sh" --for "the BlueZ VM harness" "${packages[@]}"
