@@ -1,3 +1,4 @@
+import TestSupport
 import BlueZStandIn
 import Foundation
 import Glibc

@@ -1,18 +1,21 @@
 import Foundation
 import Glibc
 
-/// The outcome of running a command-line tool.
-struct ToolRun: Sendable {
-    let status: Int32
-    let output: String
+/// The outcome of running a command-line tool (shared by the test targets that drive
+/// bluetoothctl, busctl, gdbus and dfu-sim).
+public struct ToolRun: Sendable {
+    /// The exit status (-1 if it never ended normally).
+    public let status: Int32
+    /// Standard output and standard error, interleaved.
+    public let output: String
 
     /// Whether an executable is installed at `path`.
-    static func isInstalled(_ path: String) -> Bool {
+    public static func isInstalled(_ path: String) -> Bool {
         access(path, X_OK) == 0
     }
 
     /// Runs `path` with `arguments` without blocking a thread, killing it after `timeout`.
-    static func run(_ path: String, _ arguments: [String], timeout: Duration = .seconds(10)) async throws -> ToolRun {
+    public static func run(_ path: String, _ arguments: [String], timeout: Duration = .seconds(10)) async throws -> ToolRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
