@@ -62,6 +62,11 @@ struct RadioDevice: Sendable {
         return true
     }
 
+    /// Counts one client call in the statistics (`\.acquireWrites`, `\.startNotifies`, …).
+    mutating func count(_ call: WritableKeyPath<DeviceStatistics, Int>) {
+        statistics[keyPath: call] += 1
+    }
+
     /// A link comes up.
     mutating func connect() -> Int {
         catchUp()

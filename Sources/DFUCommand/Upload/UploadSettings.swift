@@ -18,6 +18,8 @@ struct UploadSettings: Sendable {
     let parallel: Int
     /// The engine's options.
     let options: DFUOptions
+    /// How links move data (`--no-acquire`).
+    let link: LinkPreferences
     /// Output mode.
     let output: OutputMode
     /// `-v` count: 1 = state changes and details, 2 = also every request and response.
@@ -48,6 +50,7 @@ struct UploadSettings: Sendable {
         .value("connect-timeout", "SECONDS", help: "how long connecting and discovery may take (default 10)"),
         .value("retries", "N", help: "connection retries and reconnections after a lost link (default 3)"),
         .flag("no-resume", help: "start every object over instead of resuming an interrupted upload"),
+        .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: packets by WriteValue, notifications by signals"),
         .value("packet-size", "BYTES", help: "largest data packet (default: the MTU allows, multiple of 4)"),
         .value("first-object-delay", "MS", help: "wait after creating the first data object (default 400)"),
         .value("object-delay", "MS", help: "wait after creating every data object (default 0)"),
@@ -141,6 +144,7 @@ struct UploadSettings: Sendable {
         }
         if let delay = try arguments.integer("object-delay", in: 0...10_000) { options.objectDelay = .milliseconds(delay) }
         self.options = options
+        link = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"))
 
         verbosity = arguments.count("verbose")
         let quiet = arguments.flag("quiet")

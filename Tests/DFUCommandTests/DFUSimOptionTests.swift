@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+/// The options whose effect needs more of the stand-in than ``DFUSimEndToEndTests`` uses: how
+/// packets travel over the bus, custom UUIDs, devices without a DFU Version characteristic,
+/// timing, and resuming across two runs. Each test runs the built `dfu` under `dfu-sim run` and
+/// would fail if the option had no effect.
+@Suite(.enabled(if: DFUSimRun.available)) struct DFUSimOptionTests {
+    static let app = UploadCommandTests.package("secure-app-4096.zip")
+    static let address = "C0:FF:EE:00:00:10"
+    static let buttonless = "buttonless,address=\(address),sd_id=0xB7,sd_id_after=0x101"
+
+    @Test func noAcquireSendsEveryPacketWithWriteValue() async throws {
+        let expected = try await DFUSimRun.packageCRCs(Self.app)["application"]
+        // Without the option dfu takes sockets from AcquireWrite and AcquireNotify ...
+        let acquiring = try DFUSimRun.run(devices: [Self.buttonless], ["upload", Self.app, "-d", Self.address])
+        #expect(acquiring.status == 0, "\(acquiring.error)")
+        #expect(acquiring.stat(Self.address, "acquire_write") ?? 0 >= 1)
+        #expect(acquiring.stat(Self.address, "write_value_commands") == 0)
+        // ... with it, the stand-in hands out none and sees every packet (4096 bytes in at most 244
+        // per write: at least 17) as WriteValue type=command, notifications as StartNotify.
+        let run = try DFUSimRun.run(devices: [Self.buttonless], ["upload", Self.app, "-d", Self.address, "--no-acquire"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.stat(Self.address, "acquire_write") == 0)
+        #expect(run.stat(Self.address, "acquire_notify") == 0)
+        #expect(run.stat(Self.address, "write_value_commands") ?? 0 >= 17)
+        #expect(run.stat(Self.address, "start_notify") ?? 0 >= 1)
+        #expect(run.imageSize(Self.address, "application") == 4096)
+        #expect(expected != nil && run.imageCRC(Self.address, "application") == expected, "byte-exact image")
+    }
+
+    @Test func noAcquireAlsoAppliesToTrigger() throws {
+        let run = try DFUSimRun.run(devices: [Self.buttonless], ["trigger", "-d", Self.address, "--no-acquire"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.stat(Self.address, "acquire_notify") == 0)
+        #expect(run.stat(Self.address, "start_notify") ?? 0 >= 1, "the buttonless indication through StartNotify")
+    }
+}
