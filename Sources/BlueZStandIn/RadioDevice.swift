@@ -15,7 +15,8 @@ struct RadioDevice: Sendable {
 
     let spec: SimulatedDeviceSpec
     let link: LinkModel
-    let uuids = DFUServiceUUIDs()
+    /// The device's GATT UUIDs (to tell packets and control point writes apart).
+    var uuids: DFUServiceUUIDs { spec.uuids }
     private(set) var peripheral: SimulatedPeripheral
     private(set) var statistics = DeviceStatistics()
     /// Whether a link is up (and its generation, so late events of an old link are ignored).

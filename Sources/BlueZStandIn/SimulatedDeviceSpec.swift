@@ -7,7 +7,9 @@ public import DFUSimulator
 /// (the FWID a SoftDevice update installs), `app_version`, `bl_version`, `signature=required`
 /// or `public_key=FILE` (init packets must be signed), `legacy_version=MAJOR.MINOR|none`,
 /// `max_image` (bytes), `rssi` (dBm), `service_changed=yes` (the device indicates Service Changed,
-/// so the host's GATT cache is refreshed after a jump at the same address).
+/// so the host's GATT cache is refreshed after a jump at the same address), `uuid.ROLE=UUID`
+/// (the device uses a custom UUID for ROLE, a ``DFUServiceUUIDs/Role`` name such as `secure-service`;
+/// UUIDs as `FE59`, `0000FE59` or 128-bit).
 public struct SimulatedDeviceSpec: Sendable {
     /// The kind.
     public var kind: SimulatedDeviceKind
@@ -19,6 +21,8 @@ public struct SimulatedDeviceSpec: Sendable {
     public var rssi: Int16
     /// Whether the device indicates Service Changed when its GATT table changed at the same address.
     public var indicatesServiceChanged: Bool
+    /// The GATT UUIDs its firmware uses (Nordic's unless `uuid.ROLE=` keys replace some).
+    public var uuids: DFUServiceUUIDs
 
     /// The address a device gets when the specification names none: `C0:FF:EE:00:00:N0` (N = index + 1).
     public static func defaultAddress(index: Int) -> DFUDeviceAddress? {
@@ -109,6 +113,19 @@ public struct SimulatedDeviceSpec: Sendable {
         }
         self.rssi = rssiValue
         indicatesServiceChanged = try fields.takeFlag("service_changed") ?? false
+        var uuids = DFUServiceUUIDs()
+        for (name, value) in fields.take(prefix: "uuid") {
+            guard let role = DFUServiceUUIDs.Role.allCases.first(where: { $0.rawValue.replacingDashes == name }) else {
+                throw StandInSpecError("uuid.\(name) is not a role (one of \(DFUServiceUUIDs.Role.names))")
+            }
+            guard let uuid = DFUServiceUUIDs.Role.canonical(value) else {
+                throw StandInSpecError("uuid.\(name)=\(value) is not a UUID (FE59, 0000FE59 or 128-bit)")
+            }
+            uuids[keyPath: role.keyPath] = uuid
+        }
+        self.uuids = uuids
+        secure.uuids = uuids
+        legacy.uuids = uuids
         try fields.checkAllTaken(in: "--device \(text)")
 
         let bootloader: SimulatedDeviceProfile.Bootloader
@@ -130,11 +147,13 @@ public struct SimulatedDeviceSpec: Sendable {
             var app = SimulatedButtonlessApplication(
                 variant: kind == .buttonless ? .withoutBonds : kind == .buttonlessBonded ? .withBonds : .experimental)
             if let name { app.advertisedName = name }
+            app.uuids = uuids
             bootloader = .secure(secure)
             application = .buttonless(app)
         case .legacyApp:
             var app = SimulatedLegacyApplication()
             if let name { app.advertisedName = name }
+            app.uuids = uuids
             bootloader = .legacy(legacy)
             application = .legacy(app)
         }

@@ -35,4 +35,40 @@ import Testing
         #expect(run.stat(Self.address, "acquire_notify") == 0)
         #expect(run.stat(Self.address, "start_notify") ?? 0 >= 1, "the buttonless indication through StartNotify")
     }
+
+    /// The custom UUIDs of ``customDevice``, by `--uuid` role.
+    static let customUUIDs = [
+        "secure-service": "ABCD",
+        "secure-control-point": "11110001-2222-3333-4444-555555555555",
+        "secure-packet": "11110002-2222-3333-4444-555555555555",
+        "buttonless-without-bonds": "11110003-2222-3333-4444-555555555555",
+    ]
+    /// A buttonless device whose application and bootloader use ``customUUIDs``.
+    static let customDevice = "buttonless,address=\(address),sd_id=0xB7,"
+        + customUUIDs.sorted { $0.key < $1.key }.map { "uuid.\($0.key)=\($0.value)" }.joined(separator: ",")
+
+    @Test func uuidDrivesADeviceWithCustomUUIDs() async throws {
+        let expected = try await DFUSimRun.packageCRCs(Self.app)["application"]
+        let uuids = Self.customUUIDs.sorted { $0.key < $1.key }.flatMap { ["--uuid", "\($0.key)=\($0.value)"] }
+        let run = try DFUSimRun.run(devices: [Self.customDevice], ["upload", Self.app, "-d", Self.address] + uuids)
+        #expect(run.status == 0, "\(run.error)")
+        #expect(expected != nil && run.imageCRC(Self.address, "application") == expected, "byte-exact image")
+    }
+
+    @Test func withoutUUIDTheCustomDeviceOffersNoDFU() throws {
+        let run = try DFUSimRun.run(devices: [Self.customDevice], ["upload", Self.app, "-d", Self.address])
+        #expect(run.status == 1, "exit 1: no usable DFU service; \(run.error)")
+        #expect(run.error.contains("the device does not offer DFU"), "\(run.error)")
+        #expect(run.imageSize(Self.address, "application") == 1, "the factory application stays")
+    }
+
+    @Test(arguments: ["secure-service", "secure-control-point", "secure-packet", "buttonless-without-bonds"])
+    func everyCustomRoleIsNeeded(_ missing: String) throws {
+        // All but one role given: the device is not updated.
+        let uuids = Self.customUUIDs.filter { $0.key != missing }.sorted { $0.key < $1.key }
+            .flatMap { ["--uuid", "\($0.key)=\($0.value)"] }
+        let run = try DFUSimRun.run(devices: [Self.customDevice], ["upload", Self.app, "-d", Self.address, "--retries", "0"] + uuids)
+        #expect(run.status == 1, "exit 1: no usable DFU service; \(run.error)")
+        #expect(run.imageSize(Self.address, "application") == 1, "\(run.error)")
+    }
 }

@@ -93,10 +93,10 @@ struct UploadSettings: Sendable {
         options.experimentalButtonless = arguments.flag("experimental-buttonless")
         for assignment in arguments.all("uuid") {
             let pieces = assignment.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pieces.count == 2, let role = UUIDRole(rawValue: pieces[0]) else {
-                throw usage("option --uuid: '\(assignment)' is not ROLE=UUID with ROLE one of \(UUIDRole.names)")
+            guard pieces.count == 2, let role = DFUServiceUUIDs.Role(rawValue: pieces[0]) else {
+                throw usage("option --uuid: '\(assignment)' is not ROLE=UUID with ROLE one of \(DFUServiceUUIDs.Role.names)")
             }
-            guard let uuid = UUIDRole.canonical(pieces[1]) else {
+            guard let uuid = DFUServiceUUIDs.Role.canonical(pieces[1]) else {
                 throw usage("option --uuid: '\(pieces[1])' is not a UUID (FE59, 0000FE59 or 8EC90001-F315-4F60-9FB8-838830DAEA50)")
             }
             options.uuids[keyPath: role.keyPath] = uuid
