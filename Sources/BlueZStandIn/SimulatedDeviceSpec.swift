@@ -85,6 +85,16 @@ public struct SimulatedDeviceSpec: Sendable {
                 legacy.version = LegacyDFUVersion(major: major, minor: minor)
             }
         }
+        let hasLegacyVersion = legacy.version != nil
+        if let text = fields.take("bl_extra_service") {
+            guard let uuid = DFUServiceUUIDs.Role.canonical(text) else {
+                throw StandInSpecError("bl_extra_service=\(text) is not a UUID (180A, 0000180A or 128-bit)")
+            }
+            guard kind == .legacy || kind == .legacyApp else {
+                throw StandInSpecError("bl_extra_service applies to Legacy bootloaders (legacy, legacy-app)")
+            }
+            legacy.otherServices = [.other(uuid)]
+        }
         var storage = SimulatedStorage()
         if let id = try fields.takeInteger("sd_id") {
             guard let value = UInt32(exactly: id) else { throw StandInSpecError("sd_id=\(id) is out of range") }
@@ -151,7 +161,7 @@ public struct SimulatedDeviceSpec: Sendable {
             bootloader = .secure(secure)
             application = .buttonless(app)
         case .legacyApp:
-            var app = SimulatedLegacyApplication()
+            var app = SimulatedLegacyApplication(hasVersionCharacteristic: hasLegacyVersion)
             if let name { app.advertisedName = name }
             app.uuids = uuids
             bootloader = .legacy(legacy)

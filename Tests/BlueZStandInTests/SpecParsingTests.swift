@@ -58,6 +58,20 @@ import Testing
         #expect(spec.profile.address.description == "C0:FF:EE:00:00:30")
     }
 
+    @Test func legacyVersionNoneRemovesTheCharacteristicFromApplicationAndBootloader() throws {
+        let spec = try SimulatedDeviceSpec(parsing: "legacy-app,legacy_version=none,bl_extra_service=180A")
+        guard case .legacy(let bootloader) = spec.profile.bootloader, case .legacy(let app) = spec.profile.application
+        else {
+            Issue.record("not a Legacy application with a Legacy bootloader")
+            return
+        }
+        #expect(bootloader.version == nil)
+        #expect(!app.hasVersionCharacteristic)
+        #expect(bootloader.otherServices.map(\.uuid) == ["0000180A-0000-1000-8000-00805F9B34FB"])
+        let versioned = try SimulatedDeviceSpec(parsing: "legacy-app")
+        if case .legacy(let app) = versioned.profile.application { #expect(app.hasVersionCharacteristic) }
+    }
+
     @Test func uuidKeysGiveTheFirmwareCustomUUIDs() throws {
         let spec = try SimulatedDeviceSpec(
             parsing: "buttonless,uuid.secure-service=ABCD,UUID.Buttonless_Without_Bonds=11110003-2222-3333-4444-55555555555a")
@@ -86,6 +100,8 @@ import Testing
         ("secure,service_changed=perhaps", "service_changed=perhaps is not yes or no"),
         ("secure,uuid.secure-thing=FE59", "uuid.secure_thing is not a role"),
         ("secure,uuid.secure-service=XYZ", "uuid.secure_service=XYZ is not a UUID"),
+        ("secure,bl_extra_service=180A", "bl_extra_service applies to Legacy bootloaders"),
+        ("legacy,bl_extra_service=nope", "bl_extra_service=nope is not a UUID"),
     ])
     func badDeviceSpecsSayWhatIsWrong(spec: String, message: String) {
         #expect {

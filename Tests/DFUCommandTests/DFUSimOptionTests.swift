@@ -71,4 +71,32 @@ import Testing
         #expect(run.status == 1, "exit 1: no usable DFU service; \(run.error)")
         #expect(run.imageSize(Self.address, "application") == 1, "\(run.error)")
     }
+
+    /// A Legacy bootloader (SDK ≤ 6.1 style) without DFU Version characteristic that also serves
+    /// Device Information: by the service-count rule it looks like an application.
+    static let bootloaderLookingLikeAnApp = "legacy,address=\(address),legacy_version=none,bl_extra_service=180A"
+
+    @Test func forceDFUUploadsToABootloaderWithoutVersionCharacteristicDirectly() async throws {
+        let package = UploadCommandTests.package("legacy-app.zip")
+        let expected = try await DFUSimRun.packageCRCs(package)["application"]
+        let run = try DFUSimRun.run(devices: [Self.bootloaderLookingLikeAnApp],
+                                    ["upload", package, "-d", Self.address, "--force-dfu"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(!run.error.contains("entering bootloader"), "no jump: \(run.error)")
+        #expect(run.stat(Self.address, "connections") == 1)
+        #expect(expected != nil && run.imageCRC(Self.address, "application") == expected, "byte-exact image")
+    }
+
+    @Test func withoutForceDFUTheBootloaderIsTakenForAnApplication() throws {
+        // The documented behaviour: a jump is attempted (Start DFU 01 04 as to an application), the
+        // device does not reset, and when it still looks like an application dfu stops with exit 1
+        // and points to --force-dfu. (It waits for the reset for the 10 s response timeout.)
+        let run = try DFUSimRun.run(devices: [Self.bootloaderLookingLikeAnApp],
+                                    ["upload", UploadCommandTests.package("legacy-app.zip"), "-d", Self.address])
+        #expect(run.status == 1, "\(run.error)")
+        #expect(run.error.contains("part 1/1 entering bootloader"), "\(run.error)")
+        #expect(run.error.contains("did not come back as a bootloader"), "\(run.error)")
+        #expect(run.error.contains("--force-dfu"))
+        #expect(run.imageSize(Self.address, "application") == 1, "the factory application stays")
+    }
 }
