@@ -19,6 +19,11 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
     /// StartNotify calls that started a subscription (notifications as PropertiesChanged signals).
     public var startNotifies = 0
 
+    /// For each Create data object (Secure DFU), the real milliseconds from that request until the
+    /// first packet of the object: the client's wait (`--first-object-delay`, `--object-delay`) plus
+    /// the response's round trip.
+    public var dataObjectWaits: [Int] = []
+
     /// All zero.
     public init() {}
 
@@ -32,5 +37,6 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
         case acquireNotifies = "acquire_notify"
         case writeValueCommands = "write_value_commands"
         case startNotifies = "start_notify"
+        case dataObjectWaits = "data_object_waits_ms"
     }
 }

@@ -7,7 +7,8 @@ public import DFUSimulator
 /// (the FWID a SoftDevice update installs), `app_version`, `bl_version`, `signature=required`
 /// or `public_key=FILE` (init packets must be signed), `legacy_version=MAJOR.MINOR|none`,
 /// `max_image` (bytes), `rssi` (dBm), `service_changed=yes` (the device indicates Service Changed,
-/// so the host's GATT cache is refreshed after a jump at the same address), `uuid.ROLE=UUID`
+/// so the host's GATT cache is refreshed after a jump at the same address), `connect_delay_ms`
+/// (real time every Connect takes before the link is up; Disconnect meanwhile cancels it), `uuid.ROLE=UUID`
 /// (the device uses a custom UUID for ROLE, a ``DFUServiceUUIDs/Role`` name such as `secure-service`;
 /// UUIDs as `FE59`, `0000FE59` or 128-bit).
 public struct SimulatedDeviceSpec: Sendable {
@@ -21,6 +22,8 @@ public struct SimulatedDeviceSpec: Sendable {
     public var rssi: Int16
     /// Whether the device indicates Service Changed when its GATT table changed at the same address.
     public var indicatesServiceChanged: Bool
+    /// Real time every Connect to it takes before the link comes up (zero: at once).
+    public var connectDelay: Duration
     /// The GATT UUIDs its firmware uses (Nordic's unless `uuid.ROLE=` keys replace some).
     public var uuids: DFUServiceUUIDs
 
@@ -123,6 +126,11 @@ public struct SimulatedDeviceSpec: Sendable {
         }
         self.rssi = rssiValue
         indicatesServiceChanged = try fields.takeFlag("service_changed") ?? false
+        let connectDelay = try fields.takeInteger("connect_delay_ms") ?? 0
+        guard (0...600_000).contains(connectDelay) else {
+            throw StandInSpecError("connect_delay_ms=\(connectDelay) must be 0 to 600000")
+        }
+        self.connectDelay = .milliseconds(connectDelay)
         var uuids = DFUServiceUUIDs()
         for (name, value) in fields.take(prefix: "uuid") {
             guard let role = DFUServiceUUIDs.Role.allCases.first(where: { $0.rawValue.replacingDashes == name }) else {

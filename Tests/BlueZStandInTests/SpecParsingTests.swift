@@ -54,6 +54,7 @@ import Testing
         #expect(spec.storage.applicationVersion == 3)
         #expect(spec.rssi == -70)
         #expect(spec.indicatesServiceChanged)
+        #expect(spec.connectDelay == .zero, "Connect completes at once unless connect_delay_ms is given")
         // The third device's default address.
         #expect(spec.profile.address.description == "C0:FF:EE:00:00:30")
     }
@@ -101,6 +102,7 @@ import Testing
         ("secure,uuid.secure-thing=FE59", "uuid.secure_thing is not a role"),
         ("secure,uuid.secure-service=XYZ", "uuid.secure_service=XYZ is not a UUID"),
         ("secure,bl_extra_service=180A", "bl_extra_service applies to Legacy bootloaders"),
+        ("secure,connect_delay_ms=-1", "connect_delay_ms=-1 must be 0 to 600000"),
         ("legacy,bl_extra_service=nope", "bl_extra_service=nope is not a UUID"),
     ])
     func badDeviceSpecsSayWhatIsWrong(spec: String, message: String) {

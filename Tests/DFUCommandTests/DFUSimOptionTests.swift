@@ -99,4 +99,36 @@ import Testing
         #expect(run.error.contains("--force-dfu"))
         #expect(run.imageSize(Self.address, "application") == 1, "the factory application stays")
     }
+
+    @Test func objectDelayWaitsBeforeEveryDataObject() throws {
+        // secure-app-4097: two data objects (4096 + 4 bytes). The stand-in measures, for each Create
+        // data object, the real time until its first packet.
+        let package = UploadCommandTests.package("secure-app-4097.zip")
+        let device = "secure,address=\(Self.address),sd_id=0xB7"
+        let plain = try DFUSimRun.run(devices: [device], ["upload", package, "-d", Self.address])
+        #expect(plain.status == 0, "\(plain.error)")
+        let plainWaits = plain.list(Self.address, "data_object_waits_ms")
+        // Without the option the flash pacing alone holds packets back (the default 400 ms first
+        // object delay is covered by it), so some object starts at once.
+        #expect(plainWaits.count == 2 && plainWaits.contains { $0 < 300 }, "\(plainWaits)")
+        let delayed = try DFUSimRun.run(devices: [device], ["upload", package, "-d", Self.address, "--object-delay", "600"])
+        #expect(delayed.status == 0, "\(delayed.error)")
+        let waits = delayed.list(Self.address, "data_object_waits_ms")
+        #expect(waits.count == 2 && waits.allSatisfy { $0 >= 600 }, "every object waits 600 ms: \(waits)")
+        #expect(delayed.imageSize(Self.address, "application") == 4100)
+    }
+
+    @Test func connectTimeoutBoundsASlowConnect() throws {
+        // Every Connect to this device takes 1.5 s.
+        let device = "secure,address=\(Self.address),sd_id=0xB7,connect_delay_ms=1500"
+        let short = try DFUSimRun.run(devices: [device],
+                                      ["upload", Self.app, "-d", Self.address, "--connect-timeout", "0.5", "--retries", "0"])
+        #expect(short.status == 2, "exit 2: could not be connected; \(short.error)")
+        #expect(short.stat(Self.address, "connections") == 0)
+        #expect(short.seconds < 6, "\(short.seconds) s")
+        let long = try DFUSimRun.run(devices: [device],
+                                     ["upload", Self.app, "-d", Self.address, "--connect-timeout", "3", "--retries", "0"])
+        #expect(long.status == 0, "\(long.error)")
+        #expect(long.imageSize(Self.address, "application") == 4096)
+    }
 }

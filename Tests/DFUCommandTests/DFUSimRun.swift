@@ -94,6 +94,11 @@ struct DFUSimRun {
         return crcs
     }
 
+    /// A list statistic of a device (`data_object_waits_ms`); empty when absent.
+    func list(_ address: String, _ name: String) -> [Int] {
+        (device(address)?["stats"] as? [String: Any])?[name] as? [Int] ?? []
+    }
+
     /// A statistic of a device (`connections`, `objects_executed`, `crc_failures`, …).
     func stat(_ address: String, _ name: String) -> Int? {
         (device(address)?["stats"] as? [String: Any])?[name] as? Int

@@ -35,6 +35,7 @@ public struct DFUSimArguments: Sendable {
                 keys: hw_version, sd_id, sd_id_after, app_version, bl_version, signature=required,
                       public_key=FILE, legacy_version=MAJOR.MINOR|none (none: no DFU Version characteristic),
                       bl_extra_service=UUID (a Legacy bootloader also serves it), max_image, rssi, service_changed=yes
+                      connect_delay_ms=N (each Connect takes N ms; Disconnect cancels it),
                       uuid.ROLE=UUID (custom UUID for ROLE: secure-service, secure-control-point,
                       secure-packet, buttonless-without-bonds, buttonless-with-bonds, legacy-service, ...)
           --link KEY=VALUE[,...]   mtu, interval_ms, phy=1m|2m, packets_per_event, connect_timeout_ms,
