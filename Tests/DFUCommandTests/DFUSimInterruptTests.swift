@@ -5,8 +5,8 @@ import Testing
 /// Ctrl-C through bluetoothd's stand-in: the built `dfu` under `dfu-sim run` gets SIGINT or
 /// SIGTERM mid-upload (sent to `dfu` itself, as a terminal's Ctrl-C reaches the foreground
 /// process); it aborts, disconnects, says where the device is and exits with 130, which
-/// `dfu-sim` passes on. (Resuming on the next run is shown in-process by UploadInterruptTests:
-/// dfu-sim keeps no device state between two `run`s.)
+/// `dfu-sim` passes on. (Resuming on the next run: DFUSimOptionTests runs two `dfu upload`s
+/// against one stand-in.)
 @Suite(.enabled(if: DFUSimRun.available), .timeLimit(.minutes(2)))
 struct DFUSimInterruptTests {
     static let address = "C0:FF:EE:00:00:10"

@@ -131,4 +131,49 @@ import Testing
         #expect(long.status == 0, "\(long.error)")
         #expect(long.imageSize(Self.address, "application") == 4096)
     }
+
+    /// Data bytes a `-vv` trace shows written to the Secure DFU Packet characteristic.
+    static func packetBytes(_ trace: Substring) -> Int {
+        trace.split(separator: "\n").compactMap { line -> Int? in
+            guard let range = line.range(of: "→ Secure DFU Packet: ") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }.reduce(0, +)
+    }
+
+    @Test(arguments: [true, false])
+    func secondRunResumesWhereTheFirstWasCut(resume: Bool) async throws {
+        // Two `dfu upload` processes against the same stand-in: the first loses the link after
+        // 3000 packet bytes and, with --retries 0, gives up (exit 2), leaving the device in its
+        // bootloader; the second finds it there (address + 1) and continues.
+        let package = UploadCommandTests.package("secure-app-4097.zip")
+        let expected = try await DFUSimRun.packageCRCs(package)["application"]
+        let dfu = TestData.dfuExecutable.path
+        let second = resume ? "" : " --no-resume"
+        let script = """
+            "$0" upload "$1" -d \(Self.address) --retries 0; echo "first run: $?" >&2
+            echo "second run" >&2
+            exec "$0" upload "$1" -d \(Self.address) -vv\(second)
+            """
+        let run = try DFUSimRun.run(devices: [Self.buttonless], faults: ["disconnect-after-bytes=3000"],
+                                    command: ["/bin/sh", "-c", script, dfu, package])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.error.contains("first run: 2\n"), "the first run lost the link: \(run.error)")
+        let trace = try #require(run.error.split(separator: "second run\n", maxSplits: 1).last)
+        if resume {
+            // The simulated bootloader's answer to Select data object (the last Select answer with a
+            // 4096-byte maximum): 60 06 01, maximum size u32, offset u32, CRC-32 u32, little-endian.
+            let select = try #require(trace.split(separator: "\n").last {
+                $0.contains("← Secure DFU Control Point: Select Object") && $0.contains("(60 06 01 00 10 00 00")
+            })
+            let hex = select.split(separator: "(").last?.dropLast().split(separator: " ").compactMap { UInt8($0, radix: 16) } ?? []
+            try #require(hex.count == 15)
+            let offset = Int(hex[7]) | Int(hex[8]) << 8 | Int(hex[9]) << 16 | Int(hex[10]) << 24
+            #expect(offset > 0, "the bootloader kept what the first run sent: \(select)")
+            #expect(Self.packetBytes(trace) < 4100, "only the rest is sent: \(Self.packetBytes(trace)) bytes")
+        } else {
+            #expect(Self.packetBytes(trace) >= 4100, "--no-resume sends everything again")
+        }
+        #expect(run.imageSize(Self.address, "application") == 4100)
+        #expect(expected != nil && run.imageCRC(Self.address, "application") == expected, "byte-exact image")
+    }
 }

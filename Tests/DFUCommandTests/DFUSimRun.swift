@@ -25,12 +25,19 @@ struct DFUSimRun {
 
     /// The simulator's lines on standard error (dbus-daemon's own notices) are dropped from `error`.
     static func run(devices: [String], faults: [String] = [], simulator: [String] = [], _ arguments: [String]) throws -> DFUSimRun {
+        try run(devices: devices, faults: faults, simulator: simulator, command: [TestData.dfuExecutable.path] + arguments)
+    }
+
+    /// Runs any `command` under `dfu-sim run` (e.g. a shell running `dfu` twice against the same devices).
+    static func run(devices: [String], faults: [String] = [], simulator: [String] = [], command tool: [String]) throws
+        -> DFUSimRun
+    {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-sim-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: report) }
         var command = ["run"]
         for device in devices { command += ["--device", device] }
         for fault in faults { command += ["--fault", fault] }
-        command += simulator + ["--report", report.path, "--", TestData.dfuExecutable.path] + arguments
+        command += simulator + ["--report", report.path, "--"] + tool
         let process = Process()
         process.executableURL = executable
         process.arguments = command
