@@ -1,6 +1,5 @@
 import DFUCore
 import Foundation
-import Synchronization
 
 /// `dfu trigger --device D`: switches an application into its bootloader and says where it is.
 enum TriggerCommand: Subcommand {
@@ -78,17 +77,12 @@ enum TriggerCommand: Subcommand {
     private static func switchDevice<C: Clock>(_ target: DeviceTarget, session: TransportSession, options: DFUOptions,
                                                clock: C) async -> Result<(bootloader: DFUPeer, switched: Bool), any Error>
         where C.Duration == Duration {
-        let notFound = Mutex(false)
-        let transport = ObservedTransport(base: session.transport) { observation in
-            if case .connectFailed(.deviceNotFound) = observation { notFound.withLock { $0 = true } }
-        }
+        // A concrete transport type for the generic runner.
+        let transport = ObservedTransport(base: session.transport) { _ in }
         let runner = DFURunner(transport: transport, clock: clock, options: options)
         do throws(DFUError) {
             return .success(try await runner.switchToBootloader(device: target.selector))
         } catch {
-            if case .unsupportedDevice = error, notFound.withLock({ $0 }) {
-                return .failure(DeviceNotFoundError(selector: target.selector, scanTimeout: options.scanTimeout))
-            }
             return .failure(error)
         }
     }

@@ -22,7 +22,6 @@ enum ErrorReport {
         case let error as FileReadError: (.noInput, error.description)
         case let error as BadInputError: (.badPackage, error.description)
         case let error as TransportUnavailableError: (.unavailable, error.description)
-        case let error as DeviceNotFoundError: (.deviceNotFound, error.description)
         case let error as BlueZError: (error.isStackUnavailable ? .unavailable : .deviceNotFound, error.description)
         case let error as DFUError: (exitCode(for: error), error.description)
         default: (.software, "internal error: \(String(describing: error))")
@@ -38,7 +37,7 @@ extension ErrorReport {
         if error.isConnectionFailure { return .deviceNotFound }
         return switch error {
         case .remote, .crcMismatch, .unexpectedResponse, .unsupportedDevice: .deviceRejected
-        case .timeout, .disconnected, .bootloaderNotFound: .deviceNotFound
+        case .timeout, .disconnected, .deviceNotFound, .bootloaderNotFound: .deviceNotFound
         case .transport(_, let cause):
             switch cause {
             case .disconnected, .timedOut, .deviceNotFound: .deviceNotFound

@@ -45,12 +45,10 @@ struct DeviceUpload: Sendable {
         let device = target.label
         let renderer = renderer
         let verbosity = settings.verbosity
-        let notFound = Mutex(false)
         if verbosity >= 1 {
             renderer.handle(.log(device, .info, "\(adapter.map { "on \($0), " } ?? "")looking for \(target.selector); " + Self.describe(settings.options)))
         }
         let observed = ObservedTransport(base: base) { observation in
-            if case .connectFailed(.deviceNotFound) = observation { notFound.withLock { $0 = true } }
             if verbosity >= 2 {
                 renderer.handle(.log(device, .trace, observation.traceLine))
             } else if verbosity == 1, case .connected = observation {
@@ -82,11 +80,7 @@ struct DeviceUpload: Sendable {
         } catch {
             if case .aborted = error { return .interrupted(Self.whereLeft(lastActive.withLock { $0 })) }
             if context.interrupts.isInterrupted { return .interrupted(Self.whereLeft(lastActive.withLock { $0 })) }
-            var reported: any Error = error
-            if case .unsupportedDevice = error, notFound.withLock({ $0 }) {
-                reported = DeviceNotFoundError(selector: target.selector, scanTimeout: settings.options.scanTimeout)
-            }
-            let (code, message) = ErrorReport.classify(reported)
+            let (code, message) = ErrorReport.classify(error)
             return .failed(code, message)
         }
     }

@@ -17,6 +17,8 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
     case transport(step: DFUStep, DFUTransportError)
     /// The device has no DFU service the engine can use.
     case unsupportedDevice(reason: String)
+    /// No device matching what was asked for advertised within the scan timeout.
+    case deviceNotFound(selector: DFUDeviceSelector, after: Duration)
     /// The bootloader did not show up after the jump or between parts.
     case bootloaderNotFound(selector: DFUDeviceSelector, after: Duration)
     /// The package was built for the other protocol family than the device's bootloader.
@@ -79,6 +81,8 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
             return "the Bluetooth link failed while \(step): \(error)"
         case .unsupportedDevice(let reason):
             return "the device does not offer DFU: \(reason); check the address or name, or use --force-dfu for a legacy bootloader without a version characteristic"
+        case .deviceNotFound(let selector, let after):
+            return "no device matching \(selector) was found within \(after.dfuSeconds); check that it is powered, in range and advertising, or raise --scan-timeout"
         case .bootloaderNotFound(let selector, let after):
             return "the bootloader (\(selector)) did not appear within \(after.dfuSeconds); give its address or name with --bootloader-address/--bootloader-name, or raise the scan timeout"
         case .protocolMismatch(let package, let device):

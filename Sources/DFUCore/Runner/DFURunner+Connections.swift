@@ -20,7 +20,7 @@ extension DFURunner {
             return try await transport.connect(parameters)
         } catch .deviceNotFound {
             if step == .findingBootloader { throw .bootloaderNotFound(selector: parameters.selector, after: parameters.scanTimeout) }
-            throw .unsupportedDevice(reason: "no device matching \(parameters.selector) was found within \(parameters.scanTimeout.dfuSeconds)")
+            throw .deviceNotFound(selector: parameters.selector, after: parameters.scanTimeout)
         } catch {
             throw wrap(error, step: step)
         }
