@@ -72,6 +72,50 @@ import Testing
         #expect(run.imageSize(Self.address, "application") == 1, "\(run.error)")
     }
 
+    /// A kind of device with custom UUIDs for its roles, and what `dfu upload` needs besides `--uuid`.
+    struct CustomUUIDCase: Sendable, CustomTestStringConvertible {
+        let kind: String
+        let uuids: [String: String]
+        let package: String
+        let image: Int
+        var extra: [String] = []
+        var testDescription: String { kind }
+    }
+
+    @Test(arguments: [
+        CustomUUIDCase(kind: "legacy-app", uuids: [
+            "legacy-service": "22220000-2222-3333-4444-555555555555",
+            "legacy-control-point": "22220001-2222-3333-4444-555555555555",
+            "legacy-packet": "22220002-2222-3333-4444-555555555555",
+            "legacy-version": "22220004-2222-3333-4444-555555555555",
+        ], package: "legacy-app.zip", image: 3000),
+        CustomUUIDCase(kind: "buttonless-bonded", uuids: [
+            "secure-service": "ABCE",
+            "secure-control-point": "33330001-2222-3333-4444-555555555555",
+            "secure-packet": "33330002-2222-3333-4444-555555555555",
+            "buttonless-with-bonds": "33330004-2222-3333-4444-555555555555",
+        ], package: "secure-app-4096.zip", image: 4096),
+        CustomUUIDCase(kind: "buttonless-experimental", uuids: [
+            "experimental-buttonless-service": "44440001-2222-3333-4444-555555555555",
+            "experimental-buttonless-characteristic": "44440002-2222-3333-4444-555555555555",
+            "secure-service": "ABCF",
+            "secure-control-point": "44440011-2222-3333-4444-555555555555",
+            "secure-packet": "44440012-2222-3333-4444-555555555555",
+        ], package: "secure-app-4096.zip", image: 4096, extra: ["--experimental-buttonless"]),
+    ])
+    func uuidCoversTheLegacyAndOtherButtonlessRoles(_ entry: CustomUUIDCase) throws {
+        let pairs = entry.uuids.sorted { $0.key < $1.key }
+        let device = "\(entry.kind),address=\(Self.address),sd_id=0xB7,"
+            + pairs.map { "uuid.\($0.key)=\($0.value)" }.joined(separator: ",")
+        let upload = ["upload", UploadCommandTests.package(entry.package), "-d", Self.address, "--retries", "0"] + entry.extra
+        let withUUIDs = try DFUSimRun.run(devices: [device], upload + pairs.flatMap { ["--uuid", "\($0.key)=\($0.value)"] })
+        #expect(withUUIDs.status == 0, "\(withUUIDs.error)")
+        #expect(withUUIDs.imageSize(Self.address, "application") == entry.image)
+        let without = try DFUSimRun.run(devices: [device], upload + ["--scan-timeout", "1"])
+        #expect(without.status != 0, "\(without.error)")
+        #expect(without.imageSize(Self.address, "application") == 1, "the factory application stays")
+    }
+
     /// A Legacy bootloader (SDK ≤ 6.1 style) without DFU Version characteristic that also serves
     /// Device Information: by the service-count rule it looks like an application.
     static let bootloaderLookingLikeAnApp = "legacy,address=\(address),legacy_version=none,bl_extra_service=180A"
