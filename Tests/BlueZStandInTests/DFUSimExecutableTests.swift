@@ -40,6 +40,9 @@ struct DFUSimExecutableTests {
         #expect(outcome.status == 0)
         #expect(outcome.output.contains("dfu-sim run [--device SPEC]..."))
         #expect(outcome.output.contains("buttonless-experimental"))
+        for key in ["uuid.ROLE=UUID", "connect_delay_ms=N", "bl_extra_service=UUID", "legacy_version=MAJOR.MINOR|none"] {
+            #expect(outcome.output.contains(key), "the device keys are listed: \(key)")
+        }
     }
 
     @Test(.enabled(if: ToolRun.isInstalled("/usr/bin/busctl"), "needs busctl (Debian package systemd)"))
