@@ -89,6 +89,12 @@ struct DFUSimRun {
         ((device(address)?["images"] as? [String: Any])?[part] as? [String: Any])?["crc32"] as? String
     }
 
+    /// A CRC-32 as the report spells it: 8 lower-case hex digits.
+    static func crcHex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
     /// The CRC-32 of each image in `package` by part type, as `dfu inspect --json` computes it from the zip.
     static func packageCRCs(_ package: String) async throws -> [String: String] {
         let run = await RecordedRun.dfu("inspect", "--json", package)
