@@ -146,6 +146,9 @@ import Testing
         let run = try Self.upload(["--first-object-delay", "1500"])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.seconds >= 1.5, "\(run.seconds) s")
+        // The stand-in saw the first (only) data object's packets start 1.5 s after it was created.
+        let waits = run.list(Self.address, "data_object_waits_ms")
+        #expect(waits.count == 1 && waits[0] >= 1500, "\(waits)")
     }
 
     @Test func experimentalButtonlessIsOptIn() throws {

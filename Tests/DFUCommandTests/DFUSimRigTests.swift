@@ -107,4 +107,30 @@ import Testing
         #expect(mismatched.status == 65, "\(mismatched.error)")
         #expect(mismatched.stat(Self.addresses[0], "connections") == 0)
     }
+
+    @Test func rawSoftDeviceBootloaderImageIsSplitBySDSizeAndBLSize() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // 8192 bytes: a 6144-byte SoftDevice followed by a 2048-byte bootloader, with an unsigned
+        // init packet declaring those sizes.
+        let image = (0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
+        let command = SecureInitCommand(kind: .softdeviceBootloader, image: image, firmwareVersion: 2, hardwareVersion: 52,
+                                        softdeviceRequirements: [0xB7], softdeviceSize: 6144, bootloaderSize: 2048,
+                                        hash: Array(SHA256.digest(image).reversed()))
+        let bin = folder.appendingPathComponent("sd_bl.bin")
+        let dat = folder.appendingPathComponent("sd_bl.dat")
+        try Data(image).write(to: bin)
+        try Data(command.packet).write(to: dat)
+        let device = "secure,address=\(Self.addresses[0]),sd_id=0xB7,sd_id_after=0x101,hw_version=52"
+        let upload = ["upload", bin.path, "--type", "softdevice_bootloader", "--init", dat.path, "-d", Self.addresses[0]]
+        let run = try DFUSimRun.run(devices: [device], upload + ["--sd-size", "6144", "--bl-size", "2048"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.addresses[0], "softdevice") == 6144)
+        #expect(run.imageCRC(Self.addresses[0], "softdevice") == DFUSimRun.crcHex(CRC32.checksum(image[..<6144])))
+        #expect(run.imageSize(Self.addresses[0], "bootloader") == 2048)
+        #expect(run.imageCRC(Self.addresses[0], "bootloader") == DFUSimRun.crcHex(CRC32.checksum(image[6144...])))
+        let wrong = try DFUSimRun.run(devices: [device], upload + ["--sd-size", "4096", "--bl-size", "4096"])
+        #expect(wrong.status == 65, "sizes that disagree with the init packet: \(wrong.error)")
+        #expect(wrong.stat(Self.addresses[0], "connections") == 0)
+    }
 }
