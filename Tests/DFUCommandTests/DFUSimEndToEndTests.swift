@@ -197,6 +197,8 @@ import Testing
     @Test func missingOrPoweredOffAdapterIs69() throws {
         let missing = try Self.upload(["--adapter", "hci7"])
         #expect(missing.status == 69, "\(missing.error)")
+        let present = try Self.upload(["--adapter", "hci0"])
+        #expect(present.status == 0, "the stand-in's adapter: \(present.error)")
         let off = try DFUSimRun.run(devices: [Self.buttonless], simulator: ["--adapter-off"], ["upload", Self.app, "-d", Self.address])
         #expect(off.status == 69, "\(off.error)")
     }

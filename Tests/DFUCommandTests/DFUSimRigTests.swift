@@ -133,4 +133,22 @@ import Testing
         #expect(wrong.status == 65, "sizes that disagree with the init packet: \(wrong.error)")
         #expect(wrong.stat(Self.addresses[0], "connections") == 0)
     }
+
+    @Test func scanAndTriggerAnswerInJSON() throws {
+        let devices = ["buttonless,address=\(Self.addresses[0])", "secure,address=\(Self.addresses[1])"]
+        let scan = try DFUSimRun.run(devices: devices, ["scan", "--timeout", "1", "--json"])
+        #expect(scan.status == 0, "\(scan.error)")
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(scan.output.utf8)) as? [String: Any])
+        let entries = try #require(listed["devices"] as? [[String: Any]])
+        // Only the bootloader advertises a DFU service (the application advertises Heart Rate).
+        #expect(entries.map { $0["address"] as? String } == [Self.addresses[1]])
+        #expect(entries.first?["mode"] as? String == "secure-bootloader")
+        #expect(entries.first?["name"] as? String == "DfuTarg")
+        let all = try DFUSimRun.run(devices: devices, ["scan", "--timeout", "1", "--json", "--all"])
+        #expect(all.output.contains(Self.addresses[0]), "--all lists the application too: \(all.output)")
+        let trigger = try DFUSimRun.run(devices: devices, ["trigger", "-d", Self.addresses[0], "--alt-name", "RigBoot", "--json",
+                                                           "--adapter", "hci0"])
+        #expect(trigger.status == 0, "\(trigger.error)")
+        #expect(trigger.output == "{\"bootloader\":\"C0:FF:EE:00:00:11\",\"name\":\"RigBoot\",\"switched\":true}\n")
+    }
 }
