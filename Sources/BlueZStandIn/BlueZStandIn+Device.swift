@@ -87,6 +87,7 @@ extension BlueZStandIn {
         if delay > .zero {
             // A slow answer: the link comes up after `delay`, unless Disconnect cancels the attempt.
             object.connecting = true
+            object.connectCancelled = false
             devices[path] = object
             try? await Task.sleep(for: delay)
             let cancelled = devices[path]?.connectCancelled ?? true

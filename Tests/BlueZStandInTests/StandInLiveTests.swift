@@ -396,6 +396,24 @@ struct StandInLiveTests {
         }
     }
 
+    @Test func aSlowDeviceConnectsAfterItsDelayAndDisconnectCancelsThePendingConnect() async throws {
+        try await withStandIn(devices: ["secure,connect_delay_ms=400"]) { bus in
+            let device = try await bus.discover("C0:FF:EE:00:00:10")
+            let start = ContinuousClock.now
+            try await bus.connect(device)
+            #expect(start.duration(to: .now) >= .milliseconds(400))
+            _ = try await bus.call(device, BlueZNames.device, "Disconnect")
+            // Disconnect while the next Connect is pending: that Connect fails, as with bluetoothd.
+            let pending = Task { try await bus.call(device, BlueZNames.device, "Connect") }
+            try await Task.sleep(for: .milliseconds(100))
+            _ = try await bus.call(device, BlueZNames.device, "Disconnect")
+            await #expect(throws: DBusError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local")) {
+                _ = try await pending.value
+            }
+            #expect(try await bus.property("Connected", of: BlueZNames.device, at: device).boolValue == false)
+        }
+    }
+
     @Test func fiftyConnectionsWithAcquiredSocketsLeaveNoDescriptorThreadOrProcessBehind() async throws {
         try await withStandIn(devices: ["secure"]) { bus in
             let device = try await bus.discover("C0:FF:EE:00:00:10")
