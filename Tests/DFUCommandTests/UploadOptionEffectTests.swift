@@ -2,6 +2,7 @@ import DFUCommand
 import DFUCore
 import DFUSimulator
 import Foundation
+import Synchronization
 import Testing
 
 /// Each option of `dfu upload` changes what the simulated device sees (its trace and its flash).
@@ -15,6 +16,23 @@ import Testing
         let rig = SimulatedRig([Self.device: device], faults: [Self.device: faults])
         let run = await rig.dfu(["upload", package, "--device", Self.device] + extra)
         return (rig, run)
+    }
+
+    @Test(arguments: [
+        (["upload", UploadCommandTests.app], true), (["upload", UploadCommandTests.app, "--no-acquire"], false),
+        (["trigger"], true), (["trigger", "--no-acquire"], false),
+    ] as [([String], Bool)])
+    func noAcquireReachesTheTransportProvider(_ arguments: [String], _ acquires: Bool) async {
+        let rig = SimulatedRig([Self.device: SimulatedRig.secureDevice()])
+        let asked = Mutex<[LinkPreferences]>([])
+        let base = rig.provider
+        let provider = TransportProvider(openLink: { adapter, device, preferences in
+            asked.withLock { $0.append(preferences) }
+            return try await base.open(adapter, device, preferences: preferences)
+        })
+        let run = await RecordedRun.dfu(arguments: arguments + ["--device", Self.device], transports: provider)
+        #expect(run.code == .success, "\(run.error)")
+        #expect(asked.withLock { $0 } == [LinkPreferences(acquiresSockets: acquires)])
     }
 
     /// The PRN values the bootloader was asked for (Set PRN: `02 <u16 LE>`).
