@@ -59,6 +59,13 @@ public struct FlashPacer: Sendable {
         return busy[needed - 1]
     }
 
+    /// When a sender with `pending` packets still to write should write the next one: at `time` when a buffer
+    /// is free then, otherwise when ``FlashPacing/buffersPerWake`` buffers are (or all `pending` ones), so it
+    /// wakes once for several packets.
+    public func nextWrite(at time: Duration, pending: Int) -> Duration {
+        earliestWrite(at: time, count: min(max(1, pending), max(1, pacing.buffersPerWake)))
+    }
+
     /// A data object was created (its response arrived at `time`): the bootloader erases its page.
     public mutating func objectCreated(at time: Duration) {
         var erase = pacing.pageErase

@@ -20,6 +20,11 @@ public struct FlashPacing: Sendable, Hashable {
     /// How long after a write returns its packet may still reach the device (default 7.5 ms).
     public var arrivalAllowance: Duration = .microseconds(7500)
 
+    /// How many free buffers a sender that has to wait waits for (default 8, half the buffers): it then wakes
+    /// once for that many packets, while the other half still holds work for the flash (about 22 ms of
+    /// 244-byte packets), enough to cover the link's delay in refilling them.
+    public var buffersPerWake = 8
+
     /// The nRF52 defaults.
     public init() {}
 
