@@ -122,7 +122,7 @@ import Testing
         #expect(pacing.bankPreparation + pacing.pageErase == .milliseconds(400))
         #expect(pacing.writeTime(bytes: 244) == .microseconds(41 * 61))
         #expect(pacing.writeTime(bytes: 5) == .microseconds(82))
-        #expect(pacing.buffersPerWake == 8)
+        #expect(pacing.buffersPerWake == 12)
     }
 
     struct DelayCase: CustomTestStringConvertible, Sendable {
