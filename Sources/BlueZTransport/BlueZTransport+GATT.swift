@@ -12,7 +12,7 @@ extension BlueZTransport {
             do {
                 let (descriptor, mtu) = try await client.acquireNotify(characteristic: characteristic.path)
                 let events = context.events
-                context.readers[endpoint] = NotificationReader(
+                context.readers[endpoint] = try NotificationReader(
                     descriptor: descriptor, maximumLength: max(mtu, context.mtu),
                     onPacket: { bytes in events.post(DFUNotification(endpoint: endpoint, bytes: bytes)) },
                     onHangUp: { events.markDown() })

@@ -1,30 +1,62 @@
 import DFUCore
+import Dispatch
 import Synchronization
 
 /// What one connection delivers to the engine: notifications in arrival order, then the link going down.
 ///
 /// Filled from the D-Bus signal task and the notification descriptors; drained by
 /// ``DFUTransport/nextNotification(within:)`` and ``DFUTransport/waitForDisconnection(within:)``.
-/// Timeouts run on the continuous clock.
+/// Timeouts run on the continuous clock, through one dispatch timer armed lazily: a wait whose
+/// deadline is later than the one already armed does not touch it, and when the timer fires it
+/// expires what is due and re-arms for the earliest deadline left. An upload waits for a
+/// notification hundreds of times and each wait usually ends long before its timeout, so this costs
+/// a timer wake-up every timeout period rather than a timer task and two thread wake-ups per wait.
 final class LinkEvents: Sendable {
+    private typealias NotificationContinuation = CheckedContinuation<Result<DFUNotification, DFUTransportError>, Never>
+
     private struct State {
         var queue: [DFUNotification] = []
         var isDown = false
         var nextIdentifier = 0
-        var notificationWaiter: (identifier: Int, continuation: CheckedContinuation<Result<DFUNotification, DFUTransportError>, Never>)?
-        var downWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
-        /// Waits whose timer fired before they registered (they end at once when they do).
-        var expired: Set<Int> = []
+        var notificationWaiter: (identifier: Int, deadline: ContinuousClock.Instant, continuation: NotificationContinuation)?
+        var downWaiters: [Int: (deadline: ContinuousClock.Instant, continuation: CheckedContinuation<Bool, Never>)] = [:]
+        /// Waits cancelled before they registered (they end at once when they do).
+        var cancelled: Set<Int> = []
+        /// When the timer is armed to fire; nil when it is not armed.
+        var armedFor: ContinuousClock.Instant?
+    }
+
+    /// The timer source; Dispatch documents `schedule` and `cancel` as safe from any thread.
+    private final class Timer: @unchecked Sendable {
+        let source: any DispatchSourceTimer
+        init(_ source: any DispatchSourceTimer) { self.source = source }
     }
 
     private let state = Mutex(State())
+    private let timer: Timer
+
+    /// Slack allowed to the timer (timeouts are seconds long).
+    private static let leeway = DispatchTimeInterval.milliseconds(5)
+
+    /// Events of a new connection.
+    init() {
+        let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "dfu.bluez.timeouts"))
+        timer = Timer(source)
+        source.setEventHandler { [weak self] in self?.expireDue() }
+        source.schedule(deadline: .distantFuture, leeway: Self.leeway)
+        source.resume()
+    }
+
+    deinit {
+        timer.source.cancel()
+    }
 
     /// Whether the link has gone down.
     var isDown: Bool { state.withLock { $0.isDown } }
 
     /// Queues a notification, or hands it to the waiting reader. Ignored once the link is down.
     func post(_ notification: DFUNotification) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<DFUNotification, DFUTransportError>, Never>? in
+        let waiter = state.withLock { state -> NotificationContinuation? in
             guard !state.isDown else { return nil }
             if let waiter = state.notificationWaiter {
                 state.notificationWaiter = nil
@@ -43,7 +75,7 @@ final class LinkEvents: Sendable {
             state.isDown = true
             let reader = state.queue.isEmpty ? state.notificationWaiter?.continuation : nil
             if reader != nil { state.notificationWaiter = nil }
-            let downWaiters = Array(state.downWaiters.values)
+            let downWaiters = state.downWaiters.values.map(\.continuation)
             state.downWaiters = [:]
             return (reader, downWaiters)
         }
@@ -54,30 +86,24 @@ final class LinkEvents: Sendable {
     /// The next notification; `.timedOut` after `timeout`, `.disconnected` when the link is down and nothing is queued.
     func next(within timeout: Duration) async throws(DFUTransportError) -> DFUNotification {
         let identifier = newIdentifier()
-        let timer = Task { [weak self] in
-            // A cancelled timer (the wait ended first) expires nothing.
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            self?.expireReader(identifier, with: .timedOut)
-        }
-        defer { timer.cancel() }
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<Result<DFUNotification, DFUTransportError>, Never>) in
-                let (immediate, displaced) = state.withLock {
-                    state -> (Result<DFUNotification, DFUTransportError>?, CheckedContinuation<Result<DFUNotification, DFUTransportError>, Never>?) in
+            await withCheckedContinuation { (continuation: NotificationContinuation) in
+                let (immediate, displaced) = state.withLock { state -> (Result<DFUNotification, DFUTransportError>?, NotificationContinuation?) in
                     if !state.queue.isEmpty { return (.success(state.queue.removeFirst()), nil) }
                     if state.isDown { return (.failure(.disconnected), nil) }
-                    if Task.isCancelled { return (.failure(.failed("cancelled")), nil) }
-                    if state.expired.remove(identifier) != nil { return (.failure(.timedOut), nil) }
+                    if Task.isCancelled || state.cancelled.remove(identifier) != nil { return (.failure(.failed("cancelled")), nil) }
+                    guard timeout > .zero else { return (.failure(.timedOut), nil) }
+                    let deadline = ContinuousClock.now.advanced(by: timeout)
                     let displaced = state.notificationWaiter?.continuation
-                    state.notificationWaiter = (identifier, continuation)
+                    state.notificationWaiter = (identifier, deadline, continuation)
+                    arm(for: deadline, state: &state)
                     return (nil, displaced)
                 }
                 displaced?.resume(returning: .failure(.failed("another reader took over the notifications")))
                 if let immediate { continuation.resume(returning: immediate) }
             }
         } onCancel: {
-            expireReader(identifier, with: .failed("cancelled"))
+            cancelReader(identifier)
         }
         return try result.get()
     }
@@ -85,23 +111,20 @@ final class LinkEvents: Sendable {
     /// Waits until the link is down; false when it is still up after `timeout`.
     func waitForDown(within timeout: Duration) async -> Bool {
         let identifier = newIdentifier()
-        let timer = Task { [weak self] in
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            self?.expireDownWaiter(identifier)
-        }
-        defer { timer.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let immediate = state.withLock { state -> Bool? in
                     if state.isDown { return true }
-                    if Task.isCancelled || state.expired.remove(identifier) != nil { return false }
-                    state.downWaiters[identifier] = continuation
+                    if Task.isCancelled || state.cancelled.remove(identifier) != nil || timeout <= .zero { return false }
+                    let deadline = ContinuousClock.now.advanced(by: timeout)
+                    state.downWaiters[identifier] = (deadline, continuation)
+                    arm(for: deadline, state: &state)
                     return nil
                 }
                 if let immediate { continuation.resume(returning: immediate) }
             }
         } onCancel: {
-            expireDownWaiter(identifier)
+            cancelDownWaiter(identifier)
         }
     }
 
@@ -112,24 +135,62 @@ final class LinkEvents: Sendable {
         }
     }
 
-    private func expireReader(_ identifier: Int, with error: DFUTransportError) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<DFUNotification, DFUTransportError>, Never>? in
+    /// Makes the timer fire by `deadline`; leaves it alone when it already fires earlier.
+    private func arm(for deadline: ContinuousClock.Instant, state: inout State) {
+        if let armed = state.armedFor, armed <= deadline { return }
+        state.armedFor = deadline
+        timer.source.schedule(deadline: Self.dispatchTime(of: deadline), leeway: Self.leeway)
+    }
+
+    private static func dispatchTime(of deadline: ContinuousClock.Instant) -> DispatchTime {
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        guard remaining > .zero else { return .now() }
+        let nanoseconds = remaining.components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow, nanoseconds.partialValue < Int64(Int.max / 2) else { return .distantFuture }
+        return .now() + .nanoseconds(Int(nanoseconds.partialValue + remaining.components.attoseconds / 1_000_000_000 + 1))
+    }
+
+    /// The timer fired: ends the waits that are due and re-arms for the earliest one left.
+    private func expireDue() {
+        let (reader, downWaiters) = state.withLock { state in
+            let now = ContinuousClock.now
+            var reader: NotificationContinuation?
+            if let waiter = state.notificationWaiter, waiter.deadline <= now {
+                state.notificationWaiter = nil
+                reader = waiter.continuation
+            }
+            var downWaiters: [CheckedContinuation<Bool, Never>] = []
+            for (identifier, waiter) in state.downWaiters where waiter.deadline <= now {
+                state.downWaiters[identifier] = nil
+                downWaiters.append(waiter.continuation)
+            }
+            state.armedFor = nil
+            let deadlines = state.downWaiters.values.map(\.deadline) + [state.notificationWaiter?.deadline].compactMap { $0 }
+            if let earliest = deadlines.min() { arm(for: earliest, state: &state) }
+            return (reader, downWaiters)
+        }
+        reader?.resume(returning: .failure(.timedOut))
+        for waiter in downWaiters { waiter.resume(returning: false) }
+    }
+
+    private func cancelReader(_ identifier: Int) {
+        let waiter = state.withLock { state -> NotificationContinuation? in
             guard let waiter = state.notificationWaiter, waiter.identifier == identifier else {
-                state.expired.insert(identifier)
+                state.cancelled.insert(identifier)
                 return nil
             }
             state.notificationWaiter = nil
             return waiter.continuation
         }
-        waiter?.resume(returning: .failure(error))
+        waiter?.resume(returning: .failure(.failed("cancelled")))
     }
 
-    private func expireDownWaiter(_ identifier: Int) {
+    private func cancelDownWaiter(_ identifier: Int) {
         let waiter = state.withLock { state in
             let waiter = state.downWaiters.removeValue(forKey: identifier)
-            if waiter == nil { state.expired.insert(identifier) }
+            if waiter == nil { state.cancelled.insert(identifier) }
             return waiter
         }
-        waiter?.resume(returning: false)
+        waiter?.continuation.resume(returning: false)
     }
 }

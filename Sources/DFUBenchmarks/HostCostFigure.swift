@@ -1,8 +1,8 @@
 import Foundation
 
 /// Figure 2: the host cost of `dfu upload` for a 500 KB package through `dfu-sim` on a private
-/// dbus-daemon: wall, user + system CPU and peak RSS of the `dfu` process (`/usr/bin/time -v`), and the
-/// time from its start to the first packet it writes (from its `-vv` log).
+/// dbus-daemon: wall, user + system CPU and peak RSS of the `dfu` process (`/usr/bin/time -v`), without
+/// and with `-vv`, and the time from its start to the first packet it writes (from the `-vv` runs' trace).
 public struct HostCostFigure: Sendable {
     /// The `dfu` executable.
     public var dfu: String
@@ -33,37 +33,49 @@ public struct HostCostFigure: Sendable {
         return nil
     }
 
-    /// Measures the AcquireWrite row (dfu-sim cannot refuse AcquireWrite yet, so no WriteValue row).
+    /// Measures the AcquireWrite rows (dfu-sim cannot refuse AcquireWrite yet, so no WriteValue row): `dfu upload`
+    /// as users run it, and `dfu upload -vv`, whose trace of every packet gives the first-byte times (shown in
+    /// both rows) but costs CPU of its own (a line per packet on stderr).
     public func run(progress: (String) -> Void = { _ in }) throws -> [HostCostRow] {
         let bytes = 512_000
-        var samples: [Sample] = []
+        var plain: [Sample] = []
+        var verbose: [Sample] = []
         for run in 0...max(1, runs) {
-            let sample = try measureOnce()
-            if run > 0 { samples.append(sample) }
-            progress("figure 2: AcquireWrite run \(run): \(Spread.format(sample.report.wallSeconds, digits: 2)) s wall,"
-                     + " \(Spread.format(sample.report.userSeconds + sample.report.systemSeconds, digits: 3)) s CPU,"
-                     + " \(sample.report.peakRSSKilobytes) KB, first byte \(Spread.format(sample.firstByte * 1000, digits: 0)) ms")
+            for traced in [false, true] {
+                let sample = try measureOnce(traced: traced)
+                if run > 0 {
+                    if traced { verbose.append(sample) } else { plain.append(sample) }
+                }
+                progress("figure 2: AcquireWrite\(traced ? " -vv" : "") run \(run): \(Spread.format(sample.report.wallSeconds, digits: 2)) s wall,"
+                         + " \(Spread.format(sample.report.userSeconds + sample.report.systemSeconds, digits: 3)) s CPU,"
+                         + " \(sample.report.peakRSSKilobytes) KB"
+                         + (sample.firstByte.map { ", first byte \(Spread.format($0 * 1000, digits: 0)) ms" } ?? ""))
+            }
         }
-        guard let wall = Spread(samples.map(\.report.wallSeconds)),
-            let cpu = Spread(samples.map { $0.report.userSeconds + $0.report.systemSeconds }),
-            let perMB = Spread(samples.map { ($0.report.userSeconds + $0.report.systemSeconds) / (Double(bytes) / 1e6) }),
-            let rss = Spread(samples.map { Double($0.report.peakRSSKilobytes) / 1024 }),
-            let first = Spread(samples.map { $0.firstByte * 1000 }),
-            let firstData = Spread(samples.map { $0.firstFirmwareByte * 1000 })
+        guard let first = Spread(verbose.compactMap { $0.firstByte.map { $0 * 1000 } }),
+            let firstData = Spread(verbose.compactMap { $0.firstFirmwareByte.map { $0 * 1000 } })
         else { throw BenchError.noRuns }
-        return [HostCostRow(writeMode: "`dfu upload`, AcquireWrite", bytes: bytes, wallSeconds: wall, cpuSeconds: cpu,
-                            cpuSecondsPerMegabyte: perMB, peakRSSMegabytes: rss, firstByteMilliseconds: first,
-                            firstFirmwareByteMilliseconds: firstData)]
+        func row(_ mode: String, _ samples: [Sample]) throws -> HostCostRow {
+            guard let wall = Spread(samples.map(\.report.wallSeconds)),
+                let cpu = Spread(samples.map { $0.report.userSeconds + $0.report.systemSeconds }),
+                let perMB = Spread(samples.map { ($0.report.userSeconds + $0.report.systemSeconds) / (Double(bytes) / 1e6) }),
+                let rss = Spread(samples.map { Double($0.report.peakRSSKilobytes) / 1024 })
+            else { throw BenchError.noRuns }
+            return HostCostRow(writeMode: mode, bytes: bytes, wallSeconds: wall, cpuSeconds: cpu, cpuSecondsPerMegabyte: perMB,
+                               peakRSSMegabytes: rss, firstByteMilliseconds: first, firstFirmwareByteMilliseconds: firstData)
+        }
+        return [try row("`dfu upload`, AcquireWrite", plain), try row("`dfu upload -vv`, AcquireWrite", verbose)]
     }
 
     struct Sample {
         var report: TimeVerboseReport
-        var firstByte: Double
-        var firstFirmwareByte: Double
+        /// From the trace of a `-vv` run only.
+        var firstByte: Double?
+        var firstFirmwareByte: Double?
     }
 
-    func measureOnce() throws -> Sample {
-        let inner = "echo DFU-BENCH-START >&2; exec /usr/bin/time -v \"$0\" upload \"$1\" -d \"$2\" -vv"
+    func measureOnce(traced: Bool) throws -> Sample {
+        let inner = "echo DFU-BENCH-START >&2; exec /usr/bin/time -v \"$0\" upload \"$1\" -d \"$2\"" + (traced ? " -vv" : "")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: dfuSim)
         process.arguments = ["run", "--device", "buttonless,address=\(address),sd_id=0xB7", "--",
@@ -101,12 +113,13 @@ public struct HostCostFigure: Sendable {
         guard process.terminationStatus == 0 else {
             throw BenchError.child("dfu-sim run -- dfu upload exited with \(process.terminationStatus): \(text.suffix(400))")
         }
-        guard let report = TimeVerboseReport(parsing: text), let firstByte, let firstFirmwareByte else {
-            throw BenchError.child("no /usr/bin/time report or no packet line in dfu's -vv log")
+        guard let report = TimeVerboseReport(parsing: text) else { throw BenchError.child("no /usr/bin/time report") }
+        guard !traced || (firstByte != nil && firstFirmwareByte != nil) else {
+            throw BenchError.child("no packet line in dfu's -vv log")
         }
         func seconds(_ duration: Duration) -> Double {
             Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
         }
-        return Sample(report: report, firstByte: seconds(firstByte), firstFirmwareByte: seconds(firstFirmwareByte))
+        return Sample(report: report, firstByte: firstByte.map(seconds), firstFirmwareByte: firstFirmwareByte.map(seconds))
     }
 }

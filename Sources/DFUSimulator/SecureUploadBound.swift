@@ -18,13 +18,15 @@
 public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
     /// Discovery plus connection set-up (``LinkModel/discoveryDelay`` + ``LinkModel/setupIntervals``).
     public let setup: Duration
-    /// Time the packets need on the air, counted in whole connection events except each burst's last.
+    /// Time the packets need on the air: the whole exchanges that fit in each event, counted in whole
+    /// connection events except each burst's last.
     public let air: Duration
     /// Mandatory requests and receipts, two connection intervals each (the CCCD write included,
     /// the final Execute excluded: the reset, not its answer, ends the upload).
     public let roundTrips: Duration
     /// Page erases the link must wait for: when an object has more packets than the bootloader has receive
-    /// buffers, the rest can only arrive after the erase its Create started (small MTUs).
+    /// buffers, the rest can only arrive after the erase its Create started and the first buffer's write,
+    /// from the next connection event on (small MTUs).
     public let eraseStalls: Duration
     /// The link path: set-up + air + round trips + erase stalls.
     public let link: Duration
@@ -41,15 +43,24 @@ public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
                 receiveBuffers: Int = 17) {
         let payload = max(4, model.maximumWriteLength - model.maximumWriteLength % 4)
         let interval = model.connectionInterval
-        let usable = max(1, model.usableEventLength.nanosecondsTotal)
-        // A burst of packets fills events of `usableEventLength`; all but its last event count whole
-        // (the request or receipt that follows shares the last one).
+        let usable = model.usableEventLength
+        let fullExchange = model.exchangeTime(attPayload: payload)
+        // Whole exchanges per event, as the link model schedules them.
+        let perEvent = min(max(1, Int(usable.nanosecondsTotal / max(1, fullExchange.nanosecondsTotal))),
+                           model.packetsPerEvent ?? Int.max)
+        // A burst of packets starts at an event and fills events with whole exchanges; all but its last
+        // event count whole (the request or receipt that follows shares the last one).
         func burst(_ bytes: Int) -> Duration {
             guard bytes > 0 else { return .zero }
-            var airTime = model.exchangeTime(attPayload: payload) * (bytes / payload)
-            if bytes % payload > 0 { airTime += model.exchangeTime(attPayload: bytes % payload) }
-            let events = (airTime.nanosecondsTotal + usable - 1) / usable
-            return interval * Int(max(0, events - 1))
+            let full = bytes / payload
+            var events = (full + perEvent - 1) / perEvent
+            if bytes % payload > 0 {
+                let inLast = full % perEvent
+                let partial = model.exchangeTime(attPayload: bytes % payload)
+                let fits = inLast > 0 && inLast < perEvent && fullExchange * inLast + partial <= usable
+                if !fits { events += 1 }
+            }
+            return interval * max(0, events - 1)
         }
         // Packets `first..<count` of an object of `size` bytes: bursts between PRN receipts, two intervals per receipt.
         func packets(_ first: Int, _ count: Int, size: Int) -> (air: Duration, receipts: Int) {
@@ -65,6 +76,8 @@ public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
             }
             return (air, receipts)
         }
+        // Create: op code, object type, 32-bit size.
+        let createExchange = model.exchangeTime(attPayload: 6)
         let initBurst = burst(initPacketSize)
         let initRequests = 6 + (prn > 0 ? 1 : 0)  // Set PRN, Select, Create, Checksum, Execute, [Set PRN], Select
         var airTotal = initBurst
@@ -78,13 +91,20 @@ public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
             let all = packets(0, count, size: size)
             requests += all.receipts + 3  // receipts; Create, Checksum, Execute
             airTotal += all.air
-            // Only `receiveBuffers` packets fit while the page erases: the rest follow the erase.
+            // Only `receiveBuffers` packets fit while the page erases: the rest follow the erase. Both times
+            // count from the start of the Create's event, up to the next Create.
             let linkTime = interval * (2 * (3 + all.receipts)) + all.air
             if count > receiveBuffers {
                 var erase = model.flash.pageErase
                 if objects == 0 { erase += model.flash.firstObjectPreparation }
                 let late = packets(receiveBuffers, count, size: size)
-                let eraseTime = erase + late.air + interval * (2 * late.receipts + 4)
+                // The Create is the first exchange of its event (nothing else is pending); the first late
+                // packet must arrive after the erase and the write that frees its buffer, and the link, idle
+                // during the erase, sends it at the start of an event.
+                let ready = createExchange + erase + model.flash.writeTime(bytes: min(size, payload)) - fullExchange
+                let lateStart = interval * Int((max(0, ready.nanosecondsTotal) + interval.nanosecondsTotal - 1)
+                                               / max(1, interval.nanosecondsTotal))
+                let eraseTime = lateStart + late.air + interval * (2 * late.receipts + 4)
                 stalls += max(.zero, eraseTime - linkTime)
             }
             objects += 1

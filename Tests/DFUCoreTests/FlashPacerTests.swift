@@ -43,6 +43,36 @@ import Testing
         #expect(pacer.earliestWrite(at: .milliseconds(101), count: 3) == .milliseconds(101))
     }
 
+    struct WakeCase: CustomTestStringConvertible, Sendable {
+        let buffersPerWake: Int
+        let pending: Int
+        let nowMilliseconds: Int
+        let wakeMilliseconds: Int
+        var testDescription: String {
+            "\(buffersPerWake) per wake, \(pending) pending at \(nowMilliseconds) ms → \(wakeMilliseconds) ms"
+        }
+    }
+
+    /// Four buffers, all busy behind a 100 ms erase: written 100–101, 101–102, 102–103, 103–104 ms.
+    @Test(arguments: [
+        WakeCase(buffersPerWake: 2, pending: 10, nowMilliseconds: 0, wakeMilliseconds: 102),  // two buffers
+        WakeCase(buffersPerWake: 2, pending: 1, nowMilliseconds: 0, wakeMilliseconds: 101),  // only one needed
+        WakeCase(buffersPerWake: 4, pending: 3, nowMilliseconds: 0, wakeMilliseconds: 103),  // all pending ones
+        WakeCase(buffersPerWake: 9, pending: 9, nowMilliseconds: 0, wakeMilliseconds: 104),  // at most every buffer
+        WakeCase(buffersPerWake: 0, pending: 5, nowMilliseconds: 0, wakeMilliseconds: 101),  // nonsense counts as one
+        WakeCase(buffersPerWake: 2, pending: 0, nowMilliseconds: 0, wakeMilliseconds: 101),
+        WakeCase(buffersPerWake: 4, pending: 4, nowMilliseconds: 101, wakeMilliseconds: 101),  // one free: no wait
+    ])
+    func aSenderThatMustWaitWakesOnceForSeveralPackets(_ testCase: WakeCase) {
+        var pacing = Self.pacing(buffers: 4)
+        pacing.buffersPerWake = testCase.buffersPerWake
+        var pacer = FlashPacer(pacing: pacing, bankPrepared: true)
+        pacer.objectCreated(at: .zero)  // erase 0–100 ms
+        for _ in 0..<4 { pacer.packetWritten(bytes: 4, at: .zero) }
+        #expect(pacer.nextWrite(at: .milliseconds(testCase.nowMilliseconds), pending: testCase.pending)
+                == .milliseconds(testCase.wakeMilliseconds))
+    }
+
     @Test func theFirstCreateOfAConnectionAddsTheBankPreparation() {
         var pacing = Self.pacing(buffers: 1)
         pacing.bankPreparation = .milliseconds(300)
@@ -92,6 +122,7 @@ import Testing
         #expect(pacing.bankPreparation + pacing.pageErase == .milliseconds(400))
         #expect(pacing.writeTime(bytes: 244) == .microseconds(41 * 61))
         #expect(pacing.writeTime(bytes: 5) == .microseconds(82))
+        #expect(pacing.buffersPerWake == 12)
     }
 
     struct DelayCase: CustomTestStringConvertible, Sendable {

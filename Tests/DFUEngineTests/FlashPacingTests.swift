@@ -101,4 +101,22 @@ import Testing
         #expect(small.link == small.setup + small.air + small.roundTrips + small.eraseStalls)
         #expect(small.total == max(small.link, small.flashStart + small.flash) + small.finish)
     }
+
+    /// One 4096-byte object at MTU 23 on 2M PHY, 7.5 ms: a 20-byte packet's exchange takes 496 µs, so 12 fit in
+    /// the 6.25 ms of an event (the fluid 12.6 would undercount the events).
+    @Test func theBoundPacksWholePacketsIntoEventsAndStartsTheLatePacketsAtAnEvent() {
+        var link = LinkModel()
+        link.mtu = 23
+        link.phy = .le2M
+        link.connectionInterval = .microseconds(7500)
+        let bound = SecureUploadBound(link: link, imageSize: 4096, initPacketSize: 140, prn: 0)
+        // Init packet: 7 packets, one event (0 intervals). Object: 204 full packets fill 17 events, the 16-byte
+        // last one an 18th: 17 intervals.
+        #expect(bound.air == .microseconds(17 * 7500))
+        // The Create's exchange (6 bytes, 440 µs), bank preparation and erase (385 ms) and the first buffer's write
+        // (205 µs), less the late packet's exchange (496 µs): 385.149 ms, so the late packets start at the 52nd
+        // event (390 ms). 187 full packets and the last one take 16 events (15 intervals), then Checksum and
+        // Execute (4 intervals): 532.5 ms against the link's 6 intervals and 17 of air (172.5 ms).
+        #expect(bound.eraseStalls == .microseconds(532_500 - 172_500))
+    }
 }

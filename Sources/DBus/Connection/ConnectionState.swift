@@ -38,7 +38,7 @@ struct ConnectionState {
     var nameOwners: [BusName: String] = [:]
     /// How many subscriptions use each well-known sender name.
     var watchedNames: [BusName: Int] = [:]
-    /// When the pump thread will next wake by itself (nil: only when woken).
+    /// When the pump thread will next wake by itself (nil: only when woken; at most ``DBusConnection/pumpTick`` ahead).
     var plannedWake: ContinuousClock.Instant?
     var pumpThread: pthread_t?
 

@@ -26,6 +26,9 @@ extension DBusConnection {
         state.withLock { $0.pumpThread = thread }
     }
 
+    /// The longest the pump sleeps without being woken.
+    static let pumpTick: Duration = .seconds(1)
+
     /// The I/O loop: poll the socket and the wake pipe, read and write, handle messages,
     /// expire calls whose deadline passed. Ends when the connection is closed or lost.
     func runPump() {
@@ -48,7 +51,11 @@ extension DBusConnection {
                         expired.append(call)
                     }
                 }
-                state.plannedWake = state.pending.values.map(\.deadline).min()
+                // Wake by itself at least every `pumpTick`: a call whose deadline is later (every usual
+                // timeout) then need not wake the pump to be expired in time, which saves a thread
+                // wake-up per call (an upload makes hundreds, one after another).
+                let tick = now.advanced(by: Self.pumpTick)
+                state.plannedWake = state.pending.values.map(\.deadline).min().map { min($0, tick) } ?? tick
                 let isOpen = state.phase == .open
                 let wantsWrite = isOpen && dbus_connection_has_messages_to_send(raw) != 0
                 let connected = isOpen && dbus_connection_get_is_connected(raw) != 0

@@ -46,17 +46,30 @@ public struct FlashPacer: Sendable {
     private var scale: Int { 1 << slowdowns }
 
     /// Buffers the model holds busy at `time`.
-    public func busyBuffers(at time: Duration) -> Int { releases.count(where: { $0 > time }) }
+    public func busyBuffers(at time: Duration) -> Int { releases.count - firstBusy(at: time) }
+
+    /// The index of the first release after `time` (releases are in flash order, so never decrease).
+    private func firstBusy(at time: Duration) -> Int {
+        releases.firstIndex(where: { $0 > time }) ?? releases.count
+    }
 
     /// The earliest time at or after `time` when a packet written then finds a free buffer, or, when it has
     /// to wait at all, when `count` packets would (so a sender wakes once for several packets).
     public func earliestWrite(at time: Duration, count: Int = 1) -> Duration {
-        let busy = releases.filter { $0 > time }
+        let first = firstBusy(at: time)
+        let busy = releases.count - first
         let limit = max(1, pacing.receiveBuffers)
-        guard busy.count >= limit else { return time }
-        // Releases are in flash order, so the (busy − limit + n)th one frees the n-th buffer needed.
-        let needed = min(busy.count, busy.count - limit + max(1, min(count, limit)))
-        return busy[needed - 1]
+        guard busy >= limit else { return time }
+        // The (busy − limit + n)th busy release frees the n-th buffer needed.
+        let needed = min(busy, busy - limit + max(1, min(count, limit)))
+        return releases[first + needed - 1]
+    }
+
+    /// When a sender with `pending` packets still to write should write the next one: at `time` when a buffer
+    /// is free then, otherwise when ``FlashPacing/buffersPerWake`` buffers are (or all `pending` ones), so it
+    /// wakes once for several packets.
+    public func nextWrite(at time: Duration, pending: Int) -> Duration {
+        earliestWrite(at: time, count: min(max(1, pending), max(1, pacing.buffersPerWake)))
     }
 
     /// A data object was created (its response arrived at `time`): the bootloader erases its page.
@@ -81,10 +94,6 @@ public struct FlashPacer: Sendable {
     }
 
     private mutating func prune(before time: Duration) {
-        if let firstBusy = releases.firstIndex(where: { $0 > time }) {
-            releases.removeFirst(firstBusy)
-        } else {
-            releases.removeAll()
-        }
+        releases.removeFirst(firstBusy(at: time))
     }
 }

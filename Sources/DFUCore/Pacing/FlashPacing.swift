@@ -20,6 +20,13 @@ public struct FlashPacing: Sendable, Hashable {
     /// How long after a write returns its packet may still reach the device (default 7.5 ms).
     public var arrivalAllowance: Duration = .microseconds(7500)
 
+    /// How many free buffers a sender that has to wait waits for (default 12): it then wakes once for that
+    /// many packets, while the other 5 still hold work for the flash (12 ms of 244-byte packets, on top of the
+    /// arrival allowance every release time already includes), enough to cover the link's delay in refilling
+    /// them. In the simulator's figure 1 any value from 4 to 17 gives the same upload times within 0.2 %;
+    /// fewer wake-ups cost the host less CPU.
+    public var buffersPerWake = 12
+
     /// The nRF52 defaults.
     public init() {}
 

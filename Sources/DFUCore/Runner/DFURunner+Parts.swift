@@ -102,10 +102,9 @@ extension DFURunner {
                     for (index, packet) in packets.enumerated() {
                         if isFirmware, let pacer {
                             // Hold the packet until the bootloader has a free receive buffer for it; when it
-                            // must wait, wait for a quarter of the buffers so as to wake once for several packets.
+                            // must wait, wait for several buffers so as to wake once for several packets.
                             let now = origin.duration(to: clock.now)
-                            let batch = min(packets.count - index, max(1, pacer.pacing.receiveBuffers / 4))
-                            let earliest = pacer.earliestWrite(at: now, count: batch)
+                            let earliest = pacer.nextWrite(at: now, pending: packets.count - index)
                             if earliest > now { try? await clock.sleep(until: origin.advanced(by: earliest), tolerance: nil) }
                         }
                         try await transport.write(packet, to: .securePacket, type: .withoutResponse)

@@ -1,0 +1,106 @@
+@testable import BlueZTransport
+import DBus
+import Glibc
+import Synchronization
+import Testing
+
+/// The AcquireNotify reader on a SOCK_SEQPACKET socket pair: the test writes BlueZ's end.
+@Suite struct NotificationReaderTests {
+    /// Collects what the reader delivers; `waitFor` polls with short real sleeps (the reader is a thread).
+    final class Collected: Sendable {
+        let packets = Mutex<[[UInt8]]>([])
+        let hangUps = Mutex(0)
+
+        func waitFor(packets count: Int, hangUps expected: Int = 0) async throws {
+            for _ in 0..<500 {
+                if self.packets.withLock({ $0.count }) >= count, hangUps.withLock({ $0 }) >= expected { return }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
+    }
+
+    /// BlueZ's end (raw, closed by the test) and the reader's end.
+    static func pair() throws -> (peer: Int32, reader: OwnedFileDescriptor) {
+        var ends: [Int32] = [-1, -1]
+        let made = socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends)
+        try #require(made == 0)
+        return (ends[0], OwnedFileDescriptor(taking: ends[1]))
+    }
+
+    static func send(_ bytes: [UInt8], to descriptor: Int32) {
+        _ = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    @Test func deliversEachPacketWholeAndInOrder() async throws {
+        let (peer, descriptor) = try Self.pair()
+        defer { _ = close(peer) }
+        let collected = Collected()
+        let reader = try NotificationReader(
+            descriptor: descriptor, maximumLength: 23,
+            onPacket: { bytes in collected.packets.withLock { $0.append(bytes) } },
+            onHangUp: { collected.hangUps.withLock { $0 += 1 } })
+        defer { reader.stop() }
+        Self.send([0x60, 0x01, 0x01], to: peer)  // response, Create, success
+        Self.send([0x60, 0x03, 0x01, 0x00, 0x10, 0x00, 0x00], to: peer)  // Checksum response: op code, success, offset 4096 (CRC left out)
+        try await collected.waitFor(packets: 2)
+        #expect(collected.packets.withLock { $0 } == [[0x60, 0x01, 0x01], [0x60, 0x03, 0x01, 0x00, 0x10, 0x00, 0x00]])
+        #expect(collected.hangUps.withLock { $0 } == 0)
+    }
+
+    @Test func bluezClosingItsEndIsOneHangUpAfterThePacketsBeforeIt() async throws {
+        let (peer, descriptor) = try Self.pair()
+        let collected = Collected()
+        let reader = try NotificationReader(
+            descriptor: descriptor, maximumLength: 23,
+            onPacket: { bytes in collected.packets.withLock { $0.append(bytes) } },
+            onHangUp: { collected.hangUps.withLock { $0 += 1 } })
+        defer { reader.stop() }
+        Self.send([0x60, 0x04, 0x01], to: peer)  // Execute response
+        _ = close(peer)
+        try await collected.waitFor(packets: 1, hangUps: 1)
+        #expect(collected.packets.withLock { $0 } == [[0x60, 0x04, 0x01]])
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(collected.hangUps.withLock { $0 } == 1)
+    }
+
+    @Test func stopClosesTheDescriptorAndDeliversNothingMore() async throws {
+        let (peer, descriptor) = try Self.pair()
+        defer { _ = close(peer) }
+        let collected = Collected()
+        let reader = try NotificationReader(
+            descriptor: descriptor, maximumLength: 23,
+            onPacket: { bytes in collected.packets.withLock { $0.append(bytes) } },
+            onHangUp: { collected.hangUps.withLock { $0 += 1 } })
+        reader.stop()
+        // The reader's thread closes its end: BlueZ's end then reads end-of-file.
+        var closed = false
+        for _ in 0..<500 where !closed {
+            var byte: UInt8 = 0
+            closed = recv(peer, &byte, 1, Int32(MSG_DONTWAIT)) == 0
+            if !closed { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        #expect(closed)
+        Self.send([0x60, 0x01, 0x01], to: peer)
+        reader.flush()
+        #expect(collected.packets.withLock { $0 }.isEmpty)
+        #expect(collected.hangUps.withLock { $0 } == 0)
+    }
+
+    @Test func flushDeliversWhatIsAlreadyQueued() async throws {
+        let (peer, descriptor) = try Self.pair()
+        defer { _ = close(peer) }
+        let collected = Collected()
+        let reader = try NotificationReader(
+            descriptor: descriptor, maximumLength: 23,
+            onPacket: { bytes in collected.packets.withLock { $0.append(bytes) } },
+            onHangUp: { collected.hangUps.withLock { $0 += 1 } })
+        defer { reader.stop() }
+        Self.send([0x60, 0x01, 0x01], to: peer)
+        // Whether the thread or the flush reads it, it is delivered exactly once by the time flush returns
+        // (the flush takes the same lock as the thread's reads).
+        reader.flush()
+        #expect(collected.packets.withLock { $0 } == [[0x60, 0x01, 0x01]])
+        try await Task.sleep(for: .milliseconds(10))
+        #expect(collected.packets.withLock { $0 } == [[0x60, 0x01, 0x01]])  // not twice
+    }
+}
