@@ -83,6 +83,20 @@ extension BlueZStandIn {
         if radios[index].consumeConnectionFailure() {
             throw BlueZNames.error("Failed", "le-connection-abort-by-local")
         }
+        let delay = radios[index].spec.connectDelay
+        if delay > .zero {
+            // A slow answer: the link comes up after `delay`, unless Disconnect cancels the attempt.
+            object.connecting = true
+            devices[path] = object
+            try? await Task.sleep(for: delay)
+            let cancelled = devices[path]?.connectCancelled ?? true
+            devices[path]?.connecting = false
+            devices[path]?.connectCancelled = false
+            guard !cancelled, let current = devices[path], !current.connected else {
+                throw BlueZNames.error("Failed", "le-connection-abort-by-local")
+            }
+            object = current
+        }
         let generation = radios[index].connect()
         radios[index].isBonded = object.paired
         let real = radios[index].firmware.services
@@ -107,6 +121,8 @@ extension BlueZStandIn {
 
     func disconnect(_ message: DBusMessage) throws -> [DBusValue] {
         let object = try object(for: message)
+        // Like bluetoothd, Disconnect during a pending Connect cancels it.
+        if object.connecting { devices[object.path]?.connectCancelled = true }
         if object.connected { tearDown(object.path, reboot: nil, announce: true) }
         return []
     }

@@ -174,6 +174,7 @@ extension BlueZStandIn {
         if type == .command, bytes.count > configuration.link.model.maximumWriteLength {
             throw BlueZNames.error("Failed", "Failed to initiate write")
         }
+        if type == .command { radios[radio].count(\.writeValueCommands) }
         if let error = deliver(bytes, to: characteristic.uuid, type: type, device: device, radio: radio),
             type == .request
         {
@@ -245,6 +246,7 @@ extension BlueZStandIn {
         }
         characteristic.writeChannel = ours
         update(characteristic, on: device)
+        if let radio = devices[device]?.radio { radios[radio].count(\.acquireWrites) }
         try connection.setProperty(
             member("WriteAcquired"), to: .boolean(true), interface: names.gattCharacteristic, at: characteristic.path)
         return [.unixFileDescriptor(theirs), .uint16(UInt16(clamping: configuration.link.model.mtu))]
@@ -261,6 +263,7 @@ extension BlueZStandIn {
         characteristic.notifyChannel = ours
         update(characteristic, on: device)
         radios[radio].setSubscribed(characteristic.uuid, true)
+        radios[radio].count(\.acquireNotifies)
         try connection.setProperties(
             [try member("NotifyAcquired"): .boolean(true), try member("Notifying"): .boolean(true)],
             interface: names.gattCharacteristic, at: characteristic.path)
@@ -280,6 +283,7 @@ extension BlueZStandIn {
         let wasNotifying = characteristic.isNotifying
         characteristic.notifySenders.insert(sender)
         update(characteristic, on: device)
+        radios[radio].count(\.startNotifies)
         if !wasNotifying {
             radios[radio].setSubscribed(characteristic.uuid, true)
             try connection.setProperty(

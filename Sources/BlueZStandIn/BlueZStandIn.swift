@@ -25,6 +25,8 @@ public actor BlueZStandIn {
         var cachedServices: [SimulatedService]?
         var gatt: GATTTable?
         var connecting = false
+        /// Set by Disconnect while a delayed Connect is pending: that Connect fails.
+        var connectCancelled = false
         var uuids: [String] = []
     }
 

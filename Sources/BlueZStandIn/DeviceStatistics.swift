@@ -10,6 +10,19 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
     public var droppedPackets = 0
     /// Modelled link time, in milliseconds.
     public var modelledMilliseconds = 0
+    /// AcquireWrite calls granted (sockets handed out for writes without response).
+    public var acquireWrites = 0
+    /// AcquireNotify calls granted (sockets handed out for notifications).
+    public var acquireNotifies = 0
+    /// WriteValue calls with type=command (writes without response that did not use a socket).
+    public var writeValueCommands = 0
+    /// StartNotify calls that started a subscription (notifications as PropertiesChanged signals).
+    public var startNotifies = 0
+
+    /// For each Create data object (Secure DFU), the real milliseconds from that request until the
+    /// first packet of the object: the client's wait (`--first-object-delay`, `--object-delay`) plus
+    /// the response's round trip.
+    public var dataObjectWaits: [Int] = []
 
     /// All zero.
     public init() {}
@@ -20,5 +33,10 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
         case crcFailures = "crc_failures"
         case droppedPackets = "dropped_packets"
         case modelledMilliseconds = "modelled_ms"
+        case acquireWrites = "acquire_write"
+        case acquireNotifies = "acquire_notify"
+        case writeValueCommands = "write_value_commands"
+        case startNotifies = "start_notify"
+        case dataObjectWaits = "data_object_waits_ms"
     }
 }

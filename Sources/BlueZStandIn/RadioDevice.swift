@@ -15,7 +15,8 @@ struct RadioDevice: Sendable {
 
     let spec: SimulatedDeviceSpec
     let link: LinkModel
-    let uuids = DFUServiceUUIDs()
+    /// The device's GATT UUIDs (to tell packets and control point writes apart).
+    var uuids: DFUServiceUUIDs { spec.uuids }
     private(set) var peripheral: SimulatedPeripheral
     private(set) var statistics = DeviceStatistics()
     /// Whether a link is up (and its generation, so late events of an old link are ignored).
@@ -40,6 +41,8 @@ struct RadioDevice: Sendable {
     private var eventStart: Duration = .zero
     private var eventCursor: Duration = .zero
     private var packetsInEvent = Int.max
+    /// When the client last asked to create a data object whose first packet has not come yet.
+    private var dataObjectCreated: ContinuousClock.Instant?
 
     init(spec: SimulatedDeviceSpec, link: LinkModel, faults: SimulatedFaults) {
         self.spec = spec
@@ -60,6 +63,11 @@ struct RadioDevice: Sendable {
         guard faults.failedConnections > 0 else { return false }
         faults.failedConnections -= 1
         return true
+    }
+
+    /// Counts one client call in the statistics (`\.acquireWrites`, `\.startNotifies`, …).
+    mutating func count(_ call: WritableKeyPath<DeviceStatistics, Int>) {
+        statistics[keyPath: call] += 1
     }
 
     /// A link comes up.
@@ -138,6 +146,10 @@ struct RadioDevice: Sendable {
                 dropAfter = true
             }
             tracker.packet(bytes)
+            if let created = dataObjectCreated {
+                statistics.dataObjectWaits.append(Self.milliseconds(created.duration(to: .now)))
+                dataObjectCreated = nil
+            }
         } else if isControlPoint, let first = bytes.first {
             if let trigger = faults.disconnectAtRequest, !requestFaultFired {
                 requestCounts[first, default: 0] += 1
@@ -146,7 +158,10 @@ struct RadioDevice: Sendable {
                     dropAfter = true
                 }
             }
-            if uuid == uuids.secureControlPoint.uppercased() { tracker.request(bytes) }
+            if uuid == uuids.secureControlPoint.uppercased() {
+                tracker.request(bytes)
+                if bytes.count >= 2, first == 0x01, bytes[1] == 0x02 { dataObjectCreated = .now }
+            }
         }
         var context = makeContext(at: arrival)
         var firmware = peripheral.firmware
@@ -235,10 +250,12 @@ struct RadioDevice: Sendable {
     private mutating func refreshModelled() {
         lastModelled = modelled
         lastWall = ContinuousClock.now
-        let linkTime = modelled - idle
-        statistics.modelledMilliseconds = Int(
-            linkTime.components.seconds * 1000
-                + linkTime.components.attoseconds / 1_000_000_000_000_000)
+        statistics.modelledMilliseconds = Self.milliseconds(modelled - idle)
+    }
+
+    /// Whole milliseconds of a duration.
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// Moves the device's clock forward by the real time the client spent idle since the last event

@@ -7,7 +7,10 @@ public import DFUSimulator
 /// (the FWID a SoftDevice update installs), `app_version`, `bl_version`, `signature=required`
 /// or `public_key=FILE` (init packets must be signed), `legacy_version=MAJOR.MINOR|none`,
 /// `max_image` (bytes), `rssi` (dBm), `service_changed=yes` (the device indicates Service Changed,
-/// so the host's GATT cache is refreshed after a jump at the same address).
+/// so the host's GATT cache is refreshed after a jump at the same address), `connect_delay_ms`
+/// (real time every Connect takes before the link is up; Disconnect meanwhile cancels it), `uuid.ROLE=UUID`
+/// (the device uses a custom UUID for ROLE, a ``DFUServiceUUIDs/Role`` name such as `secure-service`;
+/// UUIDs as `FE59`, `0000FE59` or 128-bit).
 public struct SimulatedDeviceSpec: Sendable {
     /// The kind.
     public var kind: SimulatedDeviceKind
@@ -19,6 +22,10 @@ public struct SimulatedDeviceSpec: Sendable {
     public var rssi: Int16
     /// Whether the device indicates Service Changed when its GATT table changed at the same address.
     public var indicatesServiceChanged: Bool
+    /// Real time every Connect to it takes before the link comes up (zero: at once).
+    public var connectDelay: Duration
+    /// The GATT UUIDs its firmware uses (Nordic's unless `uuid.ROLE=` keys replace some).
+    public var uuids: DFUServiceUUIDs
 
     /// The address a device gets when the specification names none: `C0:FF:EE:00:00:N0` (N = index + 1).
     public static func defaultAddress(index: Int) -> DFUDeviceAddress? {
@@ -81,6 +88,16 @@ public struct SimulatedDeviceSpec: Sendable {
                 legacy.version = LegacyDFUVersion(major: major, minor: minor)
             }
         }
+        let hasLegacyVersion = legacy.version != nil
+        if let text = fields.take("bl_extra_service") {
+            guard let uuid = DFUServiceUUIDs.Role.canonical(text) else {
+                throw StandInSpecError("bl_extra_service=\(text) is not a UUID (180A, 0000180A or 128-bit)")
+            }
+            guard kind == .legacy || kind == .legacyApp else {
+                throw StandInSpecError("bl_extra_service applies to Legacy bootloaders (legacy, legacy-app)")
+            }
+            legacy.otherServices = [.other(uuid)]
+        }
         var storage = SimulatedStorage()
         if let id = try fields.takeInteger("sd_id") {
             guard let value = UInt32(exactly: id) else { throw StandInSpecError("sd_id=\(id) is out of range") }
@@ -109,6 +126,24 @@ public struct SimulatedDeviceSpec: Sendable {
         }
         self.rssi = rssiValue
         indicatesServiceChanged = try fields.takeFlag("service_changed") ?? false
+        let connectDelay = try fields.takeInteger("connect_delay_ms") ?? 0
+        guard (0...600_000).contains(connectDelay) else {
+            throw StandInSpecError("connect_delay_ms=\(connectDelay) must be 0 to 600000")
+        }
+        self.connectDelay = .milliseconds(connectDelay)
+        var uuids = DFUServiceUUIDs()
+        for (name, value) in fields.take(prefix: "uuid") {
+            guard let role = DFUServiceUUIDs.Role.allCases.first(where: { $0.rawValue.replacingDashes == name }) else {
+                throw StandInSpecError("uuid.\(name) is not a role (one of \(DFUServiceUUIDs.Role.names))")
+            }
+            guard let uuid = DFUServiceUUIDs.Role.canonical(value) else {
+                throw StandInSpecError("uuid.\(name)=\(value) is not a UUID (FE59, 0000FE59 or 128-bit)")
+            }
+            uuids[keyPath: role.keyPath] = uuid
+        }
+        self.uuids = uuids
+        secure.uuids = uuids
+        legacy.uuids = uuids
         try fields.checkAllTaken(in: "--device \(text)")
 
         let bootloader: SimulatedDeviceProfile.Bootloader
@@ -130,11 +165,13 @@ public struct SimulatedDeviceSpec: Sendable {
             var app = SimulatedButtonlessApplication(
                 variant: kind == .buttonless ? .withoutBonds : kind == .buttonlessBonded ? .withBonds : .experimental)
             if let name { app.advertisedName = name }
+            app.uuids = uuids
             bootloader = .secure(secure)
             application = .buttonless(app)
         case .legacyApp:
-            var app = SimulatedLegacyApplication()
+            var app = SimulatedLegacyApplication(hasVersionCharacteristic: hasLegacyVersion)
             if let name { app.advertisedName = name }
+            app.uuids = uuids
             bootloader = .legacy(legacy)
             application = .legacy(app)
         }

@@ -24,6 +24,14 @@ struct SpecFields {
     /// Takes the value of `key` out (so that unknown keys can be reported at the end).
     mutating func take(_ key: String) -> String? { values.removeValue(forKey: key) }
 
+    /// Takes every `PREFIX.NAME=value` pair out, as (NAME, value) sorted by NAME (`-` in NAME folded to `_`).
+    mutating func take(prefix: String) -> [(name: String, value: String)] {
+        let keys = values.keys.filter { $0.hasPrefix(prefix + ".") }.sorted()
+        return keys.compactMap { key in
+            values.removeValue(forKey: key).map { (String(key.dropFirst(prefix.count + 1)), $0) }
+        }
+    }
+
     /// Takes an integer (decimal or 0x hexadecimal).
     mutating func takeInteger(_ key: String) throws(StandInSpecError) -> Int? {
         guard let text = take(key) else { return nil }
@@ -67,5 +75,5 @@ struct SpecFields {
 }
 
 extension StringProtocol {
-    fileprivate var replacingDashes: String { String(map { $0 == "-" ? "_" : $0 }) }
+    var replacingDashes: String { String(map { $0 == "-" ? "_" : $0 }) }
 }

@@ -14,6 +14,9 @@ public struct LegacyBootloaderConfiguration: Sendable, Hashable {
     public var name = "DfuTarg"
     /// The GATT UUIDs it uses.
     public var uuids = DFUServiceUUIDs()
+    /// Services served besides DFU (some SDK ≤ 6.1 bootloaders add e.g. Device Information, which
+    /// makes a bootloader without DFU Version characteristic look like an application).
+    public var otherServices: [SimulatedService] = []
     /// Fault: never answer control point writes.
     public var neverAnswers = false
 

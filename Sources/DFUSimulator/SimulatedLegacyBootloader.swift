@@ -33,7 +33,7 @@ public struct SimulatedLegacyBootloader: SimulatedFirmware {
     /// The name it advertises.
     public var advertisedName: String { configuration.name }
 
-    /// The Legacy DFU service (1530).
+    /// The Legacy DFU service (1530), after any other services of the configuration.
     public var services: [SimulatedService] {
         var characteristics = [
             SimulatedCharacteristic(uuid: controlPoint, properties: [.write, .notify]),
@@ -42,7 +42,8 @@ public struct SimulatedLegacyBootloader: SimulatedFirmware {
         if configuration.version != nil {
             characteristics.append(SimulatedCharacteristic(uuid: versionUUID, properties: [.read]))
         }
-        return [SimulatedService(uuid: configuration.uuids.legacyService, characteristics: characteristics)]
+        return configuration.otherServices
+            + [SimulatedService(uuid: configuration.uuids.legacyService, characteristics: characteristics)]
     }
 
     /// 1530.

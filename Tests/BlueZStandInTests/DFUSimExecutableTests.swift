@@ -69,7 +69,9 @@ struct DFUSimExecutableTests {
         #expect(devices.last?["kind"] as? String == "legacy-app")
         let stats = try #require(devices.first?["stats"] as? [String: Any])
         #expect(
-            Set(stats.keys) == ["connections", "objects_executed", "crc_failures", "dropped_packets", "modelled_ms"])
+            Set(stats.keys) == ["connections", "objects_executed", "crc_failures", "dropped_packets", "modelled_ms",
+                                "acquire_write", "acquire_notify", "write_value_commands", "start_notify",
+                                "data_object_waits_ms"])
         let images = try #require(devices.first?["images"] as? [String: [String: Any]])
         // The factory application: one byte 0xA5.
         #expect(images["application"]?["size"] as? Int == 1)

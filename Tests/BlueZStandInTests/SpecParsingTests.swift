@@ -54,8 +54,38 @@ import Testing
         #expect(spec.storage.applicationVersion == 3)
         #expect(spec.rssi == -70)
         #expect(spec.indicatesServiceChanged)
+        #expect(spec.connectDelay == .zero, "Connect completes at once unless connect_delay_ms is given")
         // The third device's default address.
         #expect(spec.profile.address.description == "C0:FF:EE:00:00:30")
+    }
+
+    @Test func legacyVersionNoneRemovesTheCharacteristicFromApplicationAndBootloader() throws {
+        let spec = try SimulatedDeviceSpec(parsing: "legacy-app,legacy_version=none,bl_extra_service=180A")
+        guard case .legacy(let bootloader) = spec.profile.bootloader, case .legacy(let app) = spec.profile.application
+        else {
+            Issue.record("not a Legacy application with a Legacy bootloader")
+            return
+        }
+        #expect(bootloader.version == nil)
+        #expect(!app.hasVersionCharacteristic)
+        #expect(bootloader.otherServices.map(\.uuid) == ["0000180A-0000-1000-8000-00805F9B34FB"])
+        let versioned = try SimulatedDeviceSpec(parsing: "legacy-app")
+        if case .legacy(let app) = versioned.profile.application { #expect(app.hasVersionCharacteristic) }
+    }
+
+    @Test func uuidKeysGiveTheFirmwareCustomUUIDs() throws {
+        let spec = try SimulatedDeviceSpec(
+            parsing: "buttonless,uuid.secure-service=ABCD,UUID.Buttonless_Without_Bonds=11110003-2222-3333-4444-55555555555a")
+        #expect(spec.uuids.secureService == "0000ABCD-0000-1000-8000-00805F9B34FB", "16-bit form expanded")
+        #expect(spec.uuids.buttonlessWithoutBonds == "11110003-2222-3333-4444-55555555555A", "any case, - or _")
+        #expect(spec.uuids.securePacket == DFUServiceUUIDs().securePacket, "roles not given keep Nordic's")
+        guard case .secure(let bootloader) = spec.profile.bootloader, case .buttonless(let app) = spec.profile.application
+        else {
+            Issue.record("not a buttonless device with a Secure bootloader")
+            return
+        }
+        #expect(bootloader.uuids == spec.uuids)
+        #expect(app.uuids == spec.uuids)
     }
 
     @Test(arguments: [
@@ -69,6 +99,11 @@ import Testing
         ("secure,rssi=10", "rssi=10 must be negative dBm"),
         ("legacy,legacy_version=8", "legacy_version=8 must be MAJOR.MINOR or none"),
         ("secure,service_changed=perhaps", "service_changed=perhaps is not yes or no"),
+        ("secure,uuid.secure-thing=FE59", "uuid.secure_thing is not a role"),
+        ("secure,uuid.secure-service=XYZ", "uuid.secure_service=XYZ is not a UUID"),
+        ("secure,bl_extra_service=180A", "bl_extra_service applies to Legacy bootloaders"),
+        ("secure,connect_delay_ms=-1", "connect_delay_ms=-1 must be 0 to 600000"),
+        ("legacy,bl_extra_service=nope", "bl_extra_service=nope is not a UUID"),
     ])
     func badDeviceSpecsSayWhatIsWrong(spec: String, message: String) {
         #expect {

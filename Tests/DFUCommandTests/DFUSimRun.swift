@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// One run of `dfu-sim run [--device SPEC]... [--fault SPEC]... --report FILE -- dfu ARGUMENTS`:
 /// the built `dfu` against bluetoothd's stand-in on a private bus, with what the simulated
@@ -74,6 +75,28 @@ struct DFUSimRun {
     /// The size of an installed image (`application`, `softdevice`, `bootloader`) of a device.
     func imageSize(_ address: String, _ part: String) -> Int? {
         ((device(address)?["images"] as? [String: Any])?[part] as? [String: Any])?["size"] as? Int
+    }
+
+    /// The CRC-32 (8 lower-case hex digits) of an installed image of a device.
+    func imageCRC(_ address: String, _ part: String) -> String? {
+        ((device(address)?["images"] as? [String: Any])?[part] as? [String: Any])?["crc32"] as? String
+    }
+
+    /// The CRC-32 of each image in `package` by part type, as `dfu inspect --json` computes it from the zip.
+    static func packageCRCs(_ package: String) async throws -> [String: String] {
+        let run = await RecordedRun.dfu("inspect", "--json", package)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        let parts = try #require(object["parts"] as? [[String: Any]])
+        var crcs: [String: String] = [:]
+        for part in parts {
+            if let type = part["type"] as? String, let crc = part["bin_crc32"] as? String { crcs[type] = crc.lowercased() }
+        }
+        return crcs
+    }
+
+    /// A list statistic of a device (`data_object_waits_ms`); empty when absent.
+    func list(_ address: String, _ name: String) -> [Int] {
+        (device(address)?["stats"] as? [String: Any])?[name] as? [Int] ?? []
     }
 
     /// A statistic of a device (`connections`, `objects_executed`, `crc_failures`, …).

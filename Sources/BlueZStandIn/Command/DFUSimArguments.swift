@@ -34,7 +34,11 @@ public struct DFUSimArguments: Sendable {
           --device KIND[,address=AA:BB:CC:DD:EE:FF][,name=NAME][,key=value...]
                 KIND: secure, legacy, buttonless, buttonless-bonded, buttonless-experimental, legacy-app
                 keys: hw_version, sd_id, sd_id_after, app_version, bl_version, signature=required,
-                      public_key=FILE, legacy_version=MAJOR.MINOR|none, max_image, rssi, service_changed=yes
+                      public_key=FILE, legacy_version=MAJOR.MINOR|none (none: no DFU Version characteristic),
+                      bl_extra_service=UUID (a Legacy bootloader also serves it), max_image, rssi, service_changed=yes
+                      connect_delay_ms=N (each Connect takes N ms; Disconnect cancels it),
+                      uuid.ROLE=UUID (custom UUID for ROLE: secure-service, secure-control-point,
+                      secure-packet, buttonless-without-bonds, buttonless-with-bonds, legacy-service, ...)
           --link KEY=VALUE[,...]   mtu, interval_ms, phy=1m|2m, packets_per_event, connect_timeout_ms,
                                    resolve_ms, discovery_ms
           --fault SPEC             drop-packet=N[:M...], corrupt-packet=N[:M...], disconnect-after-bytes=N,

@@ -26,6 +26,7 @@ enum TriggerCommand: Subcommand {
         .flag("experimental-buttonless", help: "allow the unauthenticated SDK 12 experimental buttonless service"),
         .value("scan-timeout", "SECONDS", help: "how long to scan for the device and the bootloader (default 10)"),
         .value("connect-timeout", "SECONDS", help: "how long connecting may take (default 10)"),
+        .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: writes by WriteValue, notifications by signals"),
         .flag("json", help: "print {\"bootloader\": ADDRESS, \"name\": NAME, \"switched\": BOOL} on standard output"),
     ]
 
@@ -57,7 +58,8 @@ enum TriggerCommand: Subcommand {
         if let seconds = try UploadSettings.seconds(arguments, "scan-timeout") { options.scanTimeout = seconds }
         if let seconds = try UploadSettings.seconds(arguments, "connect-timeout") { options.connectTimeout = seconds }
 
-        let session = try await context.transports.open(adapter, target.label)
+        let preferences = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"))
+        let session = try await context.transports.open(adapter, target.label, preferences: preferences)
         let result = await switchDevice(target, session: session, options: options, clock: session.clock)
         await session.close()
         let (peer, switched) = try result.get()

@@ -6,8 +6,9 @@ import DFUCore
 /// the adapter asked for, timed by the wall clock.
 enum BlueZProvider {
     /// Opens links and scans through bluetoothd.
-    static let provider = TransportProvider { adapter, _ in
+    static let provider = TransportProvider { adapter, _, preferences in
         let transport = try await open(adapter: adapter)
+        if !preferences.acquiresSockets { await transport.setAcquiring(write: false, notify: false) }
         return TransportSession(transport: transport, clock: ContinuousClock()) { await transport.close() }
     } scan: { adapter, timeout in
         let transport = try await open(adapter: adapter)

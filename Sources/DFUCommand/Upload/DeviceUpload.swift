@@ -31,7 +31,7 @@ struct DeviceUpload: Sendable {
         }
         let session: TransportSession
         do {
-            session = try await context.transports.open(adapter, device)
+            session = try await context.transports.open(adapter, device, preferences: settings.link)
         } catch {
             let (code, message) = ErrorReport.classify(error)
             return DeviceOutcome(device: device, result: .failed(code, message))

@@ -18,6 +18,8 @@ struct UploadSettings: Sendable {
     let parallel: Int
     /// The engine's options.
     let options: DFUOptions
+    /// How links move data (`--no-acquire`).
+    let link: LinkPreferences
     /// Output mode.
     let output: OutputMode
     /// `-v` count: 1 = state changes and details, 2 = also every request and response.
@@ -48,6 +50,7 @@ struct UploadSettings: Sendable {
         .value("connect-timeout", "SECONDS", help: "how long connecting and discovery may take (default 10)"),
         .value("retries", "N", help: "connection retries and reconnections after a lost link (default 3)"),
         .flag("no-resume", help: "start every object over instead of resuming an interrupted upload"),
+        .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: packets by WriteValue, notifications by signals"),
         .value("packet-size", "BYTES", help: "largest data packet (default: the MTU allows, multiple of 4)"),
         .value("first-object-delay", "MS", help: "wait after creating the first data object (default 400)"),
         .value("object-delay", "MS", help: "wait after creating every data object (default 0)"),
@@ -90,10 +93,10 @@ struct UploadSettings: Sendable {
         options.experimentalButtonless = arguments.flag("experimental-buttonless")
         for assignment in arguments.all("uuid") {
             let pieces = assignment.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pieces.count == 2, let role = UUIDRole(rawValue: pieces[0]) else {
-                throw usage("option --uuid: '\(assignment)' is not ROLE=UUID with ROLE one of \(UUIDRole.names)")
+            guard pieces.count == 2, let role = DFUServiceUUIDs.Role(rawValue: pieces[0]) else {
+                throw usage("option --uuid: '\(assignment)' is not ROLE=UUID with ROLE one of \(DFUServiceUUIDs.Role.names)")
             }
-            guard let uuid = UUIDRole.canonical(pieces[1]) else {
+            guard let uuid = DFUServiceUUIDs.Role.canonical(pieces[1]) else {
                 throw usage("option --uuid: '\(pieces[1])' is not a UUID (FE59, 0000FE59 or 8EC90001-F315-4F60-9FB8-838830DAEA50)")
             }
             options.uuids[keyPath: role.keyPath] = uuid
@@ -141,6 +144,7 @@ struct UploadSettings: Sendable {
         }
         if let delay = try arguments.integer("object-delay", in: 0...10_000) { options.objectDelay = .milliseconds(delay) }
         self.options = options
+        link = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"))
 
         verbosity = arguments.count("verbose")
         let quiet = arguments.flag("quiet")
