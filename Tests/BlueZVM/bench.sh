@@ -122,7 +122,7 @@ bluez_version=$(/usr/libexec/bluetooth/bluetoothd --version 2> /dev/null || echo
 accelerator=$(awk '$1 == "accelerator" { print $2 }' "$out/timings" 2> /dev/null)
 echo
 echo "Machine: $cores cores, $cpu_model; kernel $(uname -r); VM: ${accelerator:-?}, 2 vCPUs"
-echo "Versions: dfu $("$bin_dir/dfu" --version 2> /dev/null | head -1); bluetoothd $bluez_version (Debian, in the VM), btvirt controllers"
+echo "Versions: $("$bin_dir/dfu" --version 2> /dev/null | head -1); bluetoothd $bluez_version (Debian, in the VM), btvirt controllers"
 echo "Date: $(date -u +%Y-%m-%dT%H:%M:%SZ); benchmark took $elapsed s"
 echo
 echo "Figure 3: $size-byte upload through the real bluetoothd in the VM (median (min–max) of $runs runs; dfu process in the guest)"

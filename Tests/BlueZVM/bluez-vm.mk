@@ -21,7 +21,7 @@ BLUEZVM_DFU_SCENARIOS :=
 # The scenarios to run, in order.
 BLUEZVM_SCENARIOS     ?= $(foreach name,$(BLUEZVM_DEFAULT_SCENARIOS),$(BLUEZVM_DIR)/scenarios/$(name).sh)
 # More options for run.sh (see Tests/BlueZVM/run.sh --help).
-BLUEZVM_FLAGS         ?= --timeout 900
+BLUEZVM_FLAGS         ?= --timeout 1200
 # bluetoothd's configuration in the guest (no EATT: see the file), an absolute path the guest sees.
 BLUEZVM_BLUETOOTHD_CONF ?= $(CURDIR)/$(BLUEZVM_DIR)/guest/main.conf
 # Where the scenarios find the project's binaries, and the targets that build them.
