@@ -35,9 +35,8 @@ extension BlueZTransport {
     /// fallback WriteValue type=command.
     ///
     /// A WriteValue waits until bluetoothd has read every packet from the AcquireWrite socket:
-    /// bluetoothd serves the socket and D-Bus from one main loop in no set order, and a control
-    /// point request it handles first overtakes packets still in the socket (seen in the VM suite:
-    /// a Calculate Checksum answered one packet short, three times over).
+    /// bluetoothd serves the socket and D-Bus from one main loop in no set order, so a control
+    /// point request it handled first would overtake packets still in the socket.
     public func write(_ bytes: [UInt8], to endpoint: DFUEndpoint, type: DFUWriteType) async throws(DFUTransportError) {
         let (context, characteristic) = try connected(endpoint)
         if let writer = context.writer, type == .withResponse || endpoint != context.writerEndpoint {
