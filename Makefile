@@ -6,6 +6,7 @@
 #   make demo       inspect a bundled sample package, then upload it to a simulated device through dfu-sim
 #   make fuzz       libFuzzer over every parser, FUZZ_SECONDS per target (Fuzz/README.md)
 #   make bench      the benchmark figures (Benchmarks/README.md); BENCH_JSON=out.json writes them as JSON
+#   make bench-bluez figure 3 through the real bluetoothd in the VM (Tests/BlueZVM/README.md)
 #   make install    PREFIX=/usr/local DESTDIR= (staging root)
 #   make clean
 

@@ -70,7 +70,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "BlueZPeripheralTests",
-            dependencies: ["BlueZPeripheral", "BlueZStandIn", "DBus", "DFUSimulator", "DFUCore"],
+            dependencies: ["BlueZPeripheral", "BlueZStandIn", "DBus", "DFUSimulator", "DFUCore", "DFUCrypto"],
             swiftSettings: strict),
         .testTarget(name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
         // Only the benchmark's pure helpers (statistics, tables, the shared-adapter model); no timing.

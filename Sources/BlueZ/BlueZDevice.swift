@@ -38,20 +38,27 @@ public struct BlueZDevice: Sendable, Hashable {
         self.alias = properties["Alias"]?.stringValue
         self.rssi = properties["RSSI"]?.integerValue.map { Int($0) }
         self.serviceUUIDs = (properties["UUIDs"]?.stringArrayValue ?? []).map(BlueZUUID.canonical)
-        self.isConnected = properties["Connected"]?.boolValue ?? false
         self.servicesResolved = properties["ServicesResolved"]?.boolValue ?? false
+        self.isConnected = (properties["Connected"]?.boolValue ?? false) || servicesResolved
         self.isPaired = properties["Paired"]?.boolValue ?? false
         self.isBonded = properties["Bonded"]?.boolValue ?? isPaired
     }
 
-    /// Applies the changed properties of a `PropertiesChanged` signal.
+    /// Applies the changed properties of a `PropertiesChanged` signal; `ServicesResolved` = true
+    /// also means connected.
     public mutating func apply(changed: [String: DBusValue], invalidated: [String]) {
         if let value = changed["Name"]?.stringValue { name = value }
         if let value = changed["Alias"]?.stringValue { alias = value }
         if let value = changed["RSSI"]?.integerValue { rssi = Int(value) }
         if let value = changed["UUIDs"]?.stringArrayValue { serviceUUIDs = value.map(BlueZUUID.canonical) }
         if let value = changed["Connected"]?.boolValue { isConnected = value }
-        if let value = changed["ServicesResolved"]?.boolValue { servicesResolved = value }
+        if let value = changed["ServicesResolved"]?.boolValue {
+            servicesResolved = value
+            // Services resolve only over a live link. bluetoothd 5.66 was seen (in the VM suite)
+            // to connect a device it had just discovered without ever signalling Connected = true
+            // ("device_add_connection() ... is already connected"), so this is the only sign of it.
+            if value { isConnected = true }
+        }
         if let value = changed["Paired"]?.boolValue { isPaired = value }
         if let value = changed["Bonded"]?.boolValue { isBonded = value }
         if invalidated.contains("RSSI") { rssi = nil }

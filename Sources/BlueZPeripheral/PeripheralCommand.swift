@@ -24,6 +24,9 @@ public enum PeripheralCommand {
           --no-acquire-write          do not offer AcquireWrite on write-without-response characteristics
           --acquire-notify            offer AcquireNotify on notify characteristics
           --disconnect-after-bytes N  drop the link once, after N bytes of data packets (resume tests)
+          --accept-pairing            register a NoInputNoOutput pairing agent (the default agent) that
+                                      accepts Just Works pairing, as an nRF5 target with bonds does;
+                                      bluetoothd refuses pairing when no agent answers
           --readvertise-ms N          register the advertisement again every N ms while nobody is
                                       connected (for emulated controllers that report an advertiser
                                       only once, such as btvirt's)
@@ -40,6 +43,7 @@ public enum PeripheralCommand {
         var acquireNotify = false
         var disconnectAfter: Int?
         var readvertise: Int?
+        var acceptsPairing = false
         var index = 0
         func value(_ option: String) throws(PeripheralError) -> String {
             index += 1
@@ -64,6 +68,7 @@ public enum PeripheralCommand {
             case "--report": report = try value(argument)
             case "--no-acquire-write": acquireWrite = false
             case "--acquire-notify": acquireNotify = true
+            case "--accept-pairing": acceptsPairing = true
             case "--disconnect-after-bytes":
                 let text = try value(argument)
                 guard let bytes = Int(text), bytes > 0 else {
@@ -90,6 +95,7 @@ public enum PeripheralCommand {
         configuration.acquireNotify = acquireNotify
         configuration.disconnectAfterPacketBytes = disconnectAfter
         configuration.readvertiseInterval = readvertise.map { .milliseconds($0) }
+        configuration.acceptsPairing = acceptsPairing
         return configuration
     }
 

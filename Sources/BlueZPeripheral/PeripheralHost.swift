@@ -36,6 +36,9 @@ public actor PeripheralHost {
         /// Disconnect the central once, after this many bytes were written without response
         /// (the data packets), nil for never: a link lost in the middle of a data object.
         public var disconnectAfterPacketBytes: Int?
+        /// Register a NoInputNoOutput pairing agent that accepts Just Works pairing, as the
+        /// default agent (bluetoothd refuses pairing when no agent answers; see ``PairingAgent``).
+        public var acceptsPairing = false
 
         /// A configuration with the defaults: AcquireWrite offered, AcquireNotify not, no report.
         public init(adapter: String, bootloaderAdapter: String? = nil, device: SimulatedDeviceSpec) {
@@ -77,6 +80,7 @@ public actor PeripheralHost {
     private var registering = false
     private var readvertiser: Task<Void, Never>?
     private var watcher: Task<Void, Never>?
+    private var agent: PairingAgent?
     private var notifier: Task<Void, Never>?
     /// What the report file says; read it with ``currentReport``.
     private var report: PeripheralReport
@@ -113,6 +117,16 @@ public actor PeripheralHost {
         let adapters = [configuration.adapter] + (configuration.bootloaderAdapter.map { [$0] } ?? [])
         for adapter in adapters {
             try await setAdapterProperty(adapter, "Powered", .boolean(true))
+        }
+        if configuration.acceptsPairing {
+            let agent: PairingAgent
+            do {
+                agent = try PairingAgent(connection: connection, service: names.service, log: log)
+            } catch {
+                throw .bluez(what: "preparing the pairing agent", reason: error.description)
+            }
+            try await agent.register()
+            self.agent = agent
         }
         do {
             let rule = DBusMatchRule(
@@ -172,6 +186,8 @@ public actor PeripheralHost {
     public func stop() async {
         readvertiser?.cancel()
         await unregister()
+        await agent?.unregister()
+        agent = nil
         watcher?.cancel()
         notifications.finish()
         notifier?.cancel()

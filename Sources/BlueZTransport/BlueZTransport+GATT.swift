@@ -33,13 +33,21 @@ extension BlueZTransport {
 
     /// Control point writes: WriteValue type=request. Packets: the AcquireWrite descriptor,
     /// fallback WriteValue type=command.
+    ///
+    /// A WriteValue waits until bluetoothd has read every packet from the AcquireWrite socket:
+    /// bluetoothd serves the socket and D-Bus from one main loop in no set order, so a control
+    /// point request it handled first would overtake packets still in the socket.
     public func write(_ bytes: [UInt8], to endpoint: DFUEndpoint, type: DFUWriteType) async throws(DFUTransportError) {
         let (context, characteristic) = try connected(endpoint)
+        if let writer = context.writer, type == .withResponse || endpoint != context.writerEndpoint {
+            await waitUntilRead(writer)
+        }
         if type == .withoutResponse, usesAcquireWrite, !context.acquireWriteRefused {
             if context.writer == nil {
                 do {
                     let (descriptor, mtu) = try await client.acquireWrite(characteristic: characteristic.path)
                     context.writer = PacketWriter(descriptor: descriptor, mtu: mtu)
+                    context.writerEndpoint = endpoint
                 } catch {
                     if context.events.isDown { throw .disconnected }
                     context.acquireWriteRefused = true
@@ -66,6 +74,15 @@ extension BlueZTransport {
             try await client.writeValue(bytes, characteristic: characteristic.path, withResponse: type == .withResponse)
         } catch {
             throw context.events.isDown ? .disconnected : Self.transportError(error)
+        }
+    }
+
+    /// Waits (1 ms steps, at most 2 s) until bluetoothd has read all packets from the AcquireWrite
+    /// socket. No event says so, hence the polling; with bluetoothd keeping up, the first look is enough.
+    func waitUntilRead(_ writer: PacketWriter) async {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(2))
+        while let unread = writer.unreadBytes(), unread > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(1))
         }
     }
 

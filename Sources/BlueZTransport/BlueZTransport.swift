@@ -179,10 +179,11 @@ public actor BlueZTransport: DFUTransport {
             devices[changed.path] = device
             let advertisingKeys = ["RSSI", "ManufacturerData", "ServiceData", "TxPower"]
             if advertisingKeys.contains(where: { changed.changed[$0] != nil }) { heard.insert(changed.path) }
-            if let link, link.device == changed.path, let connected = changed.changed["Connected"]?.boolValue {
-                if connected {
+            if let link, link.device == changed.path {
+                // ServicesResolved = true counts as connected: bluetoothd 5.66 can miss Connected = true.
+                if changed.changed["Connected"]?.boolValue == true || changed.changed["ServicesResolved"]?.boolValue == true {
                     link.sawConnected = true
-                } else if link.sawConnected {
+                } else if changed.changed["Connected"]?.boolValue == false, link.sawConnected {
                     linkDropped()
                 }
             }

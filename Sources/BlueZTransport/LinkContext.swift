@@ -16,6 +16,8 @@ final class LinkContext {
     var readers: [DFUEndpoint: NotificationReader] = [:]
     /// The AcquireWrite descriptor of the packet characteristic.
     var writer: PacketWriter?
+    /// The endpoint whose characteristic ``writer`` writes to.
+    var writerEndpoint: DFUEndpoint?
     /// AcquireWrite was refused: packets go through WriteValue type=command.
     var acquireWriteRefused = false
     /// BlueZ reported this link as connected (a later Connected=false means it dropped).

@@ -50,6 +50,16 @@ final class PacketWriter: Sendable {
         }
     }
 
+    /// Bytes written that bluetoothd has not read from the socket yet (`SIOCOUTQ`), nil when
+    /// the descriptor is closed or the kernel does not say.
+    func unreadBytes() -> Int? {
+        guard let raw = descriptor.rawValue else { return nil }
+        var amount: Int32 = 0
+        // SIOCOUTQ (= TIOCOUTQ): for AF_UNIX sockets, the data still queued for the peer.
+        guard ioctl(raw, UInt(TIOCOUTQ), &amount) == 0 else { return nil }
+        return Int(amount)
+    }
+
     /// Closes the descriptor (idempotent).
     func close() {
         descriptor.close()

@@ -92,8 +92,8 @@ public enum BenchCommand {
             }
         }
         if figures.contains("3") {
-            report.skipped.append(.init(figure: "3", reason: "real bluetoothd in the VM needs the DFU scenarios"
-                + " (branch peripheral) and `dfu upload` on main; then `make bench-bluez`"))
+            report.skipped.append(.init(figure: "3", reason: "real bluetoothd in the VM is its own run, minutes under"
+                + " emulation: `make bench-bluez` (Tests/BlueZVM/bench.sh)"))
         }
         if figures.contains("4") {
             guard let executable = ChildProcess.currentExecutable else { throw BenchError.child("cannot find my own executable") }

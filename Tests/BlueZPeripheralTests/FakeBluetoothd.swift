@@ -2,8 +2,8 @@ import DBus
 import Synchronization
 
 /// A small org.bluez on a private bus, only as much of bluetoothd's server side as the
-/// peripheral uses: one adapter (Adapter1 with Address, Powered, Alias), GattManager1 and
-/// LEAdvertisingManager1. Like bluetoothd, it reads the application back (GetManagedObjects,
+/// peripheral uses: one adapter (Adapter1 with Address, Powered, Alias), GattManager1,
+/// LEAdvertisingManager1 and AgentManager1 (at /org/bluez). Like bluetoothd, it reads the application back (GetManagedObjects,
 /// GetAll) BEFORE it answers RegisterApplication / RegisterAdvertisement.
 final class FakeBluetoothd: Sendable {
     /// What the fake saw.
@@ -13,6 +13,11 @@ final class FakeBluetoothd: Sendable {
         var unregisteredApplications: [ObjectPath] = []
         var unregisteredAdvertisements: [ObjectPath] = []
         var application: BusName?
+        /// RegisterAgent's path and capability, RequestDefaultAgent's path, UnregisterAgent's paths.
+        var agent: (path: ObjectPath, capability: String)?
+        var defaultAgent: ObjectPath?
+        var unregisteredAgents: [ObjectPath] = []
+        var agentOwner: BusName?
     }
 
     /// Holds ``Seen`` for the method handlers, which cannot capture a `Mutex` itself.
@@ -69,6 +74,32 @@ final class FakeBluetoothd: Sendable {
             if let path = message.arguments.first?.objectPathValue { seen.withLock { $0.unregisteredAdvertisements.append(path) } }
             return []
         }
+        let agent = DBusArgument("agent", "o")
+        let registerAgent = DBusMethod(
+            try MemberName("RegisterAgent"), inputs: [agent, DBusArgument("capability", "s")]
+        ) { [seen] message in
+            if let path = message.arguments.first?.objectPathValue, let capability = message.arguments.last?.stringValue {
+                seen.withLock {
+                    $0.agent = (path, capability)
+                    $0.agentOwner = message.sender
+                }
+            }
+            return []
+        }
+        let requestDefaultAgent = DBusMethod(try MemberName("RequestDefaultAgent"), inputs: [agent]) { [seen] message in
+            seen.withLock { $0.defaultAgent = message.arguments.first?.objectPathValue }
+            return []
+        }
+        let unregisterAgent = DBusMethod(try MemberName("UnregisterAgent"), inputs: [agent]) { [seen] message in
+            if let path = message.arguments.first?.objectPathValue { seen.withLock { $0.unregisteredAgents.append(path) } }
+            return []
+        }
+        try connection.export(
+            [
+                DBusInterface(
+                    try InterfaceName("org.bluez.AgentManager1"),
+                    methods: [registerAgent, requestDefaultAgent, unregisterAgent]),
+            ], at: try ObjectPath("/org/bluez"))
         try connection.export(
             [
                 DBusInterface(
@@ -88,6 +119,15 @@ final class FakeBluetoothd: Sendable {
     /// An adapter property as it stands.
     func adapterProperty(_ name: String) throws -> DBusValue? {
         connection.exportedProperty(try MemberName(name), interface: try InterfaceName("org.bluez.Adapter1"), at: adapterPath)
+    }
+
+    /// Calls a method of the registered pairing agent, as bluetoothd does when a central pairs.
+    func callAgent(_ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
+        guard let (owner, agent) = seen.withLock({ seen in seen.agentOwner.flatMap { owner in seen.agent.map { (owner, $0.path) } } })
+        else { throw DBusError(name: "org.bluez.Error.Failed", message: "no agent registered") }
+        return try await connection.call(
+            destination: owner, path: agent, interface: try InterfaceName("org.bluez.Agent1"), member: try MemberName(member),
+            arguments: arguments)
     }
 
     /// Calls a method of the registered application, as bluetoothd does for a remote central.

@@ -9,6 +9,7 @@ import Testing
             try PeripheralCommand.parse([
                 "--adapter", "hci1", "--bootloader-adapter", "hci2", "--device", "buttonless,name=Sensor",
                 "--report", "/tmp/r.json", "--no-acquire-write", "--acquire-notify", "--disconnect-after-bytes", "2000", "--readvertise-ms", "1500",
+                "--accept-pairing",
             ]))
         #expect(configuration.adapter == "hci1")
         #expect(configuration.bootloaderAdapter == "hci2")
@@ -19,6 +20,7 @@ import Testing
         #expect(configuration.acquireNotify)
         #expect(configuration.disconnectAfterPacketBytes == 2000)
         #expect(configuration.readvertiseInterval == .milliseconds(1500))
+        #expect(configuration.acceptsPairing)
     }
 
     @Test func defaultsOfferAcquireWriteButNotAcquireNotify() throws {
@@ -29,6 +31,7 @@ import Testing
         #expect(configuration.reportPath == nil)
         #expect(configuration.disconnectAfterPacketBytes == nil)
         #expect(configuration.readvertiseInterval == nil)
+        #expect(!configuration.acceptsPairing)
     }
 
     @Test func helpIsNotAConfiguration() throws {

@@ -14,7 +14,7 @@ struct PeripheralHostLiveTests {
 
     /// A private bus with the fake bluetoothd (adapter hci1) and a started peripheral.
     func withPeripheral(
-        _ spec: String, _ body: (FakeBluetoothd, PeripheralHost) async throws -> Void
+        _ spec: String, acceptsPairing: Bool = false, _ body: (FakeBluetoothd, PeripheralHost) async throws -> Void
     ) async throws {
         let daemon = try DBusDaemon(ownableNames: [try BusName("org.bluez")])
         defer { daemon.stop() }
@@ -24,8 +24,9 @@ struct PeripheralHostLiveTests {
         defer { peripheralConnection.close() }
         let bluez = try await FakeBluetoothd(connection: bluezConnection, adapter: "hci1", address: "00:AA:01:01:00:01")
         let address = try #require(DFUDeviceAddress("00:AA:01:01:00:01"))
-        let configuration = PeripheralHost.Configuration(
+        var configuration = PeripheralHost.Configuration(
             adapter: "hci1", device: try SimulatedDeviceSpec(parsing: spec))
+        configuration.acceptsPairing = acceptsPairing
         let host = try PeripheralHost(
             connection: peripheralConnection, configuration: configuration, address: address, log: { _ in })
         try await host.start()
@@ -148,5 +149,44 @@ struct PeripheralHostLiveTests {
         let seen = bluez.seen.withLock { $0 }
         #expect(seen.unregisteredApplications == Array(seen.applications.keys))
         #expect(seen.unregisteredAdvertisements == Array(seen.advertisements.keys))
+    }
+
+    @Test func pairingAgentIsTheDefaultNoInputNoOutputAgentAndAcceptsJustWorks() async throws {
+        let device = DBusValue.objectPath(try ObjectPath("/org/bluez/hci1/dev_00_AA_01_02_00_02"))
+        try await withPeripheral("buttonless-bonded", acceptsPairing: true) { bluez, _ in
+            let (agent, defaultAgent) = bluez.seen.withLock { ($0.agent, $0.defaultAgent) }
+            let registered = try #require(agent)
+            #expect(registered.capability == "NoInputNoOutput")
+            #expect(defaultAgent == registered.path)
+            // Just Works: bluetoothd asks for an authorization (legacy) or a confirmation (LE SC).
+            #expect(try await bluez.callAgent("RequestAuthorization", [device]).isEmpty)
+            #expect(try await bluez.callAgent("RequestConfirmation", [device, .uint32(0)]).isEmpty)
+            // A method that needs a display or a keyboard is refused, as such a target has neither.
+            await #expect(throws: DBusError.self) { try await bluez.callAgent("RequestPasskey", [device]) }
+        }
+    }
+
+    @Test func noAgentUnlessAskedAndStopUnregistersTheAgent() async throws {
+        try await withPeripheral("buttonless-bonded") { bluez, _ in
+            #expect(bluez.seen.withLock { $0.agent == nil })
+        }
+        let daemon = try DBusDaemon(ownableNames: [try BusName("org.bluez")])
+        defer { daemon.stop() }
+        let bluezConnection = try DBusConnection(address: daemon.address)
+        defer { bluezConnection.close() }
+        let peripheralConnection = try DBusConnection(address: daemon.address)
+        defer { peripheralConnection.close() }
+        let bluez = try await FakeBluetoothd(connection: bluezConnection, adapter: "hci1", address: "00:AA:01:01:00:01")
+        var configuration = PeripheralHost.Configuration(
+            adapter: "hci1", device: try SimulatedDeviceSpec(parsing: "buttonless-bonded"))
+        configuration.acceptsPairing = true
+        let host = try PeripheralHost(
+            connection: peripheralConnection, configuration: configuration,
+            address: try #require(DFUDeviceAddress("00:AA:01:01:00:01")), log: { _ in })
+        try await host.start()
+        await host.stop()
+        let seen = bluez.seen.withLock { ($0.agent?.path, $0.unregisteredAgents) }
+        #expect(seen.0 != nil)
+        #expect(seen.1 == [seen.0].compactMap { $0 })
     }
 }

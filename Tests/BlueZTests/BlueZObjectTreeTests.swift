@@ -100,6 +100,18 @@ import Testing
         #expect(device.rssi == nil)
     }
 
+    @Test func servicesResolvedMeansConnectedEvenWithoutAConnectedSignal() throws {
+        var device = try #require(BlueZObjectTree(try Self.fixture()).devices.first)
+        device.apply(changed: ["Connected": .boolean(false), "ServicesResolved": .boolean(false)], invalidated: [])
+        // bluetoothd 5.66 in the VM suite: ServicesResolved = true with no Connected = true before it.
+        device.apply(changed: ["ServicesResolved": .boolean(true)], invalidated: [])
+        #expect(device.isConnected && device.servicesResolved)
+        device.apply(changed: ["ServicesResolved": .boolean(false)], invalidated: [])
+        #expect(device.isConnected && !device.servicesResolved, "losing the services alone is not a disconnection")
+        device.apply(changed: ["Connected": .boolean(false)], invalidated: [])
+        #expect(!device.isConnected)
+    }
+
     @Test(arguments: [
         ("fe59", "0000FE59-0000-1000-8000-00805F9B34FB"),
         ("0000FE59", "0000FE59-0000-1000-8000-00805F9B34FB"),

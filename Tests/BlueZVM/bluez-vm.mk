@@ -11,22 +11,24 @@ BLUEZVM_DIR           := Tests/BlueZVM
 # The scenarios `make test-bluez` (and so `make test`) runs: the harness's smoke test, the
 # simulated DFU target as a GATT peripheral checked with bluetoothctl, and `dfu upload` against the
 # real bluetoothd: Secure app, SD+BL+APP, Legacy, buttonless to a bootloader on another controller
-# (by --bootloader-address, and by the alternative name alone), resume after a dropped link.
+# (by --bootloader-address, and by the alternative name alone), resume after a dropped link,
+# buttonless with bonds at the same address (pairing, the GATT cache), 200 KiB through AcquireWrite.
 BLUEZVM_DEFAULT_SCENARIOS := smoke peripheral-bluetoothctl dfu-secure-app dfu-secure-sd-bl-app dfu-legacy-app \
-                             dfu-buttonless-bootloader-address dfu-disconnect-resume dfu-buttonless-alt-name
-# `make test-bluez-dfu` adds a 512 KB upload through AcquireWrite (about 4 minutes under TCG).
-BLUEZVM_DFU_SCENARIOS := dfu-large-acquire-write
+                             dfu-buttonless-bootloader-address dfu-disconnect-resume dfu-buttonless-alt-name \
+                             dfu-buttonless-bonded dfu-acquire-write-200k
+# `make test-bluez-dfu` adds nothing today: every dfu scenario is in the default list.
+BLUEZVM_DFU_SCENARIOS :=
 # The scenarios to run, in order.
 BLUEZVM_SCENARIOS     ?= $(foreach name,$(BLUEZVM_DEFAULT_SCENARIOS),$(BLUEZVM_DIR)/scenarios/$(name).sh)
 # More options for run.sh (see Tests/BlueZVM/run.sh --help).
-BLUEZVM_FLAGS         ?= --timeout 900
+BLUEZVM_FLAGS         ?= --timeout 1200
 # bluetoothd's configuration in the guest (no EATT: see the file), an absolute path the guest sees.
 BLUEZVM_BLUETOOTHD_CONF ?= $(CURDIR)/$(BLUEZVM_DIR)/guest/main.conf
 # Where the scenarios find the project's binaries, and the targets that build them.
 BLUEZVM_BIN           ?= .build/release
 BLUEZVM_PREREQUISITES ?= build bluez-vm-binaries
 
-.PHONY: test-bluez test-bluez-dfu bluez-vm-deps bluez-vm-binaries
+.PHONY: test-bluez test-bluez-dfu bench-bluez bluez-vm-deps bluez-vm-binaries
 
 bluez-vm-deps:
 	@$(BLUEZVM_DIR)/install.sh
@@ -49,3 +51,11 @@ test-bluez-dfu: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
 .PHONY: test-bluez-harness
 test-bluez-harness: bluez-vm-deps
 	$(BLUEZVM_DIR)/selftest.sh $(BLUEZVM_FLAGS)
+
+# Issue 7, figure 3: a 200 KB upload through the real bluetoothd, AcquireWrite vs WriteValue
+# (`dfu upload --no-acquire`), BENCH_BLUEZ_RUNS runs of each in one boot; the table on stdout,
+# the JSON in BENCH_JSON when set (Tests/BlueZVM/bench.sh, Benchmarks/README.md).
+BENCH_BLUEZ_RUNS ?= 3
+bench-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
+	$(BLUEZVM_DIR)/bench.sh --runs $(BENCH_BLUEZ_RUNS) $(if $(BENCH_JSON),--json "$(BENCH_JSON)") \
+	    --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)"

@@ -25,6 +25,7 @@ public struct DFUSimArguments: Sendable {
         usage: dfu-sim run [--device SPEC]... [--link SPEC] [--fault SPEC]... [--report FILE] -- COMMAND [ARG]...
                dfu-sim serve [--device SPEC]... [--link SPEC] [--fault SPEC]... [--report FILE]
                dfu-sim peripheral --adapter hciN --device SPEC ...   (a GATT peripheral on the real bluetoothd; --help)
+               dfu-sim image --size BYTES --bin FILE --dat FILE      (a synthetic image and its init packet; --help)
 
         Serves bluetoothd's org.bluez D-Bus API (adapter hci0) on a private dbus-daemon from simulated
         nRF5 devices. `run` starts COMMAND with DBUS_SYSTEM_BUS_ADDRESS set to that bus and exits with

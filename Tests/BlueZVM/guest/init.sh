@@ -98,6 +98,14 @@ start_bluetooth() {
     mapfile -t controllers < <(usable_controllers | head -n "$wanted")
     bluezvm_log "usable controllers: $(usable_controllers | tr '\n' ' ')"
 
+    # Larger socket receive buffers (4 MiB instead of 208 KiB). The kernel queues incoming ATT
+    # PDUs on bluetoothd's L2CAP socket with no flow control back to the link (basic mode), and
+    # drops what does not fit. Under TCG on a loaded host the peripheral's bluetoothd fell behind
+    # a stream of write commands: 200 KiB uploads resent 12-29 packets, and one failed an object
+    # three times (the peripheral's bluetoothd received exactly what the app got, so packets were
+    # lost before bluetoothd read them). A real nRF5 target has link-layer flow control instead.
+    echo 4194304 > /proc/sys/net/core/rmem_max
+    echo 4194304 > /proc/sys/net/core/rmem_default
     dbus-daemon --system --fork --nopidfile || { bluezvm_log "dbus-daemon failed"; return 1; }
     bluezvm_log "system bus up"
     btmon -w "$out/btmon.snoop" > "$out/btmon.log" 2>&1 &

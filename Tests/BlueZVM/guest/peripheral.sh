@@ -61,22 +61,31 @@ dfusim_require_upload() {
     bluezvm_check "dfu has an upload command" eval '"$BLUEZVM_BIN/dfu" upload --help > /dev/null 2>&1'
 }
 
-# dfusim_upload LABEL PACKAGE ARGS...: runs `dfu upload PACKAGE ARGS... --json` (events in
+# dfusim_upload LABEL PACKAGE ARGS...: runs `dfu upload PACKAGE ARGS... --json` (PACKAGE a fixture zip,
+# or a raw .bin whose file size counts as the firmware bytes; events in
 # LABEL.jsonl, the -vv trace and errors in LABEL.err), records its wall and CPU time and, when it
-# succeeded, the throughput over the package's firmware bytes (whole run: scan and connect
-# included), and returns its status.
+# succeeded, the throughput over the package's firmware bytes (throughput_kBps: the whole run, scan
+# and connect included; transfer_kBps: dfu's own average over the last part's transfer), and
+# returns its status. BLUEZVM_UPLOAD_TRACE=0 leaves out the -vv trace (for benchmarks).
 dfusim_upload() {
-    local label=$1 package=$2 status wall bytes
+    local label=$1 package=$2 status wall bytes transfer
     shift 2
     bluezvm_log "dfu upload $(basename "$package") $*"
-    bluezvm_measure "$label" "$BLUEZVM_BIN/dfu" upload "$package" "$@" --json -vv > "$label.jsonl" 2> "$label.err"
+    local trace=(-vv)
+    [ "${BLUEZVM_UPLOAD_TRACE:-1}" = 0 ] && trace=()
+    bluezvm_measure "$label" "$BLUEZVM_BIN/dfu" upload "$package" "$@" --json "${trace[@]}" > "$label.jsonl" 2> "$label.err"
     status=$?
-    bytes=$(jq -r --arg file "$(basename "$package")" \
-        '[.[] | select(.file == $file) | .parts[].bin_size] | add' \
-        "$BLUEZVM_REPO/Tests/Fixtures/packages/expected.json")
+    if [[ $package == *.zip ]]; then
+        bytes=$(jq -r --arg file "$(basename "$package")" \
+            '[.[] | select(.file == $file) | .parts[].bin_size] | add' \
+            "$BLUEZVM_REPO/Tests/Fixtures/packages/expected.json")
+    else
+        bytes=$(stat -c %s "$package")
+    fi
     wall=$(awk -v label="$label" '$1 == label { sub("wall_s=", "", $2); print $2 }' measurements | tail -1)
     if ((status == 0)); then
-        bluezvm_record "$label bytes=$bytes throughput_kBps=$(awk -v b="$bytes" -v w="$wall" 'BEGIN { if (w > 0) printf "%.1f", b / w / 1000; else print "?" }')"
+        transfer=$(jq -rs '[.[] | select(.event == "progress" and (.average // 0) > 0) | .average] | last // 0' "$label.jsonl")
+        bluezvm_record "$label bytes=$bytes throughput_kBps=$(awk -v b="$bytes" -v w="$wall" 'BEGIN { if (w > 0) printf "%.1f", b / w / 1000; else print "?" }') transfer_kBps=$(awk -v t="$transfer" 'BEGIN { printf "%.1f", t / 1000 }')"
     else
         bluezvm_log "dfu upload exited with $status:"
         tail -n 20 "$label.err" >&2

@@ -1,0 +1,84 @@
+import DBus
+
+/// A BlueZ pairing agent (org.bluez.Agent1) with NoInputNoOutput capability that accepts every
+/// Just Works pairing, as an nRF5 target with bonds does: the simulated device's side of bonding.
+///
+/// bluetoothd asks an agent to confirm even a Just Works pairing (RequestAuthorization, or
+/// RequestConfirmation for LE Secure Connections) and refuses the pairing when no agent is
+/// registered ("No agent available for request type 2"). The agent is registered as the default
+/// agent, since pairing requests from a remote central go to the default one.
+struct PairingAgent: Sendable {
+    /// Where the agent object is exported.
+    let path: ObjectPath
+    private let connection: DBusConnection
+    private let service: BusName
+    private let manager: InterfaceName
+    private let log: PeripheralHost.Log
+
+    /// Prepares the agent; nothing is exported until ``register()``.
+    init(connection: DBusConnection, service: BusName, log: @escaping PeripheralHost.Log) throws(DBusError) {
+        self.connection = connection
+        self.service = service
+        self.log = log
+        path = try ObjectPath("/org/dfusim/peripheral/agent")
+        manager = try InterfaceName("org.bluez.AgentManager1")
+    }
+
+    /// Exports the agent, registers it with bluetoothd and makes it the default agent.
+    func register() async throws(PeripheralError) {
+        do {
+            try connection.export([try interface()], at: path)
+            try await call("RegisterAgent", [.objectPath(path), .string("NoInputNoOutput")])
+            try await call("RequestDefaultAgent", [.objectPath(path)])
+        } catch {
+            throw .bluez(what: "registering the pairing agent", reason: error.description)
+        }
+        log("pairing agent registered (NoInputNoOutput, accepts Just Works)")
+    }
+
+    /// Unregisters and unexports the agent (errors ignored: bluetoothd may be gone).
+    func unregister() async {
+        try? await call("UnregisterAgent", [.objectPath(path)])
+        try? connection.unexport(at: path)
+    }
+
+    private func call(_ member: String, _ arguments: [DBusValue]) async throws(DBusError) {
+        _ = try await connection.call(
+            destination: service, path: try ObjectPath("/org/bluez"), interface: manager, member: try MemberName(member),
+            arguments: arguments)
+    }
+
+    private func interface() throws(DBusError) -> DBusInterface {
+        let device = DBusArgument("device", "o")
+        let log = log
+        let accept: DBusMethod.Handler = { message in
+            log("pairing accepted: \(message.member?.rawValue ?? "?") for \(message.arguments.first?.objectPathValue?.rawValue ?? "?")")
+            return []
+        }
+        let reject: DBusMethod.Handler = { message in
+            log("pairing request refused (needs input or output): \(message.member?.rawValue ?? "?")")
+            throw DBusError(name: "org.bluez.Error.Rejected", message: "NoInputNoOutput agent")
+        }
+        return DBusInterface(
+            try InterfaceName("org.bluez.Agent1"),
+            methods: [
+                DBusMethod(try MemberName("Release")) { _ in [] },
+                DBusMethod(try MemberName("Cancel")) { _ in [] },
+                DBusMethod(try MemberName("RequestAuthorization"), inputs: [device], handler: accept),
+                DBusMethod(
+                    try MemberName("RequestConfirmation"), inputs: [device, DBusArgument("passkey", "u")], handler: accept),
+                DBusMethod(
+                    try MemberName("AuthorizeService"), inputs: [device, DBusArgument("uuid", "s")], handler: accept),
+                DBusMethod(
+                    try MemberName("RequestPinCode"), inputs: [device], outputs: [DBusArgument("pincode", "s")],
+                    handler: reject),
+                DBusMethod(
+                    try MemberName("RequestPasskey"), inputs: [device], outputs: [DBusArgument("passkey", "u")],
+                    handler: reject),
+                DBusMethod(
+                    try MemberName("DisplayPasskey"),
+                    inputs: [device, DBusArgument("passkey", "u"), DBusArgument("entered", "q")], handler: reject),
+                DBusMethod(try MemberName("DisplayPinCode"), inputs: [device, DBusArgument("pincode", "s")], handler: reject),
+            ])
+    }
+}

@@ -1,0 +1,45 @@
+#!/bin/bash
+# shellcheck source-path=SCRIPTDIR
+# A large upload (204 800 bytes, 200 KiB) through AcquireWrite on both sides: dfu writes its packets
+# to its AcquireWrite socket, bluetoothd delivers them to the peripheral's. The image and its
+# unsigned init packet come from `dfu-sim image` (no fixture package is this size). Passes when the
+# image has the expected CRC-32, every packet was 244 bytes at most and the largest exactly 244 (the
+# packet size dfu chose from ATT MTU 247), and the packets came through the AcquireWrite socket.
+# BLUEZVM_UPLOAD_BYTES overrides the size (a multiple of 4), BLUEZVM_UPLOAD_ARGS adds dfu options.
+set -u
+# shellcheck source=../guest/lib.sh
+. "$BLUEZVM_LIB"
+# shellcheck source=../guest/peripheral.sh
+. "$(dirname "$BLUEZVM_LIB")/peripheral.sh"
+trap 'dfusim_peripheral_stop; bluezvm_session_stop_all' EXIT
+
+central=$BLUEZVM_ADAPTER_1
+target=$BLUEZVM_ADAPTER_2
+target_address=$BLUEZVM_ADDRESS_2
+size=${BLUEZVM_UPLOAD_BYTES:-204800}
+label=${BLUEZVM_SCENARIO:-dfu-acquire-write-200k}
+read -r -a extra <<< "${BLUEZVM_UPLOAD_ARGS:-}"
+dfusim_require_upload
+bluezvm_check "dfu-sim image writes a $size-byte image" \
+    "$BLUEZVM_BIN/dfu-sim" image --size "$size" --bin app.bin --dat app.dat
+expected_crc=$(gzip -c app.bin | tail -c 8 | od -An -tu4 -N4 | tr -d ' ')
+bluezvm_check "$central powers on" bluezvm_set_powered "$central" true
+
+dfusim_peripheral_start --adapter "$target" --device secure,sd_id=0xB7
+dfusim_peripheral_mark
+bluezvm_check "dfu upload of the $size-byte image succeeds" \
+    dfusim_upload "$label" app.bin --type application --init app.dat --device "$target_address" \
+    --adapter "$central" "${extra[@]}"
+bluezvm_check "the target boots its new application" dfusim_peripheral_expect 60 "ready application on $target"
+dfusim_peripheral_stop
+rm -f app.bin
+dfusim_report_check "the application has the image's CRC-32 ($expected_crc) and size" \
+    ".application.crc32 == $expected_crc and .application.size == $size"
+dfusim_report_check "ATT MTU 247: the packets were 244 bytes, never longer" ".mtu == 247 and .longestWrite == 244"
+dfusim_report_check "the data came through the AcquireWrite socket" ".acquiredWrites >= ($size / 244)"
+dfusim_report_check "no protocol violation" ".violations == []"
+# Packets sent more than once (lost ones dfu detected by PRN or checksum and sent again): all
+# packet writes minus the init packet and the image's packets (4096-byte objects of 244-byte packets).
+# shellcheck disable=SC2017  # whole objects: the integer division is meant
+packets=$((size / 4096 * ((4096 + 243) / 244) + (size % 4096 + 243) / 244 + 1))
+bluezvm_record "$label longest_write=$(dfusim_report .longestWrite) acquired_writes=$(dfusim_report .acquiredWrites) writes=$(dfusim_report .writes) mtu=$(dfusim_report .mtu) resent_packets=$(($(dfusim_report .acquiredWrites) - packets))"
