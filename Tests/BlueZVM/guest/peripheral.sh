@@ -61,6 +61,29 @@ dfusim_require_upload() {
     bluezvm_check "dfu has an upload command" eval '"$BLUEZVM_BIN/dfu" upload --help > /dev/null 2>&1'
 }
 
+# dfusim_scenario_begin: the common start of a dfu scenario. Sets central (the first adapter,
+# where dfu runs), target and target_address (the second adapter, where dfu-sim peripheral runs)
+# and packages (the fixture packages); stops the peripheral and every bluetoothctl session when the
+# scenario exits; fails the scenario unless `dfu upload` exists; powers the central on.
+# shellcheck disable=SC2034  # the variables are the scenario's, read after this returns
+dfusim_scenario_begin() {
+    trap 'dfusim_peripheral_stop; bluezvm_session_stop_all' EXIT
+    central=$BLUEZVM_ADAPTER_1
+    target=$BLUEZVM_ADAPTER_2
+    target_address=$BLUEZVM_ADDRESS_2
+    packages=$BLUEZVM_REPO/Tests/Fixtures/packages
+    dfusim_require_upload
+    bluezvm_check "$central powers on" bluezvm_set_powered "$central" true
+}
+
+# dfusim_report_check_link: the checks that end a Secure upload scenario: no packet was longer
+# than 244 bytes (writes above 510 bytes are lost in this VM, so this must hold), and the simulated
+# bootloader saw no protocol violation.
+dfusim_report_check_link() {
+    dfusim_report_check "no packet was longer than 244 bytes" ".longestWrite <= 244"
+    dfusim_report_check "no protocol violation" ".violations == []"
+}
+
 # dfusim_upload LABEL PACKAGE ARGS...: runs `dfu upload PACKAGE ARGS... --json` (PACKAGE a fixture zip,
 # or a raw .bin whose file size counts as the firmware bytes; events in
 # LABEL.jsonl, the -vv trace and errors in LABEL.err), records its wall and CPU time and, when it

@@ -11,19 +11,14 @@ set -u
 . "$BLUEZVM_LIB"
 # shellcheck source=../guest/peripheral.sh
 . "$(dirname "$BLUEZVM_LIB")/peripheral.sh"
-trap 'dfusim_peripheral_stop; bluezvm_session_stop_all' EXIT
+dfusim_scenario_begin
 
-central=$BLUEZVM_ADAPTER_1
-target=$BLUEZVM_ADAPTER_2
-target_address=$BLUEZVM_ADDRESS_2
 size=${BLUEZVM_UPLOAD_BYTES:-204800}
 label=${BLUEZVM_SCENARIO:-dfu-acquire-write-200k}
 read -r -a extra <<< "${BLUEZVM_UPLOAD_ARGS:-}"
-dfusim_require_upload
 bluezvm_check "dfu-sim image writes a $size-byte image" \
     "$BLUEZVM_BIN/dfu-sim" image --size "$size" --bin app.bin --dat app.dat
 expected_crc=$(gzip -c app.bin | tail -c 8 | od -An -tu4 -N4 | tr -d ' ')
-bluezvm_check "$central powers on" bluezvm_set_powered "$central" true
 
 dfusim_peripheral_start --adapter "$target" --device secure,sd_id=0xB7
 dfusim_peripheral_mark

@@ -8,14 +8,8 @@ set -u
 . "$BLUEZVM_LIB"
 # shellcheck source=../guest/peripheral.sh
 . "$(dirname "$BLUEZVM_LIB")/peripheral.sh"
-trap 'dfusim_peripheral_stop; bluezvm_session_stop_all' EXIT
+dfusim_scenario_begin
 
-central=$BLUEZVM_ADAPTER_1
-target=$BLUEZVM_ADAPTER_2
-target_address=$BLUEZVM_ADDRESS_2
-packages=$BLUEZVM_REPO/Tests/Fixtures/packages
-dfusim_require_upload
-bluezvm_check "$central powers on" bluezvm_set_powered "$central" true
 
 dfusim_peripheral_start --adapter "$target" --device legacy
 dfusim_peripheral_mark
