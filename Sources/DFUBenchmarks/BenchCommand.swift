@@ -75,13 +75,11 @@ public enum BenchCommand {
             let figure = HostCostFigure(dfu: binaries + "/dfu", dfuSim: binaries + "/dfu-sim")
             if let missing = figure.missing() {
                 report.skipped.append(.init(figure: "2 (`dfu upload`)", reason: "the `dfu` process itself "
-                    + missing + " (`dfu upload` from branch cli)"))
+                    + missing))
             } else {
                 var measured = figure
                 measured.runs = quick ? 1 : runs
                 report.host += try measured.run(progress: log)
-                report.skipped.append(.init(figure: "2 (`dfu upload`, WriteValue)", reason: "neither dfu nor dfu-sim can"
-                    + " force the WriteValue fallback yet (e.g. dfu-sim --fault no-acquire-write); the engine rows show it"))
             }
             if FileManager.default.isExecutableFile(atPath: figure.dfuSim), let executable = ChildProcess.currentExecutable {
                 var engine = EngineHostCost(dfuSim: figure.dfuSim)

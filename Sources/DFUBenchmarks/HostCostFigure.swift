@@ -33,20 +33,21 @@ public struct HostCostFigure: Sendable {
         return nil
     }
 
-    /// Measures the AcquireWrite rows (dfu-sim cannot refuse AcquireWrite yet, so no WriteValue row): `dfu upload`
-    /// as users run it, and `dfu upload -vv`, whose trace of every packet gives the first-byte times (shown in
-    /// both rows) but costs CPU of its own (a line per packet on stderr).
+    /// Measures three rows: `dfu upload` as users run it (AcquireWrite), `dfu upload --no-acquire` (every packet
+    /// a WriteValue call, notifications as PropertiesChanged signals), and `dfu upload -vv`, whose trace of every
+    /// packet gives the first-byte times (shown in every row) but costs CPU of its own (a line per packet on stderr).
     public func run(progress: (String) -> Void = { _ in }) throws -> [HostCostRow] {
         let bytes = 512_000
         var plain: [Sample] = []
+        var writeValue: [Sample] = []
         var verbose: [Sample] = []
         for run in 0...max(1, runs) {
-            for traced in [false, true] {
-                let sample = try measureOnce(traced: traced)
+            for (traced, acquiring) in [(false, true), (false, false), (true, true)] {
+                let sample = try measureOnce(traced: traced, acquiring: acquiring)
                 if run > 0 {
-                    if traced { verbose.append(sample) } else { plain.append(sample) }
+                    if traced { verbose.append(sample) } else if acquiring { plain.append(sample) } else { writeValue.append(sample) }
                 }
-                progress("figure 2: AcquireWrite\(traced ? " -vv" : "") run \(run): \(Spread.format(sample.report.wallSeconds, digits: 2)) s wall,"
+                progress("figure 2: \(acquiring ? "AcquireWrite" : "WriteValue")\(traced ? " -vv" : "") run \(run): \(Spread.format(sample.report.wallSeconds, digits: 2)) s wall,"
                          + " \(Spread.format(sample.report.userSeconds + sample.report.systemSeconds, digits: 3)) s CPU,"
                          + " \(sample.report.peakRSSKilobytes) KB"
                          + (sample.firstByte.map { ", first byte \(Spread.format($0 * 1000, digits: 0)) ms" } ?? ""))
@@ -64,7 +65,10 @@ public struct HostCostFigure: Sendable {
             return HostCostRow(writeMode: mode, bytes: bytes, wallSeconds: wall, cpuSeconds: cpu, cpuSecondsPerMegabyte: perMB,
                                peakRSSMegabytes: rss, firstByteMilliseconds: first, firstFirmwareByteMilliseconds: firstData)
         }
-        return [try row("`dfu upload`, AcquireWrite", plain), try row("`dfu upload -vv`, AcquireWrite", verbose)]
+        return [
+            try row("`dfu upload`, AcquireWrite", plain), try row("`dfu upload --no-acquire`, WriteValue", writeValue),
+            try row("`dfu upload -vv`, AcquireWrite", verbose),
+        ]
     }
 
     struct Sample {
@@ -74,8 +78,9 @@ public struct HostCostFigure: Sendable {
         var firstFirmwareByte: Double?
     }
 
-    func measureOnce(traced: Bool) throws -> Sample {
-        let inner = "echo DFU-BENCH-START >&2; exec /usr/bin/time -v \"$0\" upload \"$1\" -d \"$2\"" + (traced ? " -vv" : "")
+    func measureOnce(traced: Bool, acquiring: Bool) throws -> Sample {
+        let inner = "echo DFU-BENCH-START >&2; exec /usr/bin/time -v \"$0\" upload \"$1\" -d \"$2\""
+            + (traced ? " -vv" : "") + (acquiring ? "" : " --no-acquire")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: dfuSim)
         process.arguments = ["run", "--device", "buttonless,address=\(address),sd_id=0xB7", "--",
