@@ -5,6 +5,7 @@
 #   make test-bluez only the real-BlueZ VM suite (Tests/BlueZVM/README.md)
 #   make demo       inspect a bundled sample package, then upload it to a simulated device through dfu-sim
 #   make fuzz       libFuzzer over every parser, FUZZ_SECONDS per target (Fuzz/README.md)
+#   make soak       SOAK_RUNS (500) uploads with seeded random faults through dfu-sim, SOAK_SEED=N to replay (Soak/README.md)
 #   make bench      the benchmark figures (Benchmarks/README.md); BENCH_JSON=out.json writes them as JSON
 #   make install    PREFIX=/usr/local DESTDIR= (staging root)
 #   make clean
@@ -62,3 +63,4 @@ clean:
 include Tests/BlueZVM/bluez-vm.mk
 include Benchmarks/bench.mk
 include Fuzz/fuzz.mk
+include Soak/soak.mk

@@ -195,6 +195,8 @@ extension BlueZStandIn {
                 enqueue(.notify(device: device, generation: generation, characteristic: characteristic, bytes: payload))
             case .drop(let reboot):
                 enqueue(.drop(device: device, generation: generation, reboot: reboot))
+            case .host(let event):
+                enqueue(.host(event))
             }
         }
         return error

@@ -41,6 +41,8 @@ public actor BlueZStandIn {
     var pendingFilters: [String: DiscoveryFilter] = [:]
     var agents: Set<String> = []
     var started = false
+    /// Whether the adapter object is on the bus (false after `adapter-vanish-after-bytes`).
+    var adapterPresent = false
     private nonisolated let events: AsyncStream<DeferredEvent>.Continuation
     private let eventStream: AsyncStream<DeferredEvent>
     private var eventTask: Task<Void, Never>?
@@ -53,6 +55,7 @@ public actor BlueZStandIn {
         case resolve(device: ObjectPath, generation: Int)
         case announce(generation: Int)
         case drain(device: ObjectPath, generation: Int)
+        case host(RadioDevice.HostEvent)
     }
 
     /// A stand-in serving `configuration` on `connection` (call ``start()``).
@@ -62,7 +65,7 @@ public actor BlueZStandIn {
         names = try BlueZVocabulary()
         adapterPath = try names.root.appending(configuration.adapterName)
         radios = configuration.devices.map {
-            RadioDevice(spec: $0, link: configuration.link.model, faults: configuration.faults.link)
+            RadioDevice(spec: $0, link: configuration.link.model, faults: configuration.faults)
         }
         powered = configuration.powered
         (eventStream, events) = AsyncStream.makeStream(of: DeferredEvent.self)
@@ -83,6 +86,7 @@ public actor BlueZStandIn {
         try connection.export(try rootInterfaces(), at: names.root)
         if configuration.hasAdapter {
             try connection.export([try adapterInterface()], at: adapterPath)
+            adapterPresent = true
         }
         // Like bluetoothd, end the discovery sessions and notify subscriptions of clients that leave the bus.
         let owners = try await connection.signals(
@@ -168,6 +172,10 @@ public actor BlueZStandIn {
         case .drain(let device, let generation):
             guard devices[device]?.generation == generation else { return }
             drainAcquiredWrites(device)
+        case .host(.adapterVanishes):
+            removeAdapter()
+        case .host(.restarts):
+            await restart()
         }
     }
 

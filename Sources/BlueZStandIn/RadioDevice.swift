@@ -11,6 +11,16 @@ struct RadioDevice: Sendable {
         case notify(characteristic: String, bytes: [UInt8])
         /// The link drops; the device boots into `target` (nil: it just drops, e.g. a fault).
         case drop(reboot: SimulatedBootTarget?)
+        /// A host fault fires: the adapter disappears (`vanishes`) or bluetoothd restarts.
+        case host(HostEvent)
+    }
+
+    /// A fault of the host rather than of the link.
+    enum HostEvent: Sendable, Equatable {
+        /// The adapter is removed (unplugged), with every device object on it.
+        case adapterVanishes
+        /// bluetoothd leaves the bus and comes back with no devices and no links.
+        case restarts
     }
 
     let spec: SimulatedDeviceSpec
@@ -18,6 +28,8 @@ struct RadioDevice: Sendable {
     let uuids = DFUServiceUUIDs()
     private(set) var peripheral: SimulatedPeripheral
     private(set) var statistics = DeviceStatistics()
+    /// Protocol invariants the client broke, as the simulated firmware reported them, in order.
+    private(set) var violations: [String] = []
     /// Whether a link is up (and its generation, so late events of an old link are ignored).
     private(set) var linkGeneration = 0
     private(set) var isConnected = false
@@ -30,6 +42,11 @@ struct RadioDevice: Sendable {
     private var lastWall = ContinuousClock.now
     private var lastModelled: Duration = .zero
     private var faults: SimulatedFaults
+    /// Control point notifications (counted from 1) that are lost on the air.
+    private let droppedResponses: Set<Int>
+    private var responseCount = 0
+    /// Host faults that fire once when this many packet bytes reached the device.
+    private var pendingHostEvents: [(bytes: Int, event: HostEvent)]
     private var packetWrites = 0
     private var packetBytes = 0
     private var byteFaultFired = false
@@ -41,10 +58,15 @@ struct RadioDevice: Sendable {
     private var eventCursor: Duration = .zero
     private var packetsInEvent = Int.max
 
-    init(spec: SimulatedDeviceSpec, link: LinkModel, faults: SimulatedFaults) {
+    init(spec: SimulatedDeviceSpec, link: LinkModel, faults: StandInFaults) {
         self.spec = spec
         self.link = link
-        self.faults = faults
+        self.faults = faults.link
+        droppedResponses = faults.droppedResponses
+        var events: [(bytes: Int, event: HostEvent)] = []
+        if let bytes = faults.adapterVanishesAfterPacketBytes { events.append((bytes, .adapterVanishes)) }
+        if let bytes = faults.hostRestartsAfterPacketBytes { events.append((bytes, .restarts)) }
+        pendingHostEvents = events
         peripheral = SimulatedPeripheral(
             profile: spec.profile, storage: spec.storage,
             startInBootloader: spec.kind.startsInBootloader)
@@ -91,6 +113,7 @@ struct RadioDevice: Sendable {
         firmware.connectionDropped(context: &context)
         peripheral.firmware = firmware
         peripheral.storage = context.storage
+        violations += context.violations
         if let target {
             collectFirmwareDrops()
             peripheral.boot(into: target, at: modelled)
@@ -109,6 +132,7 @@ struct RadioDevice: Sendable {
         let result = firmware.read(characteristic.uppercased(), context: &context)
         peripheral.firmware = firmware
         peripheral.storage = context.storage
+        violations += context.violations
         refreshModelled()
         return result
     }
@@ -122,6 +146,7 @@ struct RadioDevice: Sendable {
         let arrival = advance(payload: bytes.count, request: type == .request)
         var delivered = bytes
         var dropAfter = false
+        var hostEvent: HostEvent?
         let isPacket = uuid == uuids.securePacket.uppercased() || uuid == uuids.legacyPacket.uppercased()
         let isControlPoint =
             uuid == uuids.secureControlPoint.uppercased() || uuid == uuids.legacyControlPoint.uppercased()
@@ -136,6 +161,9 @@ struct RadioDevice: Sendable {
             if let limit = faults.disconnectAfterPacketBytes, !byteFaultFired, packetBytes >= limit {
                 byteFaultFired = true
                 dropAfter = true
+            }
+            if let index = pendingHostEvents.firstIndex(where: { packetBytes >= $0.bytes }) {
+                hostEvent = pendingHostEvents.remove(at: index).event
             }
             tracker.packet(bytes)
         } else if isControlPoint, let first = bytes.first {
@@ -153,6 +181,7 @@ struct RadioDevice: Sendable {
         let error = firmware.write(delivered, to: uuid, type: type, context: &context)
         peripheral.firmware = firmware
         peripheral.storage = context.storage
+        violations += context.violations
         var outcomes: [Outcome] = []
         var notifications: [(Duration, String, [UInt8])] = []
         var reboot: (SimulatedBootTarget, Duration)?
@@ -170,6 +199,10 @@ struct RadioDevice: Sendable {
             if let reboot, time > reboot.1 { break }
             modelled = max(modelled, time)
             observe(notification: payload, on: target)
+            if isControlPointUUID(target) {
+                responseCount += 1
+                if droppedResponses.contains(responseCount) { continue }
+            }
             outcomes.append(.notify(characteristic: target, bytes: payload))
         }
         if let reboot {
@@ -178,6 +211,7 @@ struct RadioDevice: Sendable {
         } else if dropAfter {
             outcomes.append(.drop(reboot: nil))
         }
+        if let hostEvent { outcomes.append(.host(hostEvent)) }
         refreshModelled()
         return (error, outcomes)
     }
@@ -198,7 +232,12 @@ struct RadioDevice: Sendable {
         stats.droppedPackets += firmwareDrops + currentFirmwareDrops
         return StandInReport.Device(
             address: spec.profile.address.description, kind: spec.kind.rawValue, images: images,
-            stats: stats)
+            stats: stats, violations: violations)
+    }
+
+    private func isControlPointUUID(_ uuid: String) -> Bool {
+        let upper = uuid.uppercased()
+        return upper == uuids.secureControlPoint.uppercased() || upper == uuids.legacyControlPoint.uppercased()
     }
 
     // MARK: - Modelled time

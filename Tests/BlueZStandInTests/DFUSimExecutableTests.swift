@@ -70,6 +70,7 @@ struct DFUSimExecutableTests {
         let stats = try #require(devices.first?["stats"] as? [String: Any])
         #expect(
             Set(stats.keys) == ["connections", "objects_executed", "crc_failures", "dropped_packets", "modelled_ms"])
+        #expect(devices.first?["violations"] as? [String] == [])
         let images = try #require(devices.first?["images"] as? [String: [String: Any]])
         // The factory application: one byte 0xA5.
         #expect(images["application"]?["size"] as? Int == 1)
