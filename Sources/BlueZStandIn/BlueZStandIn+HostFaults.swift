@@ -31,11 +31,12 @@ extension BlueZStandIn {
         try? connection.unexport(at: names.root)
         try? await connection.releaseName(names.service)
         try? await Task.sleep(for: Self.restartPause)
+        // As bluetoothd starts: it takes the name first, then announces its adapters (InterfacesAdded).
         if let interfaces = try? rootInterfaces() { try? connection.export(interfaces, at: names.root) }
+        try? await connection.requestName(names.service)
         if configuration.hasAdapter, let adapter = try? adapterInterface() {
             try? connection.export([adapter], at: adapterPath)
             adapterPresent = true
         }
-        try? await connection.requestName(names.service)
     }
 }
