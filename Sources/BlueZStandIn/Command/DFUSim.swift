@@ -81,7 +81,7 @@ public enum DFUSim {
         return result
     }
 
-    /// Starts `command` on the bus at `address`; forwards SIGINT/SIGTERM to it; returns its status.
+    /// Starts `command` on the bus at `address`; forwards SIGINT/SIGTERM/SIGHUP to it; returns its status.
     private static func run(_ command: [String], address: String) async -> Int32 {
         let child: ChildProcess
         do {
@@ -93,6 +93,8 @@ public enum DFUSim {
         var killDeadline: ContinuousClock.Instant?
         while true {
             if let status = child.exitStatus() { return status }
+            // `run` restarts nothing: a hang-up goes to COMMAND, as it did before dfu-sim caught SIGHUP.
+            if pendingHangUps.exchange(0, ordering: .relaxed) > 0 { child.send(SIGHUP) }
             if let signal = pendingTermination() {
                 child.send(signal)
                 killDeadline = killDeadline ?? ContinuousClock.now + .seconds(5)
