@@ -17,7 +17,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 BIN      = .build/release/dfu
 # Leak checking is off under test-asan: LeakSanitizer reports leaks in Foundation, XCTest and test
-# fixtures, and one open case (Sanitizers/README.md); make test-asan ASAN_OPTIONS=detect_leaks=1 shows them.
+# fixtures, and misreads Swift enum payloads (Sanitizers/README.md); ASAN_OPTIONS=detect_leaks=1 shows them.
 # TSan suppresses only the false positives of Swift's Mutex on Linux (Sanitizers/tsan.supp).
 ASAN_OPTIONS ?= detect_leaks=0
 TSAN_OPTIONS ?= halt_on_error=0:suppressions=$(CURDIR)/Sanitizers/tsan.supp
