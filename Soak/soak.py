@@ -3,7 +3,7 @@
 
 Phase 1 (chaos): SOAK_RUNS uploads, each in its own `dfu-sim run` with a random device kind,
 package and fault set (disconnects at random offsets or requests, dropped and corrupted packets,
-delayed and missing responses, failed connections and pairing, the GATT cache on or off, the
+delayed (modelled and on the wall clock) and missing responses, failed connections and pairing, the GATT cache on or off, the
 adapter vanishing, bluetoothd restarting mid-upload).
 Phase 2 (long-lived): SOAK_SERVE_RUNS uploads against one `dfu-sim serve`, some of them with the
 stand-in restarted (SIGHUP) mid-upload; the serving process's open fds, VmRSS and children are
@@ -125,7 +125,8 @@ class Soak:
         count = rng.choices([0, 1, 2, 3], weights=[2, 5, 3, 1])[0]
         catalogue = [
             ("disconnect-after-bytes", 5), ("disconnect-at", 3), ("drop-packet", 4), ("corrupt-packet", 4),
-            ("drop-response", 2), ("response-delay-ms", 2), ("fail-connections", 2), ("adapter-vanish", 1),
+            ("drop-response", 2), ("response-delay-ms", 1), ("late-response", 1), ("fail-connections", 2),
+            ("adapter-vanish", 1),
             ("restart", 2), ("no-stale-cache", 1), ("service-changed", 1),
         ]
         if kind == "buttonless-bonded":
@@ -147,6 +148,8 @@ class Soak:
                 faults.append("drop-response=%d" % rng.randint(1, 40))
             elif fault == "response-delay-ms":
                 faults.append("response-delay-ms=%d" % rng.choice([5, 50, 200, 900]))
+            elif fault == "late-response":
+                faults.append("late-response-ms=%d" % rng.choice([20, 150, 400, 1100]))
             elif fault == "fail-connections":
                 faults.append("fail-connections=%d" % rng.randint(1, 4))
             elif fault == "adapter-vanish":

@@ -153,6 +153,9 @@ public actor BlueZStandIn {
     private func perform(_ event: DeferredEvent) async {
         switch event {
         case .notify(let device, let generation, let characteristic, let bytes):
+            if configuration.faults.lateNotifications > .zero {
+                try? await Task.sleep(for: configuration.faults.lateNotifications)
+            }
             deliverNotification(device: device, generation: generation, characteristic: characteristic, bytes: bytes)
         case .drop(let device, let generation, let reboot):
             try? await Task.sleep(for: .milliseconds(2))

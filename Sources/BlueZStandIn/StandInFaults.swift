@@ -21,6 +21,9 @@ public struct StandInFaults: Sendable, Hashable {
     /// Restart the stand-in (leave the bus name, drop every object and link, come back) once this many
     /// packet bytes reached a device.
     public var hostRestartsAfterPacketBytes: Int?
+    /// Real (wall-clock) delay before each notification is delivered; unlike `responseDelay` of the
+    /// link, which only moves the modelled clock, the client waits for it.
+    public var lateNotifications: Duration = .zero
 
     /// No faults; the GATT cache on.
     public init() {}
@@ -67,6 +70,7 @@ public struct StandInFaults: Sendable, Hashable {
         case "drop-response": droppedResponses.formUnion(try numbers(value))
         case "adapter-vanish-after-bytes": adapterVanishesAfterPacketBytes = try number(value)
         case "restart-after-bytes": hostRestartsAfterPacketBytes = try number(value)
+        case "late-response-ms": lateNotifications = .milliseconds(try number(value))
         case "fail-connections": link.failedConnections = try number(value)
         case "response-delay-ms": link.responseDelay = .milliseconds(try number(value))
         case "fail-pairing":
@@ -77,7 +81,7 @@ public struct StandInFaults: Sendable, Hashable {
             cachesServices = false
         default:
             throw StandInSpecError(
-                "unknown fault '\(key)' (drop-packet, corrupt-packet, disconnect-after-bytes, disconnect-at, fail-connections, fail-pairing, response-delay-ms, no-stale-cache, drop-response, adapter-vanish-after-bytes, restart-after-bytes)"
+                "unknown fault '\(key)' (drop-packet, corrupt-packet, disconnect-after-bytes, disconnect-at, fail-connections, fail-pairing, response-delay-ms, no-stale-cache, drop-response, adapter-vanish-after-bytes, restart-after-bytes, late-response-ms)"
             )
         }
     }

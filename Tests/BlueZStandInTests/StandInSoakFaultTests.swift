@@ -45,6 +45,18 @@ struct StandInSoakFaultTests {
         }
     }
 
+    @Test func lateResponsesReachTheClientThatMuchLaterOnTheWallClock() async throws {
+        try await withStandIn(devices: ["secure"], faults: ["late-response-ms=300"]) { bus in
+            let (_, controlPoint, _) = try await secureSession(bus)
+            let start = ContinuousClock.now
+            _ = try await bus.call(
+                controlPoint, BlueZNames.gattCharacteristic, "WriteValue",
+                [.byteArray(SecureDFUByHand.select(0x01)), Self.request])
+            _ = try await bus.notification(1, on: controlPoint)
+            #expect(ContinuousClock.now - start >= .milliseconds(300))
+        }
+    }
+
     @Test func adapterVanishesOnceTheNamedBytesReachedTheDevice() async throws {
         try await withStandIn(devices: ["secure"], faults: ["adapter-vanish-after-bytes=1"]) { bus in
             let (_, controlPoint, packet) = try await secureSession(bus)
