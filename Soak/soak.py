@@ -125,7 +125,7 @@ class Soak:
         count = rng.choices([0, 1, 2, 3], weights=[2, 5, 3, 1])[0]
         catalogue = [
             ("disconnect-after-bytes", 5), ("disconnect-at", 3), ("drop-packet", 4), ("corrupt-packet", 4),
-            ("drop-response", 2), ("response-delay-ms", 1), ("late-response", 1), ("fail-connections", 2),
+            ("drop-response", 2), ("response-delay-ms", 1), ("late-response", 3), ("fail-connections", 2),
             ("adapter-vanish", 1),
             ("restart", 2), ("no-stale-cache", 1), ("service-changed", 1),
         ]
@@ -149,7 +149,8 @@ class Soak:
             elif fault == "response-delay-ms":
                 faults.append("response-delay-ms=%d" % rng.choice([5, 50, 200, 900]))
             elif fault == "late-response":
-                faults.append("late-response-ms=%d" % rng.choice([20, 150, 400, 1100]))
+                for _ in range(rng.randint(1, 3)):
+                    faults.append("late-response=%d:%d" % (rng.randint(1, 40), rng.choice([50, 400, 1500, 4000])))
             elif fault == "fail-connections":
                 faults.append("fail-connections=%d" % rng.randint(1, 4))
             elif fault == "adapter-vanish":

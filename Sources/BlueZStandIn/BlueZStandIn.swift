@@ -50,7 +50,7 @@ public actor BlueZStandIn {
 
     /// Something done after the current handler returns, in order.
     enum DeferredEvent: Sendable {
-        case notify(device: ObjectPath, generation: Int, characteristic: String, bytes: [UInt8])
+        case notify(device: ObjectPath, generation: Int, characteristic: String, bytes: [UInt8], delay: Duration)
         case drop(device: ObjectPath, generation: Int, reboot: SimulatedBootTarget?)
         case resolve(device: ObjectPath, generation: Int)
         case announce(generation: Int)
@@ -152,10 +152,8 @@ public actor BlueZStandIn {
 
     private func perform(_ event: DeferredEvent) async {
         switch event {
-        case .notify(let device, let generation, let characteristic, let bytes):
-            if configuration.faults.lateNotifications > .zero {
-                try? await Task.sleep(for: configuration.faults.lateNotifications)
-            }
+        case .notify(let device, let generation, let characteristic, let bytes, let delay):
+            if delay > .zero { try? await Task.sleep(for: delay) }
             deliverNotification(device: device, generation: generation, characteristic: characteristic, bytes: bytes)
         case .drop(let device, let generation, let reboot):
             try? await Task.sleep(for: .milliseconds(2))

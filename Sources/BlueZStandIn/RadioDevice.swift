@@ -7,8 +7,9 @@ import DFUSimulator
 struct RadioDevice: Sendable {
     /// Something the device does after a write, in order.
     enum Outcome: Sendable, Equatable {
-        /// A notification or indication on `characteristic` (upper-case UUID).
-        case notify(characteristic: String, bytes: [UInt8])
+        /// A notification or indication on `characteristic` (upper-case UUID), held back `delay` on the
+        /// wall clock (a `late-response` fault).
+        case notify(characteristic: String, bytes: [UInt8], delay: Duration)
         /// The link drops; the device boots into `target` (nil: it just drops, e.g. a fault).
         case drop(reboot: SimulatedBootTarget?)
         /// A host fault fires: the adapter disappears (`vanishes`) or bluetoothd restarts.
@@ -44,6 +45,8 @@ struct RadioDevice: Sendable {
     private var faults: SimulatedFaults
     /// Control point notifications (counted from 1) that are lost on the air.
     private let droppedResponses: Set<Int>
+    /// Control point notifications (counted from 1) that reach the client late, and by how much.
+    private let lateResponses: [Int: Duration]
     private var responseCount = 0
     /// Host faults that fire once when this many packet bytes reached the device.
     private var pendingHostEvents: [(bytes: Int, event: HostEvent)]
@@ -63,6 +66,7 @@ struct RadioDevice: Sendable {
         self.link = link
         self.faults = faults.link
         droppedResponses = faults.droppedResponses
+        lateResponses = faults.lateResponses
         var events: [(bytes: Int, event: HostEvent)] = []
         if let bytes = faults.adapterVanishesAfterPacketBytes { events.append((bytes, .adapterVanishes)) }
         if let bytes = faults.hostRestartsAfterPacketBytes { events.append((bytes, .restarts)) }
@@ -199,11 +203,13 @@ struct RadioDevice: Sendable {
             if let reboot, time > reboot.1 { break }
             modelled = max(modelled, time)
             observe(notification: payload, on: target)
+            var delay: Duration = .zero
             if isControlPointUUID(target) {
                 responseCount += 1
                 if droppedResponses.contains(responseCount) { continue }
+                delay = lateResponses[responseCount] ?? .zero
             }
-            outcomes.append(.notify(characteristic: target, bytes: payload))
+            outcomes.append(.notify(characteristic: target, bytes: payload, delay: delay))
         }
         if let reboot {
             modelled = max(modelled, reboot.1)

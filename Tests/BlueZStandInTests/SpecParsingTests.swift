@@ -102,8 +102,9 @@ import Testing
         try faults.add(parsing: "drop-response=2:9")
         try faults.add(parsing: "adapter-vanish-after-bytes=100")
         try faults.add(parsing: "restart-after-bytes=0")
-        try faults.add(parsing: "late-response-ms=250")
-        #expect(faults.lateNotifications == .milliseconds(250))
+        try faults.add(parsing: "late-response=3:250")
+        #expect(faults.lateResponses == [3: .milliseconds(250)])
+        #expect(throws: StandInSpecError.self) { try faults.add(parsing: "late-response=250") }
         #expect(faults.droppedResponses == [2, 9])
         #expect(faults.adapterVanishesAfterPacketBytes == 100)
         #expect(faults.hostRestartsAfterPacketBytes == 0)
