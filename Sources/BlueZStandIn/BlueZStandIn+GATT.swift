@@ -192,10 +192,15 @@ extension BlueZStandIn {
         let (error, outcomes) = radios[radio].write(bytes, to: uuid, type: type)
         for outcome in outcomes {
             switch outcome {
-            case .notify(let characteristic, let payload):
-                enqueue(.notify(device: device, generation: generation, characteristic: characteristic, bytes: payload))
+            case .notify(let characteristic, let payload, let delay):
+                enqueue(
+                    .notify(
+                        device: device, generation: generation, characteristic: characteristic, bytes: payload,
+                        delay: delay))
             case .drop(let reboot):
                 enqueue(.drop(device: device, generation: generation, reboot: reboot))
+            case .host(let event):
+                enqueue(.host(event))
             }
         }
         return error

@@ -43,6 +43,8 @@ public actor BlueZStandIn {
     var pendingFilters: [String: DiscoveryFilter] = [:]
     var agents: Set<String> = []
     var started = false
+    /// Whether the adapter object is on the bus (false after `adapter-vanish-after-bytes`).
+    var adapterPresent = false
     private nonisolated let events: AsyncStream<DeferredEvent>.Continuation
     private let eventStream: AsyncStream<DeferredEvent>
     private var eventTask: Task<Void, Never>?
@@ -50,11 +52,12 @@ public actor BlueZStandIn {
 
     /// Something done after the current handler returns, in order.
     enum DeferredEvent: Sendable {
-        case notify(device: ObjectPath, generation: Int, characteristic: String, bytes: [UInt8])
+        case notify(device: ObjectPath, generation: Int, characteristic: String, bytes: [UInt8], delay: Duration)
         case drop(device: ObjectPath, generation: Int, reboot: SimulatedBootTarget?)
         case resolve(device: ObjectPath, generation: Int)
         case announce(generation: Int)
         case drain(device: ObjectPath, generation: Int)
+        case host(RadioDevice.HostEvent)
     }
 
     /// A stand-in serving `configuration` on `connection` (call ``start()``).
@@ -64,7 +67,7 @@ public actor BlueZStandIn {
         names = try BlueZVocabulary()
         adapterPath = try names.root.appending(configuration.adapterName)
         radios = configuration.devices.map {
-            RadioDevice(spec: $0, link: configuration.link.model, faults: configuration.faults.link)
+            RadioDevice(spec: $0, link: configuration.link.model, faults: configuration.faults)
         }
         powered = configuration.powered
         (eventStream, events) = AsyncStream.makeStream(of: DeferredEvent.self)
@@ -85,6 +88,7 @@ public actor BlueZStandIn {
         try connection.export(try rootInterfaces(), at: names.root)
         if configuration.hasAdapter {
             try connection.export([try adapterInterface()], at: adapterPath)
+            adapterPresent = true
         }
         // Like bluetoothd, end the discovery sessions and notify subscriptions of clients that leave the bus.
         let owners = try await connection.signals(
@@ -150,7 +154,8 @@ public actor BlueZStandIn {
 
     private func perform(_ event: DeferredEvent) async {
         switch event {
-        case .notify(let device, let generation, let characteristic, let bytes):
+        case .notify(let device, let generation, let characteristic, let bytes, let delay):
+            if delay > .zero { try? await Task.sleep(for: delay) }
             deliverNotification(device: device, generation: generation, characteristic: characteristic, bytes: bytes)
         case .drop(let device, let generation, let reboot):
             try? await Task.sleep(for: .milliseconds(2))
@@ -170,6 +175,10 @@ public actor BlueZStandIn {
         case .drain(let device, let generation):
             guard devices[device]?.generation == generation else { return }
             drainAcquiredWrites(device)
+        case .host(.adapterVanishes):
+            removeAdapter()
+        case .host(.restarts):
+            await restart()
         }
     }
 

@@ -7,10 +7,21 @@ import DFUSimulator
 struct RadioDevice: Sendable {
     /// Something the device does after a write, in order.
     enum Outcome: Sendable, Equatable {
-        /// A notification or indication on `characteristic` (upper-case UUID).
-        case notify(characteristic: String, bytes: [UInt8])
+        /// A notification or indication on `characteristic` (upper-case UUID), held back `delay` on the
+        /// wall clock (a `late-response` fault).
+        case notify(characteristic: String, bytes: [UInt8], delay: Duration)
         /// The link drops; the device boots into `target` (nil: it just drops, e.g. a fault).
         case drop(reboot: SimulatedBootTarget?)
+        /// A host fault fires: the adapter disappears (`vanishes`) or bluetoothd restarts.
+        case host(HostEvent)
+    }
+
+    /// A fault of the host rather than of the link.
+    enum HostEvent: Sendable, Equatable {
+        /// The adapter is removed (unplugged), with every device object on it.
+        case adapterVanishes
+        /// bluetoothd leaves the bus and comes back with no devices and no links.
+        case restarts
     }
 
     let spec: SimulatedDeviceSpec
@@ -19,6 +30,8 @@ struct RadioDevice: Sendable {
     var uuids: DFUServiceUUIDs { spec.uuids }
     private(set) var peripheral: SimulatedPeripheral
     private(set) var statistics = DeviceStatistics()
+    /// Protocol invariants the client broke, as the simulated firmware reported them, in order.
+    private(set) var violations: [String] = []
     /// Whether a link is up (and its generation, so late events of an old link are ignored).
     private(set) var linkGeneration = 0
     private(set) var isConnected = false
@@ -31,6 +44,13 @@ struct RadioDevice: Sendable {
     private var lastWall = ContinuousClock.now
     private var lastModelled: Duration = .zero
     private var faults: SimulatedFaults
+    /// Control point notifications (counted from 1) that are lost on the air.
+    private let droppedResponses: Set<Int>
+    /// Control point notifications (counted from 1) that reach the client late, and by how much.
+    private let lateResponses: [Int: Duration]
+    private var responseCount = 0
+    /// Host faults that fire once when this many packet bytes reached the device.
+    private var pendingHostEvents: [(bytes: Int, event: HostEvent)]
     private var packetWrites = 0
     private var packetBytes = 0
     private var byteFaultFired = false
@@ -44,10 +64,16 @@ struct RadioDevice: Sendable {
     /// When the client last asked to create a data object whose first packet has not come yet.
     private var dataObjectCreated: ContinuousClock.Instant?
 
-    init(spec: SimulatedDeviceSpec, link: LinkModel, faults: SimulatedFaults) {
+    init(spec: SimulatedDeviceSpec, link: LinkModel, faults: StandInFaults) {
         self.spec = spec
         self.link = link
-        self.faults = faults
+        self.faults = faults.link
+        droppedResponses = faults.droppedResponses
+        lateResponses = faults.lateResponses
+        var events: [(bytes: Int, event: HostEvent)] = []
+        if let bytes = faults.adapterVanishesAfterPacketBytes { events.append((bytes, .adapterVanishes)) }
+        if let bytes = faults.hostRestartsAfterPacketBytes { events.append((bytes, .restarts)) }
+        pendingHostEvents = events
         peripheral = SimulatedPeripheral(
             profile: spec.profile, storage: spec.storage,
             startInBootloader: spec.kind.startsInBootloader)
@@ -99,6 +125,7 @@ struct RadioDevice: Sendable {
         firmware.connectionDropped(context: &context)
         peripheral.firmware = firmware
         peripheral.storage = context.storage
+        violations += context.violations
         if let target {
             collectFirmwareDrops()
             peripheral.boot(into: target, at: modelled)
@@ -117,6 +144,7 @@ struct RadioDevice: Sendable {
         let result = firmware.read(characteristic.uppercased(), context: &context)
         peripheral.firmware = firmware
         peripheral.storage = context.storage
+        violations += context.violations
         refreshModelled()
         return result
     }
@@ -130,6 +158,7 @@ struct RadioDevice: Sendable {
         let arrival = advance(payload: bytes.count, request: type == .request)
         var delivered = bytes
         var dropAfter = false
+        var hostEvent: HostEvent?
         let isPacket = uuid == uuids.securePacket.uppercased() || uuid == uuids.legacyPacket.uppercased()
         let isControlPoint =
             uuid == uuids.secureControlPoint.uppercased() || uuid == uuids.legacyControlPoint.uppercased()
@@ -144,6 +173,9 @@ struct RadioDevice: Sendable {
             if let limit = faults.disconnectAfterPacketBytes, !byteFaultFired, packetBytes >= limit {
                 byteFaultFired = true
                 dropAfter = true
+            }
+            if let index = pendingHostEvents.firstIndex(where: { packetBytes >= $0.bytes }) {
+                hostEvent = pendingHostEvents.remove(at: index).event
             }
             tracker.packet(bytes)
             if let created = dataObjectCreated {
@@ -168,6 +200,7 @@ struct RadioDevice: Sendable {
         let error = firmware.write(delivered, to: uuid, type: type, context: &context)
         peripheral.firmware = firmware
         peripheral.storage = context.storage
+        violations += context.violations
         var outcomes: [Outcome] = []
         var notifications: [(Duration, String, [UInt8])] = []
         var reboot: (SimulatedBootTarget, Duration)?
@@ -185,7 +218,13 @@ struct RadioDevice: Sendable {
             if let reboot, time > reboot.1 { break }
             modelled = max(modelled, time)
             observe(notification: payload, on: target)
-            outcomes.append(.notify(characteristic: target, bytes: payload))
+            var delay: Duration = .zero
+            if isControlPointUUID(target) {
+                responseCount += 1
+                if droppedResponses.contains(responseCount) { continue }
+                delay = lateResponses[responseCount] ?? .zero
+            }
+            outcomes.append(.notify(characteristic: target, bytes: payload, delay: delay))
         }
         if let reboot {
             modelled = max(modelled, reboot.1)
@@ -193,6 +232,7 @@ struct RadioDevice: Sendable {
         } else if dropAfter {
             outcomes.append(.drop(reboot: nil))
         }
+        if let hostEvent { outcomes.append(.host(hostEvent)) }
         refreshModelled()
         return (error, outcomes)
     }
@@ -213,7 +253,12 @@ struct RadioDevice: Sendable {
         stats.droppedPackets += firmwareDrops + currentFirmwareDrops
         return StandInReport.Device(
             address: spec.profile.address.description, kind: spec.kind.rawValue, images: images,
-            stats: stats)
+            stats: stats, violations: violations)
+    }
+
+    private func isControlPointUUID(_ uuid: String) -> Bool {
+        let upper = uuid.uppercased()
+        return upper == uuids.secureControlPoint.uppercased() || upper == uuids.legacyControlPoint.uppercased()
     }
 
     // MARK: - Modelled time

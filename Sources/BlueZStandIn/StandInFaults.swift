@@ -14,6 +14,17 @@ public struct StandInFaults: Sendable, Hashable {
     public var cachesServices = true
     /// Whether `Device1.Pair` fails (`org.bluez.Error.AuthenticationFailed`).
     public var pairingFails = false
+    /// Control point notifications (1-based, counted per device) lost on the air.
+    public var droppedResponses: Set<Int> = []
+    /// Remove the adapter (as when it is unplugged) once this many packet bytes reached a device.
+    public var adapterVanishesAfterPacketBytes: Int?
+    /// Restart the stand-in (leave the bus name, drop every object and link, come back) once this many
+    /// packet bytes reached a device.
+    public var hostRestartsAfterPacketBytes: Int?
+    /// Control point notifications (1-based, counted per device) delivered late on the wall clock, and
+    /// by how much; unlike `responseDelay` of the link, which only moves the modelled clock, the client
+    /// waits for it (and what the device does next waits behind it).
+    public var lateResponses: [Int: Duration] = [:]
 
     /// No faults; the GATT cache on.
     public init() {}
@@ -57,6 +68,15 @@ public struct StandInFaults: Sendable, Hashable {
             else { throw StandInSpecError("--fault disconnect-at needs OPCODE[:OCCURRENCE]") }
             let occurrence = parts.count == 2 ? try number(parts[1]) : 1
             link.disconnectAtRequest = SimulatedFaults.RequestTrigger(opCode: code, occurrence: max(1, occurrence))
+        case "drop-response": droppedResponses.formUnion(try numbers(value))
+        case "adapter-vanish-after-bytes": adapterVanishesAfterPacketBytes = try number(value)
+        case "restart-after-bytes": hostRestartsAfterPacketBytes = try number(value)
+        case "late-response":
+            let parts = (value ?? "").split(separator: ":").map(String.init)
+            guard parts.count == 2, let index = SpecFields.integer(parts[0]), index > 0,
+                let milliseconds = SpecFields.integer(parts[1]), milliseconds >= 0
+            else { throw StandInSpecError("--fault late-response needs N:MS (notification N, MS milliseconds late)") }
+            lateResponses[index] = .milliseconds(milliseconds)
         case "fail-connections": link.failedConnections = try number(value)
         case "response-delay-ms": link.responseDelay = .milliseconds(try number(value))
         case "fail-pairing":
@@ -67,7 +87,7 @@ public struct StandInFaults: Sendable, Hashable {
             cachesServices = false
         default:
             throw StandInSpecError(
-                "unknown fault '\(key)' (drop-packet, corrupt-packet, disconnect-after-bytes, disconnect-at, fail-connections, fail-pairing, response-delay-ms, no-stale-cache)"
+                "unknown fault '\(key)' (drop-packet, corrupt-packet, disconnect-after-bytes, disconnect-at, fail-connections, fail-pairing, response-delay-ms, no-stale-cache, drop-response, adapter-vanish-after-bytes, restart-after-bytes, late-response)"
             )
         }
     }

@@ -28,13 +28,19 @@ public struct StandInReport: Sendable, Codable, Equatable {
         public var images: [String: Image]
         /// What happened.
         public var stats: DeviceStatistics
+        /// Protocol invariants the client broke (an Execute of an unverified object, a write past an
+        /// object's announced size, a Legacy packet over 20 bytes, …), in order; empty when it kept them all.
+        public var violations: [String]
 
         /// Makes an entry.
-        public init(address: String, kind: String, images: [String: Image], stats: DeviceStatistics) {
+        public init(
+            address: String, kind: String, images: [String: Image], stats: DeviceStatistics, violations: [String] = []
+        ) {
             self.address = address
             self.kind = kind
             self.images = images
             self.stats = stats
+            self.violations = violations
         }
     }
 

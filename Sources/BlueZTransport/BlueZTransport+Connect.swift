@@ -8,7 +8,13 @@ extension BlueZTransport {
     public func connect(_ parameters: DFUConnectParameters) async throws(DFUTransportError) -> DFUPeer {
         await disconnect()
         guard !isClosed else { throw .failed("the BlueZ transport is closed") }
+        // bluetoothd restarting (a package upgrade, a crash) is back within a second or two.
+        if isBlueZGone || isAdapterGone { await waitForBlueZ() }
         guard !isBlueZGone else { throw .failed(BlueZError.notRunning.description) }
+        // Without this, the removed adapter's UnknownObject errors would read as a lost link.
+        guard !isAdapterGone else {
+            throw .failed(BlueZError.adapterNotFound(name: adapter.name, available: []).description + " (it was removed)")
+        }
         if parameters.discardCachedServices { await forgetDevices(parameters.selector) }
         var device = try await discover(parameters.selector, within: parameters.scanTimeout)
         var peer = try await connectAndResolve(device, parameters: parameters)

@@ -42,6 +42,13 @@ public actor BlueZTransport: DFUTransport {
     var signalTasks: [Task<Void, Never>] = []
     /// Set when bluetoothd left the bus or the bus closed.
     var isBlueZGone = false
+    /// Set when the adapter in use was removed (unplugged); cleared when it comes back.
+    var isAdapterGone = false
+    /// When bluetoothd or the adapter went away: a reconnection waits for its return until
+    /// ``returnGrace`` after that, once, then fails at once.
+    var goneSince: ContinuousClock.Instant?
+    /// How long a restarting bluetoothd (or a re-plugged adapter) is waited for.
+    static let returnGrace: Duration = .seconds(2)
     var isClosed = false
 
     /// A condition waited for with ``waitForDevices(within:until:)``.
@@ -151,6 +158,10 @@ public actor BlueZTransport: DFUTransport {
 
     func handle(_ message: DBusMessage) {
         if let added = DBusInterfacesAdded(message) {
+            if added.object == adapter.path, added.interfaces[BlueZInterfaces.adapter] != nil {
+                isAdapterGone = false
+                if !isBlueZGone { goneSince = nil }
+            }
             if let properties = added.interfaces[BlueZInterfaces.device],
                 let device = BlueZDevice(path: added.object, properties: properties),
                 adapter.path.isAncestor(of: added.object)
@@ -164,7 +175,11 @@ public actor BlueZTransport: DFUTransport {
                 heard.remove(removed.object)
                 if link?.device == removed.object { linkDropped() }
             }
-            if removed.interfaces.contains(BlueZInterfaces.adapter), removed.object == adapter.path { linkDropped() }
+            if removed.interfaces.contains(BlueZInterfaces.adapter), removed.object == adapter.path {
+                isAdapterGone = true
+                goneSince = goneSince ?? ContinuousClock.now
+                linkDropped()
+            }
         } else if let changed = DBusPropertiesChanged(message) {
             handlePropertiesChanged(changed)
         }
@@ -199,13 +214,29 @@ public actor BlueZTransport: DFUTransport {
         }
     }
 
-    /// bluetoothd is on the bus again (restarted): new calls may succeed; the old link stays down.
+    /// bluetoothd is on the bus again (restarted): new calls may succeed; the old link stays down, and
+    /// the devices the old one reported are forgotten (the new one starts without them).
     func blueZReturned() {
+        guard isBlueZGone else { return }
         isBlueZGone = false
+        if !isAdapterGone { goneSince = nil }
+        devices = [:]
+        heard = []
+    }
+
+    /// Waits, until ``returnGrace`` after they went away, for a restarted bluetoothd to take org.bluez
+    /// again and for the adapter in use to be back (re-plugged, or announced by the restarted bluetoothd).
+    func waitForBlueZ() async {
+        guard let since = goneSince else { return }
+        let deadline = since + Self.returnGrace
+        while isBlueZGone || isAdapterGone, !isClosed, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     func blueZGone() {
         isBlueZGone = true
+        goneSince = goneSince ?? ContinuousClock.now
         linkDropped()
         for waiter in waiters.values { waiter.continuation.resume(returning: nil) }
         waiters = [:]

@@ -134,6 +134,15 @@ import Testing
         try faults.add(parsing: "disconnect-at=0x04:2")
         try faults.add(parsing: "fail-connections=2")
         try faults.add(parsing: "no-stale-cache")
+        try faults.add(parsing: "drop-response=2:9")
+        try faults.add(parsing: "adapter-vanish-after-bytes=100")
+        try faults.add(parsing: "restart-after-bytes=0")
+        try faults.add(parsing: "late-response=3:250")
+        #expect(faults.lateResponses == [3: .milliseconds(250)])
+        #expect(throws: StandInSpecError.self) { try faults.add(parsing: "late-response=250") }
+        #expect(faults.droppedResponses == [2, 9])
+        #expect(faults.adapterVanishesAfterPacketBytes == 100)
+        #expect(faults.hostRestartsAfterPacketBytes == 0)
         #expect(faults.link.droppedPackets == [3, 7])
         #expect(faults.link.corruptedPackets == [5])
         #expect(faults.link.disconnectAfterPacketBytes == 4096)
@@ -141,6 +150,8 @@ import Testing
         #expect(faults.link.failedConnections == 2)
         #expect(!faults.cachesServices)
         #expect(throws: StandInSpecError.self) { try faults.add(parsing: "drop-packet=0") }
+        #expect(throws: StandInSpecError.self) { try faults.add(parsing: "drop-response") }
+        #expect(throws: StandInSpecError.self) { try faults.add(parsing: "restart-after-bytes=-1") }
     }
 
     @Test func commandLineSplitsOptionsFromTheCommand() throws {

@@ -4,10 +4,12 @@ import Synchronization
 
 /// The last SIGINT or SIGTERM caught (0: none); written by the signal handler.
 private let receivedSignal = Atomic<Int32>(0)
+/// SIGHUPs caught and not yet acted on (`serve` restarts the stand-in for each).
+private let pendingHangUps = Atomic<Int>(0)
 
 /// `dfu-sim` as a library: parse, start a private bus and the stand-in, run or serve, clean up.
 public enum DFUSim {
-    /// Catches SIGINT and SIGTERM (noted for ``main(_:)`` to act on) and ignores SIGPIPE.
+    /// Catches SIGINT, SIGTERM and SIGHUP (noted for ``main(_:)`` to act on) and ignores SIGPIPE.
     ///
     /// Handlers rather than a blocked mask: the Swift runtime runs `main` on threads of its own,
     /// so a mask set in one thread would not cover the others.
@@ -15,6 +17,7 @@ public enum DFUSim {
         signal(SIGPIPE, SIG_IGN)
         signal(SIGINT) { number in receivedSignal.store(number, ordering: .relaxed) }
         signal(SIGTERM) { number in receivedSignal.store(number, ordering: .relaxed) }
+        signal(SIGHUP) { _ in pendingHangUps.add(1, ordering: .relaxed) }
     }
 
     /// A SIGINT or SIGTERM received since the last call, or nil.
@@ -57,6 +60,7 @@ public enum DFUSim {
         case .serve, .help:
             writeOutput(daemon.address + "\n")
             while pendingTermination() == nil {
+                if pendingHangUps.exchange(0, ordering: .relaxed) > 0 { await standIn.restart() }
                 try? await Task.sleep(for: .milliseconds(20))
             }
             status = 0
@@ -77,7 +81,7 @@ public enum DFUSim {
         return result
     }
 
-    /// Starts `command` on the bus at `address`; forwards SIGINT/SIGTERM to it; returns its status.
+    /// Starts `command` on the bus at `address`; forwards SIGINT/SIGTERM/SIGHUP to it; returns its status.
     private static func run(_ command: [String], address: String) async -> Int32 {
         let child: ChildProcess
         do {
@@ -89,6 +93,8 @@ public enum DFUSim {
         var killDeadline: ContinuousClock.Instant?
         while true {
             if let status = child.exitStatus() { return status }
+            // `run` restarts nothing: a hang-up goes to COMMAND, as it did before dfu-sim caught SIGHUP.
+            if pendingHangUps.exchange(0, ordering: .relaxed) > 0 { child.send(SIGHUP) }
             if let signal = pendingTermination() {
                 child.send(signal)
                 killDeadline = killDeadline ?? ContinuousClock.now + .seconds(5)

@@ -29,7 +29,8 @@ public struct DFUSimArguments: Sendable {
 
         Serves bluetoothd's org.bluez D-Bus API (adapter hci0) on a private dbus-daemon from simulated
         nRF5 devices. `run` starts COMMAND with DBUS_SYSTEM_BUS_ADDRESS set to that bus and exits with
-        its status; `serve` prints the bus address and serves until SIGINT or SIGTERM.
+        its status; `serve` prints the bus address and serves until SIGINT or SIGTERM (SIGHUP restarts
+        the stand-in as bluetoothd restarting: it leaves org.bluez, drops every link and object, returns).
 
           --device KIND[,address=AA:BB:CC:DD:EE:FF][,name=NAME][,key=value...]
                 KIND: secure, legacy, buttonless, buttonless-bonded, buttonless-experimental, legacy-app
@@ -43,7 +44,8 @@ public struct DFUSimArguments: Sendable {
                                    resolve_ms, discovery_ms
           --fault SPEC             drop-packet=N[:M...], corrupt-packet=N[:M...], disconnect-after-bytes=N,
                                    disconnect-at=OPCODE[:OCCURRENCE], fail-connections=N, fail-pairing,
-                                   response-delay-ms=N, no-stale-cache
+                                   response-delay-ms=N, no-stale-cache, drop-response=N[:M...],
+                                   adapter-vanish-after-bytes=N, restart-after-bytes=N, late-response=N:MS
           --report FILE            write the devices' flash and statistics as JSON at the end
           --adapter-off            start with the adapter powered off
           --no-adapter             serve org.bluez without any adapter

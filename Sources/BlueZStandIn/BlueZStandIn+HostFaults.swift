@@ -1,0 +1,42 @@
+import DBus
+
+extension BlueZStandIn {
+    /// How long a restarting stand-in stays off the bus.
+    static let restartPause: Duration = .milliseconds(200)
+
+    /// The adapter disappears, as when it is unplugged: every link ends, every discovery session and
+    /// device object goes, and the adapter object is removed (InterfacesRemoved).
+    func removeAdapter() {
+        guard adapterPresent else { return }
+        for path in devices.keys.sorted() where devices[path]?.connected == true {
+            tearDown(path, reboot: nil, announce: false)
+        }
+        discoverySessions = [:]
+        pendingFilters = [:]
+        discoveryGeneration += 1
+        for path in devices.keys.sorted() {
+            try? connection.unexport(at: path)
+        }
+        devices = [:]
+        try? connection.unexport(at: adapterPath)
+        adapterPresent = false
+    }
+
+    /// bluetoothd restarts: it drops every link and object, leaves the name `org.bluez`, and after a
+    /// short pause serves /org/bluez and the adapter again (without devices, cache or agents) under
+    /// the same name. The simulated devices keep their flash. (`dfu-sim serve` does this on SIGHUP.)
+    public func restart() async {
+        removeAdapter()
+        agents = []
+        try? connection.unexport(at: names.root)
+        try? await connection.releaseName(names.service)
+        try? await Task.sleep(for: Self.restartPause)
+        // As bluetoothd starts: it takes the name first, then announces its adapters (InterfacesAdded).
+        if let interfaces = try? rootInterfaces() { try? connection.export(interfaces, at: names.root) }
+        try? await connection.requestName(names.service)
+        if configuration.hasAdapter, let adapter = try? adapterInterface() {
+            try? connection.export([adapter], at: adapterPath)
+            adapterPresent = true
+        }
+    }
+}
