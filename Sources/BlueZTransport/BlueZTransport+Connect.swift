@@ -10,10 +10,11 @@ extension BlueZTransport {
         guard !isClosed else { throw .failed("the BlueZ transport is closed") }
         // bluetoothd restarting (a package upgrade, a crash) is back within a second or two.
         if isBlueZGone || isAdapterGone { await waitForBlueZ() }
-        guard !isBlueZGone else { throw .failed(BlueZError.notRunning.description) }
+        guard !isBlueZGone else { throw .hostUnavailable(BlueZError.notRunning.description) }
         // Without this, the removed adapter's UnknownObject errors would read as a lost link.
         guard !isAdapterGone else {
-            throw .failed(BlueZError.adapterNotFound(name: adapter.name, available: []).description + " (it was removed)")
+            throw .hostUnavailable(
+                BlueZError.adapterNotFound(name: adapter.name, available: []).description + " (it was removed)")
         }
         if parameters.discardCachedServices { await forgetDevices(parameters.selector) }
         var device = try await discover(parameters.selector, within: parameters.scanTimeout)
@@ -79,7 +80,7 @@ extension BlueZTransport {
         }
         try? await client.stopDiscovery(adapter: adapter.path)
         guard let found else {
-            if isBlueZGone { throw .failed(BlueZError.notRunning.description) }
+            if isBlueZGone { throw .hostUnavailable(BlueZError.notRunning.description) }
             throw .deviceNotFound
         }
         return found
@@ -188,7 +189,8 @@ extension BlueZTransport {
         case .failed(_, let attError?): .attError(attError)
         case .doesNotExist, .disconnected: .disconnected
         case .timedOut: .timedOut
-        case .notRunning: .failed(error.description)
+        case .notRunning, .busUnavailable, .accessDenied, .noAdapter, .adapterNotFound, .adapterPoweredOff:
+            .hostUnavailable(error.description)
         case .failed(let message, nil) where message.localizedNotConnected: .disconnected
         default: .failed(error.description)
         }

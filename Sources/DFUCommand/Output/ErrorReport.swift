@@ -34,6 +34,8 @@ extension ErrorReport {
     /// could not be found, connected or stopped answering, 65 when the package cannot be sent to it, 130 when
     /// the update was cancelled.
     static func exitCode(for error: DFUError) -> ExitCode {
+        // Bluetooth on this host went away (bluetoothd, the adapter): the host's problem, not the device's.
+        if case .transport(_, .hostUnavailable) = error { return .unavailable }
         if error.isConnectionFailure { return .deviceNotFound }
         return switch error {
         case .remote, .crcMismatch, .unexpectedResponse, .unsupportedDevice: .deviceRejected
@@ -41,6 +43,7 @@ extension ErrorReport {
         case .transport(_, let cause):
             switch cause {
             case .disconnected, .timedOut, .deviceNotFound: .deviceNotFound
+            case .hostUnavailable: .unavailable
             case .endpointMissing, .attError, .failed: .deviceRejected
             }
         case .protocolMismatch, .invalidPart: .badPackage

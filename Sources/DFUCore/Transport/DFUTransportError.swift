@@ -10,6 +10,9 @@ public enum DFUTransportError: Error, Sendable, Hashable, CustomStringConvertibl
     case endpointMissing(DFUEndpoint)
     /// The device answered a write/read with an ATT error (e.g. 0xFD: CCCD improperly configured).
     case attError(UInt8)
+    /// Bluetooth on this host became unavailable (the Bluetooth service left the bus, or the adapter
+    /// was removed) and did not come back, in the transport's words. Not the device's doing.
+    case hostUnavailable(String)
     /// Anything else, in the transport's words.
     case failed(String)
 
@@ -23,7 +26,7 @@ public enum DFUTransportError: Error, Sendable, Hashable, CustomStringConvertibl
         case .attError(0xFD):
             "ATT error 0xfd (notifications not enabled; the GATT cache may be stale, remove the device and retry)"
         case .attError(let code): "ATT error 0x" + [code].hexDescription
-        case .failed(let message): message
+        case .hostUnavailable(let message), .failed(let message): message
         }
     }
 }
