@@ -2,11 +2,11 @@ import DBus
 import Testing
 
 extension LiveBusTests {
-    /// Leak checks. The counts cover the whole test process, where other test targets may run
-    /// at the same time, so a small slack is allowed; a leak per call or per connection would
-    /// exceed it by far.
+    /// Leak checks. The counts cover the whole test process, where other test targets run at the
+    /// same time (their sockets, reader threads and child processes come and go), so a slack is
+    /// allowed; a leak per call (1000 calls) or per connection (25 connections) still exceeds it.
     @Suite struct ResourceTests {
-        static let slack = 6
+        static let slack = 16
 
         @Test func aThousandCallsDoNotGrowFileDescriptorsOrThreads() async throws {
             try await withLiveBus { live in
