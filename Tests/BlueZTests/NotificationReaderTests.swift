@@ -11,6 +11,14 @@ import Testing
         let packets = Mutex<[[UInt8]]>([])
         let hangUps = Mutex(0)
 
+        /// A reader on `descriptor` that delivers into this collection.
+        func reader(on descriptor: OwnedFileDescriptor, maximumLength: Int = 23) throws -> NotificationReader {
+            try NotificationReader(
+                descriptor: descriptor, maximumLength: maximumLength,
+                onPacket: { bytes in self.packets.withLock { $0.append(bytes) } },
+                onHangUp: { self.hangUps.withLock { $0 += 1 } })
+        }
+
         func waitFor(packets count: Int, hangUps expected: Int = 0) async throws {
             for _ in 0..<500 {
                 if self.packets.withLock({ $0.count }) >= count, hangUps.withLock({ $0 }) >= expected { return }
@@ -35,10 +43,7 @@ import Testing
         let (peer, descriptor) = try Self.pair()
         defer { _ = close(peer) }
         let collected = Collected()
-        let reader = try NotificationReader(
-            descriptor: descriptor, maximumLength: 23,
-            onPacket: { bytes in collected.packets.withLock { $0.append(bytes) } },
-            onHangUp: { collected.hangUps.withLock { $0 += 1 } })
+        let reader = try collected.reader(on: descriptor)
         defer { reader.stop() }
         Self.send([0x60, 0x01, 0x01], to: peer)  // response, Create, success
         Self.send([0x60, 0x03, 0x01, 0x00, 0x10, 0x00, 0x00], to: peer)  // Checksum response: op code, success, offset 4096 (CRC left out)
@@ -50,10 +55,7 @@ import Testing
     @Test func bluezClosingItsEndIsOneHangUpAfterThePacketsBeforeIt() async throws {
         let (peer, descriptor) = try Self.pair()
         let collected = Collected()
-        let reader = try NotificationReader(
-            descriptor: descriptor, maximumLength: 23,
-            onPacket: { bytes in collected.packets.withLock { $0.append(bytes) } },
-            onHangUp: { collected.hangUps.withLock { $0 += 1 } })
+        let reader = try collected.reader(on: descriptor)
         defer { reader.stop() }
         Self.send([0x60, 0x04, 0x01], to: peer)  // Execute response
         _ = close(peer)
@@ -67,10 +69,7 @@ import Testing
         let (peer, descriptor) = try Self.pair()
         defer { _ = close(peer) }
         let collected = Collected()
-        let reader = try NotificationReader(
-            descriptor: descriptor, maximumLength: 23,
-            onPacket: { bytes in collected.packets.withLock { $0.append(bytes) } },
-            onHangUp: { collected.hangUps.withLock { $0 += 1 } })
+        let reader = try collected.reader(on: descriptor)
         reader.stop()
         // The reader's thread closes its end: BlueZ's end then reads end-of-file.
         var closed = false
@@ -90,10 +89,7 @@ import Testing
         let (peer, descriptor) = try Self.pair()
         defer { _ = close(peer) }
         let collected = Collected()
-        let reader = try NotificationReader(
-            descriptor: descriptor, maximumLength: 23,
-            onPacket: { bytes in collected.packets.withLock { $0.append(bytes) } },
-            onHangUp: { collected.hangUps.withLock { $0 += 1 } })
+        let reader = try collected.reader(on: descriptor)
         defer { reader.stop() }
         Self.send([0x60, 0x01, 0x01], to: peer)
         // Whether the thread or the flush reads it, it is delivered exactly once by the time flush returns

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Glibc
 
 /// The outcome of running a command-line tool (shared by the test targets that drive
@@ -22,12 +22,24 @@ public struct ToolRun: Sendable {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
+        let status = try await exitStatus(of: process, timeout: timeout)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        return ToolRun(status: status, output: String(decoding: data, as: UTF8.self))
+    }
+
+    /// Starts a configured `process` and waits for its exit without blocking a thread, killing it
+    /// (SIGKILL) after `timeout`; `started` runs once it is running (e.g. to close the parent's copies
+    /// of its output files).
+    public static func exitStatus(
+        of process: Process, timeout: Duration, started: () throws -> Void = {}
+    ) async throws -> Int32 {
         let (exited, exit) = AsyncStream.makeStream(of: Int32.self)
         process.terminationHandler = { finished in
             exit.yield(finished.terminationStatus)
             exit.finish()
         }
         try process.run()
+        try started()
         let watchdog = Task {
             try await Task.sleep(for: timeout)
             kill(process.processIdentifier, SIGKILL)
@@ -35,7 +47,6 @@ public struct ToolRun: Sendable {
         var status: Int32 = -1
         for await code in exited { status = code }
         watchdog.cancel()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        return ToolRun(status: status, output: String(decoding: data, as: UTF8.self))
+        return status
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// The built `dfu-sim` executable, run as a child process with a deadline.
 enum DFUSimProcess {
@@ -43,21 +44,10 @@ enum DFUSimProcess {
         process.arguments = arguments
         process.standardOutput = out
         process.standardError = err
-        let (exited, exit) = AsyncStream.makeStream(of: Int32.self)
-        process.terminationHandler = { finished in
-            exit.yield(finished.terminationStatus)
-            exit.finish()
+        let status = try await ToolRun.exitStatus(of: process, timeout: timeout) {
+            try out.close()
+            try err.close()
         }
-        try process.run()
-        try out.close()
-        try err.close()
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            kill(process.processIdentifier, SIGKILL)
-        }
-        var status: Int32 = -1
-        for await code in exited { status = code }
-        watchdog.cancel()
         return Outcome(
             status: status, output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
             error: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
