@@ -12,7 +12,7 @@ import sys
 
 # Modules of the toolchain and the platform: never declared in Package.swift.
 PLATFORM = {"Foundation", "FoundationEssentials", "Glibc", "Darwin", "Dispatch", "Synchronization",
-            "FoundationXML", "FoundationNetworking", "Testing", "XCTest", "Musl", "_Concurrency", "os"}
+            "FoundationXML", "FoundationNetworking", "FoundationInternationalization", "Testing", "XCTest", "Musl", "_Concurrency", "os"}
 # What a target must never import, whatever Package.swift says (the architecture's direction).
 FORBIDDEN = {
     "DFUCore": {"DBus", "BlueZ", "BlueZTransport", "CDBus", "CZip", "CCrypto", "CZlib", "ZipArchive", "DFUSimulator"},
