@@ -15,7 +15,7 @@ PLATFORM = {"Foundation", "FoundationEssentials", "Glibc", "Darwin", "Dispatch",
             "FoundationXML", "FoundationNetworking", "FoundationInternationalization", "Testing", "XCTest", "Musl", "_Concurrency", "os"}
 # What a target must never import, whatever Package.swift says (the architecture's direction).
 FORBIDDEN = {
-    "DFUCore": {"DBus", "BlueZ", "BlueZTransport", "CDBus", "CZip", "CCrypto", "CZlib", "ZipArchive", "DFUSimulator"},
+    "DFUCore": {"DBus", "BlueZ", "BlueZTransport", "CDBus", "CZip", "CCrypto", "CZlib", "CLinux", "ZipArchive", "DFUSimulator"},
     "DBus": {"BlueZ", "BlueZTransport", "DFUCore"},
     "BlueZ": {"BlueZTransport", "DFUCore"},
     "DFUCommand": {"DBus", "BlueZ", "CDBus", "DFUSimulator", "BlueZStandIn"},
