@@ -53,6 +53,8 @@ let package = Package(
         .target(name: "DFUBenchmarks", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "BlueZTransport"],
                 swiftSettings: strict),
         .executableTarget(name: "dfu-bench", dependencies: ["DFUBenchmarks"], swiftSettings: strict),
+        // `make bench`'s measuring wrapper: a command's CPU (µs), peak RSS and context switches from wait4.
+        .executableTarget(name: "dfu-bench-rusage"),
 
         // Helpers shared by test targets (running command-line tools with a deadline).
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
