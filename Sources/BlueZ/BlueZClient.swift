@@ -52,24 +52,28 @@ public struct BlueZClient: Sendable {
         }
     }
 
-    /// Signals from org.bluez below `/org/bluez` (ObjectManager and Properties), in arrival order.
-    /// Subscribed before this returns; the stream ends when bluetoothd leaves the bus or the bus closes.
-    public func signals() async throws(BlueZError) -> AsyncStream<DBusMessage> {
+    /// What org.bluez announces (adapters and devices appearing, changing and going, characteristic
+    /// values), decoded, in arrival order: the events of one signal at a time. Subscribed before this
+    /// returns; the sequence ends when bluetoothd leaves the bus or the bus closes.
+    public func events() async throws(BlueZError) -> some AsyncSequence<[BlueZEvent], Never> & Sendable {
         do {
             let rule = DBusMatchRule(sender: try BusName(BlueZInterfaces.service))
-            return try await bus.signals(matching: rule)
+            // Decoded as the consumer reads them: no task or queue of its own in between.
+            return try await bus.signals(matching: rule).map(BlueZEvent.decode)
         } catch {
             throw BlueZError(error)
         }
     }
 
-    /// The bus's `NameOwnerChanged` signals for `org.bluez`: the last argument is empty when bluetoothd left the bus.
-    public func ownerChanges() async throws(BlueZError) -> AsyncStream<DBusMessage> {
+    /// Whether bluetoothd owns org.bluez, each time that changes (false: it left the bus, true: it
+    /// took the name again after a restart).
+    public func presenceChanges() async throws(BlueZError) -> some AsyncSequence<Bool, Never> & Sendable {
         do {
             let rule = DBusMatchRule(
                 sender: try BusName("org.freedesktop.DBus"), interface: try InterfaceName("org.freedesktop.DBus"),
                 member: try MemberName("NameOwnerChanged"), stringArguments: [0: BlueZInterfaces.service])
-            return try await bus.signals(matching: rule)
+            // NameOwnerChanged(name, old owner, new owner): the new owner is empty when it left.
+            return try await bus.signals(matching: rule).map { $0.arguments.last?.stringValue != "" }
         } catch {
             throw BlueZError(error)
         }

@@ -118,21 +118,21 @@ public actor BlueZTransport: DFUTransport {
 
     /// Subscribes to BlueZ's signals, then loads the devices already known (so nothing falls between).
     func start() async throws(BlueZError) {
-        let stream = try await client.signals()
-        let owners = try await client.ownerChanges()
+        let events = try await client.events()
+        let presence = try await client.presenceChanges()
         signalTasks.append(Task { [weak self] in
-            for await message in stream {
+            for await batch in events {
                 guard let self else { return }
-                await self.handle(message)
+                await self.handle(batch)
             }
             await self?.blueZGone()
         })
         signalTasks.append(Task { [weak self] in
-            for await message in owners {
-                if message.arguments.last?.stringValue == "" {
-                    await self?.blueZGone()
-                } else {
+            for await present in presence {
+                if present {
                     await self?.blueZReturned()
+                } else {
+                    await self?.blueZGone()
                 }
             }
         })
@@ -157,62 +157,58 @@ public actor BlueZTransport: DFUTransport {
 
     // MARK: Signals
 
-    func handle(_ message: DBusMessage) {
-        if let added = DBusInterfacesAdded(message) {
-            if added.object == adapter.path, added.interfaces[BlueZInterfaces.adapter] != nil {
-                isAdapterGone = false
-                if !isBlueZGone { goneSince = nil }
-            }
-            if let properties = added.interfaces[BlueZInterfaces.device],
-                let device = BlueZDevice(path: added.object, properties: properties),
-                adapter.path.isAncestor(of: added.object)
-            {
-                devices[added.object] = device
-                heard.insert(added.object)
-            }
-        } else if let removed = DBusInterfacesRemoved(message) {
-            if removed.interfaces.contains(BlueZInterfaces.device) {
-                devices[removed.object] = nil
-                heard.remove(removed.object)
-                if link?.device == removed.object { linkDropped() }
-            }
-            if removed.interfaces.contains(BlueZInterfaces.adapter), removed.object == adapter.path {
-                isAdapterGone = true
-                goneSince = goneSince ?? ContinuousClock.now
-                linkDropped()
-            }
-        } else if let changed = DBusPropertiesChanged(message) {
-            handlePropertiesChanged(changed)
-        }
+    /// The events of one signal, then the waiters whose condition they may have met.
+    func handle(_ events: [BlueZEvent]) {
+        guard !events.isEmpty else { return }
+        for event in events { handle(event) }
         resumeWaiters()
         resumeReturnWaiters()
     }
 
-    private func handlePropertiesChanged(_ changed: DBusPropertiesChanged) {
-        switch changed.interface {
-        case BlueZInterfaces.device:
-            guard var device = devices[changed.path] else { return }
-            device.apply(changed: changed.changed, invalidated: changed.invalidated)
-            devices[changed.path] = device
-            let advertisingKeys = ["RSSI", "ManufacturerData", "ServiceData", "TxPower"]
-            if advertisingKeys.contains(where: { changed.changed[$0] != nil }) { heard.insert(changed.path) }
-            if let link, link.device == changed.path {
-                // ServicesResolved = true counts as connected: bluetoothd 5.66 can miss Connected = true.
-                if changed.changed["Connected"]?.boolValue == true || changed.changed["ServicesResolved"]?.boolValue == true {
-                    link.sawConnected = true
-                } else if changed.changed["Connected"]?.boolValue == false, link.sawConnected {
-                    linkDropped()
-                }
+    private func handle(_ event: BlueZEvent) {
+        switch event {
+        case .adapterAdded(let path):
+            if path == adapter.path {
+                isAdapterGone = false
+                if !isBlueZGone { goneSince = nil }
             }
-        case BlueZInterfaces.gattCharacteristic:
-            guard let link, let endpoint = link.valueWatch[changed.path],
-                let value = changed.changed["Value"]?.byteArrayValue
-            else { return }
-            link.events.post(DFUNotification(endpoint: endpoint, bytes: value))
-        case BlueZInterfaces.adapter:
-            if changed.path == adapter.path, changed.changed["Powered"]?.boolValue == false { linkDropped() }
-        default:
-            return
+        case .deviceAdded(let device):
+            if adapter.path.isAncestor(of: device.path) {
+                devices[device.path] = device
+                heard.insert(device.path)
+            }
+        case .deviceRemoved(let path):
+            devices[path] = nil
+            heard.remove(path)
+            if link?.device == path { linkDropped() }
+        case .adapterRemoved(let path):
+            if path == adapter.path {
+                isAdapterGone = true
+                goneSince = goneSince ?? ContinuousClock.now
+                linkDropped()
+            }
+        case .deviceChanged(let change):
+            handle(change)
+        case .valueChanged(let characteristic, let value):
+            if let link, let endpoint = link.valueWatch[characteristic] {
+                link.events.post(DFUNotification(endpoint: endpoint, bytes: value))
+            }
+        case .adapterPowered(let path, let powered):
+            if path == adapter.path, !powered { linkDropped() }
+        }
+    }
+
+    private func handle(_ change: BlueZDeviceChange) {
+        guard let device = devices[change.path] else { return }
+        devices[change.path] = change.applied(to: device)
+        if change.advertised { heard.insert(change.path) }
+        if let link, link.device == change.path {
+            // ServicesResolved = true counts as connected: bluetoothd 5.66 can miss Connected = true.
+            if change.connected == true || change.servicesResolved == true {
+                link.sawConnected = true
+            } else if change.connected == false, link.sawConnected {
+                linkDropped()
+            }
         }
     }
 
