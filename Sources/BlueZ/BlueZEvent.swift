@@ -1,31 +1,32 @@
-public import DBus
+import DBus
 
 /// What bluetoothd announced below `/org/bluez`, decoded: the BlueZ layer reads the D-Bus signals
 /// (ObjectManager's InterfacesAdded/InterfacesRemoved, Properties' PropertiesChanged) so that its users
 /// deal only in devices, adapters and characteristic values.
 public enum BlueZEvent: Sendable, Hashable {
     /// An adapter appeared (plugged in, or announced by a restarted bluetoothd).
-    case adapterAdded(ObjectPath)
+    case adapterAdded(BlueZPath)
     /// An adapter went away (unplugged).
-    case adapterRemoved(ObjectPath)
+    case adapterRemoved(BlueZPath)
     /// An adapter's `Powered` changed.
-    case adapterPowered(ObjectPath, Bool)
+    case adapterPowered(BlueZPath, Bool)
     /// A device appeared (discovered, or known already when bluetoothd started).
     case deviceAdded(BlueZDevice)
     /// A device went away (removed, or expired after discovery).
-    case deviceRemoved(ObjectPath)
+    case deviceRemoved(BlueZPath)
     /// Some of a device's properties changed.
     case deviceChanged(BlueZDeviceChange)
     /// A characteristic's `Value` changed: a notification or indication through `StartNotify`.
-    case valueChanged(characteristic: ObjectPath, value: [UInt8])
+    case valueChanged(characteristic: BlueZPath, value: [UInt8])
 
     /// The events one signal carries (none for signals about other interfaces).
     static func decode(_ message: DBusMessage) -> [BlueZEvent] {
         if let added = DBusInterfacesAdded(message) {
             var events: [BlueZEvent] = []
-            if added.interfaces[BlueZInterfaces.adapter] != nil { events.append(.adapterAdded(added.object)) }
+            let path = BlueZPath(added.object)
+            if added.interfaces[BlueZInterfaces.adapter] != nil { events.append(.adapterAdded(path)) }
             if let properties = added.interfaces[BlueZInterfaces.device],
-                let device = BlueZDevice(path: added.object, properties: properties)
+                let device = BlueZDevice(path: path, properties: properties)
             {
                 events.append(.deviceAdded(device))
             }
@@ -33,21 +34,21 @@ public enum BlueZEvent: Sendable, Hashable {
         }
         if let removed = DBusInterfacesRemoved(message) {
             var events: [BlueZEvent] = []
-            if removed.interfaces.contains(BlueZInterfaces.device) { events.append(.deviceRemoved(removed.object)) }
-            if removed.interfaces.contains(BlueZInterfaces.adapter) { events.append(.adapterRemoved(removed.object)) }
+            if removed.interfaces.contains(BlueZInterfaces.device) { events.append(.deviceRemoved(BlueZPath(removed.object))) }
+            if removed.interfaces.contains(BlueZInterfaces.adapter) { events.append(.adapterRemoved(BlueZPath(removed.object))) }
             return events
         }
         if let changed = DBusPropertiesChanged(message) {
             switch changed.interface {
             case BlueZInterfaces.device:
-                return [.deviceChanged(BlueZDeviceChange(path: changed.path, changed: changed.changed,
+                return [.deviceChanged(BlueZDeviceChange(path: BlueZPath(changed.path), changed: changed.changed,
                                                          invalidated: changed.invalidated))]
             case BlueZInterfaces.gattCharacteristic:
                 guard let value = changed.changed["Value"]?.byteArrayValue else { return [] }
-                return [.valueChanged(characteristic: changed.path, value: value)]
+                return [.valueChanged(characteristic: BlueZPath(changed.path), value: value)]
             case BlueZInterfaces.adapter:
                 guard let powered = changed.changed["Powered"]?.boolValue else { return [] }
-                return [.adapterPowered(changed.path, powered)]
+                return [.adapterPowered(BlueZPath(changed.path), powered)]
             default:
                 return []
             }
@@ -59,7 +60,7 @@ public enum BlueZEvent: Sendable, Hashable {
 /// One `PropertiesChanged` of a `org.bluez.Device1`, with what a client acts on already read out.
 public struct BlueZDeviceChange: Sendable, Hashable {
     /// The device.
-    public let path: ObjectPath
+    public let path: BlueZPath
     /// `Connected`, when it changed.
     public let connected: Bool?
     /// `ServicesResolved`, when it changed.
@@ -69,7 +70,7 @@ public struct BlueZDeviceChange: Sendable, Hashable {
     private let changed: [String: DBusValue]
     private let invalidated: [String]
 
-    init(path: ObjectPath, changed: [String: DBusValue], invalidated: [String]) {
+    init(path: BlueZPath, changed: [String: DBusValue], invalidated: [String]) {
         self.path = path
         self.changed = changed
         self.invalidated = invalidated

@@ -1,5 +1,5 @@
 public import BlueZ
-public import DBus
+
 public import DFUCore
 
 /// The engine's ``DFUTransport`` over BlueZ (bluetoothd's org.bluez D-Bus API).
@@ -25,12 +25,12 @@ public actor BlueZTransport: DFUTransport {
         usesAcquireNotify = notify
     }
 
-    /// The connection this transport opened itself (closed by ``close()``), if any.
-    let ownedConnection: DBusConnection?
+    /// Whether ``close()`` closes the client's bus connection.
+    let ownsClient: Bool
     /// Every device BlueZ reported on this adapter, kept current from signals.
-    var devices: [ObjectPath: BlueZDevice] = [:]
+    var devices: [BlueZPath: BlueZDevice] = [:]
     /// Devices heard advertising since the current discovery started.
-    var heard: Set<ObjectPath> = []
+    var heard: Set<BlueZPath> = []
     /// The connected (or connecting) device.
     var link: LinkContext?
     /// Waiters for a condition on the device table, resumed from the signal handler.
@@ -63,33 +63,22 @@ public actor BlueZTransport: DFUTransport {
     public static func open(adapter adapterName: String? = nil, busAddress: String? = nil) async throws(BlueZError)
         -> BlueZTransport
     {
-        let connection: DBusConnection
+        let client = try BlueZClient.open(busAddress: busAddress)
         do {
-            if let busAddress {
-                connection = try DBusConnection(address: busAddress)
-            } else {
-                connection = try DBusConnection.systemBus()
-            }
+            return try await open(client: client, adapter: adapterName, ownsClient: true)
         } catch {
-            let mapped = BlueZError(error)
-            if case .accessDenied = mapped { throw mapped }
-            throw BlueZError.busUnavailable(error.message.isEmpty ? error.name : error.message)
-        }
-        do {
-            return try await open(client: BlueZClient(bus: connection), adapter: adapterName, owning: connection)
-        } catch {
-            connection.close()
+            client.close()
             throw error
         }
     }
 
-    /// Uses an existing bus client (tests, or a caller sharing a connection); `owning` is closed by ``close()``.
-    public static func open(client: BlueZClient, adapter adapterName: String? = nil, owning: DBusConnection? = nil)
+    /// Uses an existing client (tests, or a caller sharing a connection); with `ownsClient`, ``close()`` closes it.
+    public static func open(client: BlueZClient, adapter adapterName: String? = nil, ownsClient: Bool = false)
         async throws(BlueZError) -> BlueZTransport
     {
         let tree = try await client.objects()
         let adapter = try chooseAdapter(in: tree, named: adapterName)
-        let transport = BlueZTransport(client: client, adapter: adapter, ownedConnection: owning)
+        let transport = BlueZTransport(client: client, adapter: adapter, ownsClient: ownsClient)
         try await transport.start()
         return transport
     }
@@ -98,7 +87,7 @@ public actor BlueZTransport: DFUTransport {
     public static func chooseAdapter(in tree: BlueZObjectTree, named name: String?) throws(BlueZError) -> BlueZAdapter {
         guard !tree.adapters.isEmpty else { throw BlueZError.noAdapter }
         if let name {
-            guard let adapter = tree.adapters.first(where: { $0.name == name || $0.path.rawValue == name }) else {
+            guard let adapter = tree.adapters.first(where: { $0.name == name || $0.path.description == name }) else {
                 throw BlueZError.adapterNotFound(name: name, available: tree.adapters.map(\.name))
             }
             guard adapter.isPowered else { throw BlueZError.adapterPoweredOff(adapter.name) }
@@ -110,10 +99,10 @@ public actor BlueZTransport: DFUTransport {
         return powered
     }
 
-    init(client: BlueZClient, adapter: BlueZAdapter, ownedConnection: DBusConnection?) {
+    init(client: BlueZClient, adapter: BlueZAdapter, ownsClient: Bool) {
         self.client = client
         self.adapter = adapter
-        self.ownedConnection = ownedConnection
+        self.ownsClient = ownsClient
     }
 
     /// Subscribes to BlueZ's signals, then loads the devices already known (so nothing falls between).
@@ -152,7 +141,7 @@ public actor BlueZTransport: DFUTransport {
         for waiter in waiters.values { waiter.continuation.resume(returning: nil) }
         waiters = [:]
         resumeReturnWaiters()
-        ownedConnection?.close()
+        if ownsClient { client.close() }
     }
 
     // MARK: Signals

@@ -49,23 +49,23 @@ import Testing
 
     @Test func anAdapterAppearingIsAdapterAdded() throws {
         let events = BlueZEvent.decode(try Self.added(Self.adapter, ["org.bluez.Adapter1": ["Powered": .boolean(true)]]))
-        #expect(events == [.adapterAdded(try ObjectPath(Self.adapter))])
+        #expect(events == [.adapterAdded(BlueZPath(try ObjectPath(Self.adapter)))])
     }
 
     @Test func interfacesRemovedNamesTheDeviceOrTheAdapter() throws {
         let removed = try Self.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
                                       [.objectPath(try ObjectPath(Self.device)), .stringArray(["org.bluez.Device1"])])
-        #expect(BlueZEvent.decode(removed) == [.deviceRemoved(try ObjectPath(Self.device))])
+        #expect(BlueZEvent.decode(removed) == [.deviceRemoved(BlueZPath(try ObjectPath(Self.device)))])
         let unplugged = try Self.signal("/", "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
                                         [.objectPath(try ObjectPath(Self.adapter)), .stringArray(["org.bluez.Adapter1"])])
-        #expect(BlueZEvent.decode(unplugged) == [.adapterRemoved(try ObjectPath(Self.adapter))])
+        #expect(BlueZEvent.decode(unplugged) == [.adapterRemoved(BlueZPath(try ObjectPath(Self.adapter)))])
     }
 
     @Test func aNotificationByStartNotifyIsValueChanged() throws {
         // Secure DFU response: 60 = response, 01 = Create, 01 = success.
         let events = BlueZEvent.decode(try Self.changed(Self.controlPoint, "org.bluez.GattCharacteristic1",
                                                         ["Value": .byteArray([0x60, 0x01, 0x01])]))
-        #expect(events == [.valueChanged(characteristic: try ObjectPath(Self.controlPoint), value: [0x60, 0x01, 0x01])])
+        #expect(events == [.valueChanged(characteristic: BlueZPath(try ObjectPath(Self.controlPoint)), value: [0x60, 0x01, 0x01])])
     }
 
     @Test func aDeviceChangeSaysConnectedResolvedAndAdvertisedAndAppliesTheRest() throws {
@@ -78,7 +78,7 @@ import Testing
         #expect(change.connected == nil)
         #expect(change.servicesResolved == true)
         #expect(change.advertised)
-        let before = try #require(BlueZDevice(path: try ObjectPath(Self.device), properties: ["Address": .string("C0:FF:EE:00:00:10")]))
+        let before = try #require(BlueZDevice(path: BlueZPath(try ObjectPath(Self.device)), properties: ["Address": .string("C0:FF:EE:00:00:10")]))
         let after = change.applied(to: before)
         // bluetoothd 5.66 may resolve services without ever signalling Connected = true.
         #expect(after.isConnected && after.servicesResolved)
@@ -87,7 +87,7 @@ import Testing
 
     @Test func anAdapterPoweredOffIsAdapterPoweredFalse() throws {
         let events = BlueZEvent.decode(try Self.changed(Self.adapter, "org.bluez.Adapter1", ["Powered": .boolean(false)]))
-        #expect(events == [.adapterPowered(try ObjectPath(Self.adapter), false)])
+        #expect(events == [.adapterPowered(BlueZPath(try ObjectPath(Self.adapter)), false)])
     }
 
     @Test func malformedOrForeignSignalsBecomeNoEvent() throws {
