@@ -17,6 +17,7 @@ import zlib
 
 import pytest
 from bleak import BleakClient, BleakScanner
+from bleak.exc import BleakGATTProtocolError, BleakGATTProtocolErrorCode
 from dbus_fast import BusType, Message
 from dbus_fast.aio import MessageBus
 
@@ -212,6 +213,58 @@ async def test_gatt_objects_stay_exported_after_a_disconnect(dfu_sim):
     services = [path for path, interfaces in objects.items()
                 if path.startswith(DEVICE_PATH + "/") and "org.bluez.GattService1" in interfaces]
     assert services, "no GattService1 left under the device after the disconnect"
+
+
+async def test_services_are_generic_attribute_and_dfu_without_the_claimed_gap_service(dfu_sim):
+    dfu_sim(*SECURE_BOOTLOADER)
+    client = await connected()
+    try:
+        # gatt-client.c export_service() skips services claimed by an internal profile: GAP (1800)
+        # belongs to profiles/gap/gas.c, so bluetoothd exports only 1801 and the DFU service.
+        assert sorted(s.uuid[4:8] for s in client.services) == ["1801", "fe59"]
+    finally:
+        await client.disconnect()
+
+
+@stand_in_difference("B13", "leaves GAP (1800) out of Device1.UUIDs")
+async def test_device_uuids_name_every_resolved_service_the_gap_service_included(dfu_sim):
+    dfu_sim(*SECURE_BOOTLOADER)
+    client = await connected()
+    try:
+        uuids = (await managed_objects())[DEVICE_PATH]["org.bluez.Device1"]["UUIDs"].value
+        # device.c add_gatt_service() adds every primary service's UUID, claimed or not.
+        assert {"00001800-0000-1000-8000-00805f9b34fb", dfu.SERVICE} <= set(uuids)
+    finally:
+        await client.disconnect()
+
+
+@stand_in_difference("B7", "answers a read of the Control Point with Failed \"ATT error: 0x0a\"")
+async def test_reading_the_control_point_is_not_permitted(dfu_sim):
+    dfu_sim(*SECURE_BOOTLOADER)
+    client = await connected()
+    try:
+        _, control_point, _ = dfu_characteristics(client)
+        # The SDK gives the Control Point no read permission: ATT error 0x02, which
+        # gatt-client.c create_gatt_dbus_error() turns into NotPermitted "Read not permitted",
+        # and bleak (assert_gatt_reply) back into the ATT code.
+        with pytest.raises(BleakGATTProtocolError) as raised:
+            await client.read_gatt_char(control_point)
+        assert raised.value.code == BleakGATTProtocolErrorCode.READ_NOT_PERMITTED
+    finally:
+        await client.disconnect()
+
+
+@stand_in_difference("B9", "refuses WriteValue type=command on the Control Point with NotSupported")
+async def test_a_write_command_to_the_control_point_is_sent_without_error(dfu_sim):
+    dfu_sim(*SECURE_BOOTLOADER)
+    client = await connected()
+    try:
+        _, control_point, _ = dfu_characteristics(client)
+        # gatt-client.c characteristic_write_value(): type "command" sends an ATT Write Command
+        # whatever the characteristic's flags and returns at once.
+        await client.write_gatt_char(control_point, dfu.request(dfu.SELECT, ("B", dfu.COMMAND_OBJECT)), response=False)
+    finally:
+        await client.disconnect()
 
 
 async def test_device_properties_after_service_resolution(dfu_sim):
