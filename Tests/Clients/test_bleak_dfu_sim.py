@@ -215,6 +215,46 @@ async def test_gatt_objects_stay_exported_after_a_disconnect(dfu_sim):
     assert services, "no GattService1 left under the device after the disconnect"
 
 
+BUTTONLESS = "8ec90003-f315-4f60-9fb8-838830daea50"
+
+
+async def test_buttonless_answers_enter_bootloader_by_indication_and_the_bootloader_appears_at_address_plus_one(dfu_sim):
+    dfu_sim("--device", "buttonless,sd_id=0xB7")
+    disconnected = asyncio.Event()
+    client = await connected(disconnected_callback=lambda _: disconnected.set())
+    try:
+        characteristic = client.services.get_characteristic(BUTTONLESS)
+        assert characteristic is not None and sorted(characteristic.properties) == ["indicate", "write"]
+        indications: asyncio.Queue[bytes] = asyncio.Queue()
+        await client.start_notify(characteristic, lambda _, data: indications.put_nowait(bytes(data)))
+        # 01 (enter bootloader) → indication 20 01 01 (response to 01: success), then the reset.
+        await client.write_gatt_char(characteristic, b"\x01", response=True)
+        assert await asyncio.wait_for(indications.get(), 10) == bytes([0x20, 0x01, 0x01])
+        await asyncio.wait_for(disconnected.wait(), 10)
+    finally:
+        await client.disconnect()
+    # ble_dfu_unbonded.c: without bonds the bootloader advertises at the address + 1.
+    found = await BleakScanner.discover(timeout=2.0, return_adv=True, service_uuids=[dfu.SERVICE])
+    assert "C0:FF:EE:00:00:11" in found, f"bleak saw {list(found)}"
+
+
+@stand_in_difference("B3", "exports NotifyAcquired on indicate-only characteristics and lets AcquireNotify take them")
+async def test_an_indicate_only_characteristic_offers_no_acquire_notify_so_bleak_uses_start_notify(dfu_sim):
+    serve = dfu_sim("--device", "buttonless,sd_id=0xB7")
+    client = await connected()
+    try:
+        characteristic = client.services.get_characteristic(BUTTONLESS)
+        # gatt-client.c (5.66): characteristic_notify_acquired_exists() shows NotifyAcquired only with
+        # the "notify" flag, and characteristic_acquire_notify() answers NotSupported without it.
+        assert "NotifyAcquired" not in characteristic.obj[1]
+        # bleak asks for AcquireNotify only where NotifyAcquired is present, else StartNotify.
+        await client.start_notify(characteristic, lambda *_: None, bluez={"use_start_notify": False})
+    finally:
+        await client.disconnect()
+    stats = serve.stop()["devices"][0]["stats"]
+    assert (stats["start_notify"], stats["acquire_notify"]) == (1, 0)
+
+
 async def test_services_are_generic_attribute_and_dfu_without_the_claimed_gap_service(dfu_sim):
     dfu_sim(*SECURE_BOOTLOADER)
     client = await connected()
