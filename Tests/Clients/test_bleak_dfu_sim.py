@@ -22,7 +22,7 @@ from dbus_fast import BusType, Message
 from dbus_fast.aio import MessageBus
 
 import secure_dfu as dfu
-from conftest import SAMPLES
+from conftest import PACKAGES, SAMPLES
 from dfu_package import read_package
 
 BOOTLOADER = "C0:FF:EE:00:00:10"
@@ -171,6 +171,27 @@ async def test_a_whole_secure_dfu_exchange_installs_the_image_byte_exact(dfu_sim
     device = serve.stop()["devices"][0]
     assert device["images"]["application"] == {"size": len(part.image), "crc32": f"{part.image_crc32:08x}"}
     assert device["stats"]["crc_failures"] == 0
+    assert device["stats"]["dropped_packets"] == 0
+
+
+@stand_in_difference("N1", "answers a data object's Execute before its flash writes are done, so the next "
+                           "object's packets find every receive buffer busy and are dropped")
+async def test_a_client_that_does_not_pace_uploads_512_kb_byte_exact_as_to_an_sdk_15_17_bootloader(dfu_sim):
+    serve = dfu_sim(*SECURE_BOOTLOADER)
+    part = read_package(PACKAGES / "secure-app-512000.zip")[0]
+    disconnected = asyncio.Event()
+    client = await connected(disconnected_callback=lambda _: disconnected.set())
+    try:
+        session = await dfu_client(client, use_start_notify=True)
+        # PRN 0, packets back to back, no pause after any Create. SDK 15-17 nrf_dfu_req_handler.c
+        # on_data_obj_execute_request_sched() reschedules itself while nrf_fstorage_is_busy(), so the
+        # Execute answer comes only when the object is in flash, and one object fits the receive buffers.
+        assert await session.upload(part.init_packet, part.image, prn=0, first_object_pause=0.0) == 125
+        await asyncio.wait_for(disconnected.wait(), 10)
+    finally:
+        await client.disconnect()
+    device = serve.stop()["devices"][0]
+    assert device["images"]["application"] == {"size": len(part.image), "crc32": f"{part.image_crc32:08x}"}
     assert device["stats"]["dropped_packets"] == 0
 
 
