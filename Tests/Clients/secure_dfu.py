@@ -55,7 +55,10 @@ class SecureDFUClient:
 
     async def _answer(self, opcode: int) -> bytes:
         """The next Control Point notification, which must answer `opcode` with success."""
-        frame = await asyncio.wait_for(self.notifications.get(), self.timeout)
+        try:
+            frame = await asyncio.wait_for(self.notifications.get(), self.timeout)
+        except TimeoutError:
+            raise DFUError(f"no answer to 0x{opcode:02x} within {self.timeout} s") from None
         if len(frame) < 3 or frame[0] != RESPONSE or frame[1] != opcode:
             raise DFUError(f"expected the answer to 0x{opcode:02x}, got {frame.hex(' ')}")
         if frame[2] != SUCCESS:
