@@ -17,7 +17,8 @@ import zlib
 
 import pytest
 from bleak import BleakClient, BleakScanner
-from bleak.exc import BleakGATTProtocolError, BleakGATTProtocolErrorCode
+from bleak.exc import (BleakBluetoothNotAvailableError, BleakBluetoothNotAvailableReason,
+                       BleakGATTProtocolError, BleakGATTProtocolErrorCode)
 from dbus_fast import BusType, Message
 from dbus_fast.aio import MessageBus
 
@@ -84,6 +85,18 @@ async def test_discovery_reports_the_bootloader_with_its_name_and_dfu_service(df
     assert device.name == "DfuTarg"
     assert dfu.SERVICE in advertisement.service_uuids
     assert isinstance(advertisement.rssi, int) and -127 <= advertisement.rssi <= 20
+
+
+@pytest.mark.parametrize(("option", "reason"), [
+    ("--adapter-off", BleakBluetoothNotAvailableReason.POWERED_OFF),
+    ("--no-adapter", BleakBluetoothNotAvailableReason.NO_BLUETOOTH),
+])
+async def test_a_host_without_a_powered_adapter_is_reported_as_bluetooth_not_available(dfu_sim, option, reason):
+    dfu_sim(*SECURE_BOOTLOADER, option)
+    # bleak picks the first Adapter1 with the "central" role and Powered true (manager.py get_default_adapter).
+    with pytest.raises(BleakBluetoothNotAvailableError) as raised:
+        await BleakScanner.discover(timeout=1.0)
+    assert raised.value.reason == reason
 
 
 async def test_connect_resolves_the_dfu_service_with_control_point_and_packet(dfu_sim):
