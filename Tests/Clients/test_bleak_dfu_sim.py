@@ -17,7 +17,7 @@ import zlib
 
 import pytest
 from bleak import BleakClient, BleakScanner
-from bleak.exc import (BleakBluetoothNotAvailableError, BleakBluetoothNotAvailableReason,
+from bleak.exc import (BleakBluetoothNotAvailableError, BleakBluetoothNotAvailableReason, BleakDBusError,
                        BleakGATTProtocolError, BleakGATTProtocolErrorCode)
 from dbus_fast import BusType, Message
 from dbus_fast.aio import MessageBus
@@ -354,6 +354,23 @@ async def test_a_write_command_to_the_control_point_is_sent_without_error(dfu_si
         # gatt-client.c characteristic_write_value(): type "command" sends an ATT Write Command
         # whatever the characteristic's flags and returns at once.
         await client.write_gatt_char(control_point, dfu.request(dfu.SELECT, ("B", dfu.COMMAND_OBJECT)), response=False)
+    finally:
+        await client.disconnect()
+
+
+@stand_in_difference("B6", "lets a Secure bootloader pair and bond")
+async def test_pairing_with_a_secure_bootloader_fails_and_leaves_it_unpaired(dfu_sim):
+    dfu_sim(*SECURE_BOOTLOADER)
+    client = await connected()
+    try:
+        # The bootloader answers SMP Pairing Failed (finding B6). Linux smp.c smp_sig_channel() passes a
+        # received Pairing Failed to smp_failure(), which reports mgmt_auth_failed(HCI_ERROR_AUTH_FAILURE);
+        # BlueZ's device.c new_authentication_return() turns that status into AuthenticationFailed.
+        with pytest.raises(BleakDBusError) as raised:
+            await client.pair()
+        assert raised.value.dbus_error == "org.bluez.Error.AuthenticationFailed"
+        device = (await managed_objects())[DEVICE_PATH]["org.bluez.Device1"]
+        assert device["Paired"].value is False and device["Bonded"].value is False
     finally:
         await client.disconnect()
 
