@@ -17,7 +17,7 @@ import socket
 import struct
 import zlib
 
-from dbus_fast import BusType, Variant
+from dbus_fast import BusType, DBusError, Variant
 from dbus_fast.aio import MessageBus
 from dbus_fast.service import PropertyAccess, ServiceInterface, dbus_property, method
 
@@ -187,9 +187,11 @@ class GattCharacteristic(ServiceInterface):
     def MTU(self) -> "q":
         return MTU
 
+    # Neither DFU characteristic is readable in the SDK; a GATT server application says so with
+    # NotPermitted (doc/gatt-api.txt, ReadValue's errors).
     @method()
     def ReadValue(self, options: "a{sv}") -> "ay":
-        return self.value
+        raise DBusError("org.bluez.Error.NotPermitted", "Read not permitted")
 
     @method()
     def WriteValue(self, value: "ay", options: "a{sv}"):

@@ -12,7 +12,6 @@ expected failures until the stand-in is fixed, then the marker must go.
 """
 
 import asyncio
-import struct
 import zlib
 
 import pytest
