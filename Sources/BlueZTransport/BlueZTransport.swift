@@ -14,8 +14,6 @@ public actor BlueZTransport: DFUTransport {
     public nonisolated let adapter: BlueZAdapter
     /// The typed org.bluez client.
     public nonisolated let client: BlueZClient
-    /// How many times Connect is tried before giving up.
-    public var connectAttempts = 3
     /// Whether packets go through AcquireWrite (default); false forces WriteValue type=command.
     public var usesAcquireWrite = true
     /// Whether notifications go through AcquireNotify (default); false forces StartNotify.
