@@ -126,6 +126,30 @@ async def test_packet_is_write_without_response_only_and_declared_before_the_con
         await client.disconnect()
 
 
+async def test_a_control_point_write_before_notifications_are_enabled_is_refused_with_att_error_fd(dfu_sim):
+    dfu_sim(*SECURE_BOOTLOADER)
+    client = await connected()
+    try:
+        _, control_point, _ = dfu_characteristics(client)
+        # nrf_dfu_ble.c on_ctrl_pt_write(): without the CCCD set, the write is answered with
+        # BLE_GATT_STATUS_ATTERR_CPS_CCCD_CONFIG_ERROR (ATT 0xFD); BlueZ 5.66 create_gatt_dbus_error()
+        # has no name for it: Failed "Operation failed with ATT error: 0xfd", which bleak parses back.
+        with pytest.raises(BleakGATTProtocolError) as raised:
+            await client.write_gatt_char(control_point, dfu.request(dfu.SELECT, ("B", dfu.COMMAND_OBJECT)), response=True)
+        assert raised.value.code == BleakGATTProtocolErrorCode.CCCD_IMPROPERLY_CONFIGURED
+        # The exact reply (later BlueZ versions name it org.bluez.Error.ImproperlyConfigured instead).
+        bus = await MessageBus(bus_type=BusType.SYSTEM).connect()
+        try:
+            reply = await bus.call(Message(destination="org.bluez", path=control_point.obj[0],
+                                           interface="org.bluez.GattCharacteristic1", member="WriteValue",
+                                           signature="aya{sv}", body=[b"\x06\x01", {}]))
+        finally:
+            bus.disconnect()
+        assert (reply.error_name, reply.body) == ("org.bluez.Error.Failed", ["Operation failed with ATT error: 0xfd"])
+    finally:
+        await client.disconnect()
+
+
 @pytest.mark.parametrize("use_start_notify", [True, False], ids=["StartNotify", "AcquireNotify"])
 async def test_control_point_answers_arrive_as_notifications(dfu_sim, use_start_notify):
     serve = dfu_sim(*SECURE_BOOTLOADER)
