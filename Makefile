@@ -2,6 +2,7 @@
 #   make            build a release binary (.build/release/dfu)
 #   make test       install what the tests need (as root), run every test, the real-BlueZ VM suite included
 #   make test-unit  only the Swift tests (no VM)
+#   make test-clients  clients written elsewhere: bleak against dfu-sim, dfu against bluezoo (Tests/Clients/README.md)
 #   make test-bluez only the real-BlueZ VM suite (Tests/BlueZVM/README.md)
 #   make test-sanitize  the Swift tests under AddressSanitizer (.build-asan) and ThreadSanitizer (.build-tsan);
 #                   make test-asan / make test-tsan for one (Sanitizers/README.md; not part of make test)
@@ -23,7 +24,7 @@ BIN      = .build/release/dfu
 ASAN_OPTIONS ?= detect_leaks=0
 TSAN_OPTIONS ?= halt_on_error=0:suppressions=$(CURDIR)/Sanitizers/tsan.supp
 
-.PHONY: all build deps lint test test-unit test-sanitize test-asan test-tsan demo install uninstall clean
+.PHONY: all build deps lint test test-unit test-clients test-sanitize test-asan test-tsan demo install uninstall clean
 
 all: build
 
@@ -34,7 +35,7 @@ build: deps
 	$(SWIFT) build -c release --product dfu
 	$(SWIFT) build -c release --product dfu-sim
 
-test: test-unit test-bluez
+test: test-unit test-clients test-bluez
 
 lint:
 	@scripts/lint.sh
@@ -42,6 +43,10 @@ lint:
 test-unit: deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# bleak (PyPI) against dfu-sim and dfu against bluezoo (PyPI), with pytest in a venv under .build.
+test-clients: deps
+	SWIFT=$(SWIFT) Tests/Clients/run.sh
 
 # The Swift tests under the sanitizers, each in its own build directory (the dfu and dfu-sim the
 # tests start are built with the same sanitizer). Suppressions and options: Sanitizers/README.md.
