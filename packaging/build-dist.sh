@@ -26,14 +26,14 @@ dpkg-deb -x "$deb" "$work/deb"
 dpkg-deb -x "$dbgsym" "$work/dbgsym"
 mv "$work/deb/usr" "$work/$name"
 dpkg-deb -f "$deb" Depends > "$work/$name/share/doc/dfu/DEPENDS"
-gunzip "$work/$name/share/doc/dfu/README.md.gz" "$work/$name/share/doc/dfu/changelog.gz"
+gunzip "$work/$name/share/doc/dfu/README.md.gz" "$work/$name/share/doc/dfu/cli.md.gz" "$work/$name/share/doc/dfu/changelog.gz"
 mkdir -p "$work/$name-debug"
 mv "$work/dbgsym/usr/lib" "$work/$name-debug/lib"
 
 mkdir -p "$out_dir"
 tarball() { # DIR OUT
     tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
-        -C "$work" -cf - "$1" | xz -9 > "$2"
+        -C "$work" -cf - "$1" | xz > "$2"
 }
 tarball "$name" "$out_dir/$name-linux-$arch.tar.xz"
 tarball "$name-debug" "$out_dir/$name-linux-$arch-debug.tar.xz"
