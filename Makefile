@@ -77,8 +77,10 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/dfu
 	install -m 755 .build/release/dfu-sim $(DESTDIR)$(PREFIX)/bin/dfu-sim
-	install -m 644 docs/dfu.1 $(DESTDIR)$(PREFIX)/share/man/man1/dfu.1
-	install -m 644 docs/dfu-sim.1 $(DESTDIR)$(PREFIX)/share/man/man1/dfu-sim.1
+	@# The man pages' header names the version the installed dfu prints.
+	version=$$($(BIN) --version | sed -n 's/^dfu //p'); for page in dfu dfu-sim; do \
+	    sed "1s/\"dfu [^\"]*\"/\"dfu $$version\"/" docs/$$page.1 > $(DESTDIR)$(PREFIX)/share/man/man1/$$page.1 \
+	        && chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/$$page.1 || exit 1; done
 	install -m 644 docs/dfu.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dfu
 
 uninstall:
