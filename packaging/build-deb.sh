@@ -7,9 +7,10 @@
 #                                 copyright, changelog; Depends computed by dpkg-shlibdeps
 #   dfu-dbgsym_VERSION_ARCH.deb   their debug symbols under /usr/lib/debug/.build-id
 #   dfu.debs                      the two file names, one a line
-# The version is the one `dfu --version` prints (DFUCommand.version); nothing else holds it.
-# Layout, compression and the debug-symbol package follow what debhelper (dh_strip, dh_compress,
-# dh_md5sums, dh_gencontrol) does for a native package; docs/packaging.md.
+# The version is what the packaged `dfu --version` prints (DFUCommand.version): control file, file
+# names, changelog entry and the man pages' header all take it from there.
+# Layout, compression and the debug-symbol package follow what debhelper does for a native package
+# (dh_strip, dh_compress, dh_md5sums, dh_gencontrol); docs/packaging.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,8 +60,10 @@ root="$work/dfu"
 dbg="$work/dfu-dbgsym"
 umask 022
 
-# Binaries: the debug information goes to a .debug file named by the GNU build ID (where gdb and
-# debuginfod look), the installed binary keeps only what it runs with (dh_strip's options).
+# Binaries, as debhelper's dh_strip treats executables for a dbgsym package (make_debug, the
+# executables loop, attach_debug): the debug information goes to a compressed .debug file named by
+# the GNU build ID (where gdb and debuginfod look), the binary is stripped of its symbols, .comment
+# and .note, and gets a debug link to that file.
 install -d "$root/usr/bin" "$dbg/usr/lib/debug/.build-id"
 build_ids=()
 for program in dfu dfu-sim; do
@@ -75,8 +78,10 @@ for program in dfu dfu-sim; do
     install -d "$(dirname "$debug_file")"
     objcopy --only-keep-debug --compress-debug-sections "$root/usr/bin/$program" "$debug_file"
     chmod 644 "$debug_file"
-    strip --remove-section=.comment --remove-section=.note --strip-unneeded "$root/usr/bin/$program"
+    strip --remove-section=.comment --remove-section=.note "$root/usr/bin/$program"
+    objcopy --add-gnu-debuglink="$debug_file" "$root/usr/bin/$program"
 done
+mapfile -t build_ids < <(printf '%s\n' "${build_ids[@]}" | LC_ALL=C sort)
 
 # Documentation. The man page's header carries the same version as the binary.
 install -d "$root/usr/share/man/man1" "$root/usr/share/bash-completion/completions" "$root/usr/share/doc/dfu"
