@@ -66,7 +66,7 @@ cleanup() {
         if mountpoint -q "$mountpoint"; then umount -l "$mountpoint"; fi
     done
     if [ "${DEB_TEST_KEEP:-0}" = 1 ]; then
-        say "root kept in $root (umount nothing; remove it with rm -rf --one-file-system)"
+        say "root kept in $root (proc unmounted; remove it with rm -rf --one-file-system)"
     elif ! grep -q " $root/" /proc/self/mounts; then
         rm -rf --one-file-system "$root"
     else
