@@ -26,8 +26,7 @@ BIN      = .build/release/dfu
 ASAN_OPTIONS ?= detect_leaks=0
 TSAN_OPTIONS ?= halt_on_error=0:suppressions=$(CURDIR)/Sanitizers/tsan.supp
 
-.PHONY: all build deps lint test test-unit test-sanitize test-asan test-tsan demo install uninstall clean \
-        static deb dist test-deb deb-deps test-deb-deps
+.PHONY: all build deps lint test test-unit test-sanitize test-asan test-tsan demo install uninstall clean
 
 all: build
 
@@ -88,6 +87,7 @@ uninstall:
 
 # Packaging (docs/packaging.md). The release binaries with the Swift runtime, Dispatch and Foundation
 # linked statically, in their own build directory; the C libraries stay dynamic and become Depends.
+.PHONY: static deb dist test-deb deb-deps test-deb-deps
 STATIC_SCRATCH ?= .build/static
 DEB_DIR        ?= .build/deb
 DIST_DIR       ?= .build/dist
