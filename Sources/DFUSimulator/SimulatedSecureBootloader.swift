@@ -250,10 +250,10 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
             guard commandSize > 0, command.count == commandSize else {
                 return respond(.execute, .operationNotPermitted, context: &context)
             }
-            let (parsed, error) = validateInitPacket(storage: context.storage)
+            let (parsed, rejection) = validateInitPacket(storage: context.storage)
             initCommand = parsed
-            if let error {
-                return respond(.execute, .extendedError, extended: error, context: &context)
+            if let rejection {
+                return respond(.execute, rejection.result, extended: rejection.extended, context: &context)
             }
             if commandCreatedFresh {
                 received = []
@@ -273,22 +273,47 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
             lastExecuted = received.count
             lastExecutedCRC = receivedCRC.value
             guard let initCommand, received.count == initCommand.imageSize else {
-                return respond(.execute, .success, context: &context)
+                // SDK 15–17 `on_data_obj_execute_request_sched` reschedules itself while
+                // `nrf_fstorage_is_busy`: the response waits until every queued erase and write is done,
+                // so every receive buffer is free again when the client may send the next object.
+                return respond(.execute, .success, after: max(.zero, flashBusyUntil - context.now), context: &context)
             }
             postValidate(initCommand, context: &context)
         }
     }
 
-    private func validateInitPacket(storage: SimulatedStorage) -> (SecureInitCommand?, SecureDFUExtendedError?) {
-        if let forced = configuration.rejectInitPacketWith { return (nil, forced) }
-        guard let parsed = SecureInitCommand(packet: command), parsed.opCode == 1 else { return (nil, .initCommandInvalid) }
-        if let error = check(parsed, storage: storage) { return (nil, error) }
+    /// Why an init packet is refused: the result code and, for `extendedError`, the extended code.
+    private typealias Rejection = (result: SecureDFUResultCode, extended: SecureDFUExtendedError?)
+
+    private func validateInitPacket(storage: SimulatedStorage) -> (SecureInitCommand?, Rejection?) {
+        if let forced = configuration.rejectInitPacketWith { return (nil, (.extendedError, forced)) }
+        guard let parsed = SecureInitCommand(packet: command), parsed.opCode == 1 else {
+            return (nil, (.extendedError, .initCommandInvalid))
+        }
+        if let rejection = checkSignature(parsed) { return (nil, rejection) }
+        if let error = check(parsed, storage: storage) { return (nil, (.extendedError, error)) }
         return (parsed, nil)
     }
 
+    /// The signature check of SDK 15–17 `nrf_dfu_validation_signature_check` (SDK 12
+    /// `dfu_req_handling.c`): no signature → extended 0x08; a type other than ECDSA P-256 → 0x09; a
+    /// signature over the init command that the compiled-in key does not verify → result 0x05
+    /// (Invalid Object), not an extended error; a signature that is not 64 bytes → 0x0A.
+    private func checkSignature(_ parsed: SecureInitCommand) -> Rejection? {
+        let required = configuration.requiresSignature || configuration.publicKey != nil
+        guard let signature = parsed.signature else { return required ? (.extendedError, .signatureMissing) : nil }
+        if let signatureType = parsed.signatureType, signatureType != 0 { return (.extendedError, .wrongSignatureType) }
+        guard let pem = configuration.publicKey else { return nil }
+        // It hashes the serialized command (SHA-256) and verifies r‖s, each half stored little-endian.
+        guard signature.count == 64 else { return (.operationFailed, nil) }
+        guard let key = try? ECDSAP256.PublicKey(pem: pem),
+            let decoded = try? SecureInitPacket(bytes: command), let stored = decoded.signature,
+            ECDSAP256.verify(signature: stored.bigEndianRS, of: decoded.initCommandBytes, with: key)
+        else { return (.invalidObject, nil) }
+        return nil
+    }
+
     private func check(_ parsed: SecureInitCommand, storage: SimulatedStorage) -> SecureDFUExtendedError? {
-        if parsed.signature == nil, configuration.requiresSignature { return .signatureMissing }
-        if let signatureType = parsed.signatureType, signatureType != 0 { return .wrongSignatureType }
         switch parsed.type {
         case .application, .externalApplication:
             guard parsed.applicationSize > 0 else { return .initCommandInvalid }

@@ -135,7 +135,7 @@ import Testing
         }
     }
 
-    @Test func lostBytesSwitchToPRN1AndRecreateTheObjectUpToThreeAttempts() {
+    @Test func lostBytesSwitchToPRN1WaitAfterTheCreateAndRecreateTheObject() {
         var machine = Self.atDataSelect(image: Self.big)
         _ = machine.received([0x60, 0x06, 0x01] + Self.le32(4096) + Self.le32(0) + Self.le32(0))
         _ = machine.received([0x60, 0x01, 0x01])
@@ -145,16 +145,50 @@ import Testing
         #expect(machine.received(short) == .send(.setPRN(1)))
         #expect(machine.received([0x60, 0x02, 0x01]) == .send(.create(.data, size: 4096)))
         #expect(machine.fellBackToPRN1)
+        // After a loss every Create is followed by a wait (100 ms, doubled at each further loss) for the erase.
+        #expect(machine.received([0x60, 0x01, 0x01]) == .wait(.milliseconds(100)))
         // With PRN 1 every packet is followed by a receipt.
-        #expect(machine.received([0x60, 0x01, 0x01]) == .writePackets([Array(Self.big[0..<244])], awaitReceipt: true))
-        // The receipt reports a wrong CRC (corruption): second retry.
+        #expect(machine.delayElapsed() == .writePackets([Array(Self.big[0..<244])], awaitReceipt: true))
+        // The receipt reports a wrong CRC (corruption, not a loss): an attempt.
         let bad = [0x60, 0x03, 0x01] + Self.le32(244) + Self.le32(0xDEAD_BEEF)
         #expect(machine.received(bad) == .send(.create(.data, size: 4096)))
+        #expect(machine.received([0x60, 0x01, 0x01]) == .wait(.milliseconds(100)))
+        _ = machine.delayElapsed()
+        #expect(machine.received(bad) == .send(.create(.data, size: 4096)))
         _ = machine.received([0x60, 0x01, 0x01])
+        _ = machine.delayElapsed()
         guard case .fail(.crcMismatch(_, _, 244, 244, _, 0xDEAD_BEEF, 3)) = machine.received(bad) else {
-            Issue.record("expected a checksum error after three attempts")
+            Issue.record("expected a checksum error after three corrupted attempts")
             return
         }
+    }
+
+    /// Losses while the device answers are retried beyond the three attempts (the client slows down each
+    /// time), up to eight per object; only then do they count as attempts.
+    @Test func lossesAreRetriedWithLongerWaitsBeforeTheyCountAsAttempts() {
+        var machine = Self.atDataSelect(image: Self.big)
+        _ = machine.received([0x60, 0x06, 0x01] + Self.le32(4096) + Self.le32(0) + Self.le32(0))
+        _ = machine.received([0x60, 0x01, 0x01])
+        _ = machine.packetsWritten()
+        // 60 03 01, offset 0: nothing of the object arrived.
+        let nothing = [0x60, 0x03, 0x01] + Self.le32(0) + Self.le32(0)
+        #expect(machine.received(nothing) == .send(.setPRN(1)))
+        _ = machine.received([0x60, 0x02, 0x01])
+        var waits: [Duration] = []
+        var failed = false
+        for _ in 0..<12 {
+            guard case .wait(let wait) = machine.received([0x60, 0x01, 0x01]) else { break }
+            waits.append(wait)
+            _ = machine.delayElapsed()
+            if case .fail(.crcMismatch) = machine.received(nothing) {
+                failed = true
+                break
+            }
+        }
+        // Eight free retries and three attempts: the eleventh loss of the object is fatal.
+        #expect(waits == [100, 200, 400, 800, 1600, 3200, 3200, 3200, 3200, 3200].map { .milliseconds($0) })
+        #expect(failed)
+        #expect(machine.lossesDetected == 10)
     }
 
     @Test func aMissingReceiptIsFollowedByAChecksumRequest() {
