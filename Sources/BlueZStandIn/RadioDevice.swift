@@ -61,9 +61,10 @@ struct RadioDevice: Sendable {
     private var eventStart: Duration = .zero
     private var eventCursor: Duration = .zero
     private var packetsInEvent = Int.max
-    /// A moment when the device's clock and the wall clock agreed: how far the modelled link is ahead of the
-    /// wall clock is measured from it.
-    private var paceOrigin: (wall: ContinuousClock.Instant, modelled: Duration) = (ContinuousClock.now, .zero)
+    /// Link time the device's writes took that the wall clock has not caught up with yet (it drains as
+    /// real time passes): how far behind a device answering at the link's pace is.
+    private var linkDebt: Duration = .zero
+    private var linkDebtUpdated = ContinuousClock.now
     /// When the last notification held back for the link's pace will have been delivered.
     private var pacedDue = ContinuousClock.now
     /// When the client last asked to create a data object whose first packet has not come yet.
@@ -160,7 +161,13 @@ struct RadioDevice: Sendable {
     {
         catchUp()
         let uuid = characteristic.uppercased()
+        let wallNow = ContinuousClock.now
+        linkDebt = max(.zero, linkDebt - (wallNow - linkDebtUpdated))
+        linkDebtUpdated = wallNow
+        let beforeExchange = modelled
         let arrival = advance(payload: bytes.count, request: type == .request)
+        linkDebt += modelled - beforeExchange
+        let afterExchange = modelled
         var delivered = bytes
         var dropAfter = false
         var hostEvent: HostEvent?
@@ -242,7 +249,7 @@ struct RadioDevice: Sendable {
                 // The stand-in delivers notifications one after another, each after its delay: count this
                 // one's delay from when the one before it will have gone.
                 let now = ContinuousClock.now
-                let due = paceOrigin.wall + (time - paceOrigin.modelled)
+                let due = now + linkDebt + max(.zero, time - afterExchange)
                 let start = max(now, pacedDue)
                 delay = max(delay, due - start)
                 pacedDue = start + delay
@@ -331,10 +338,6 @@ struct RadioDevice: Sendable {
     private mutating func catchUp() {
         let now = ContinuousClock.now
         let floor = lastModelled + (now - lastWall)
-        if floor >= modelled {
-            // The device's clock is not ahead of the wall clock: pace from here.
-            paceOrigin = (now, floor)
-        }
         if floor > modelled {
             idle += floor - modelled
             modelled = floor
