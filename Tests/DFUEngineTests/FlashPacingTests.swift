@@ -111,8 +111,20 @@ import Testing
         link.mtu = 23
         let small = SecureUploadBound(link: link, imageSize: 40_960, initPacketSize: 140, prn: 0)
         #expect(small.eraseStalls > .zero)
-        #expect(small.link == small.setup + small.air + small.roundTrips + small.eraseStalls)
+        #expect(small.link == small.setup + small.air + small.roundTrips + small.eraseStalls + small.executeWaits)
         #expect(small.total == max(small.link, small.flashStart + small.flash) + small.finish)
+    }
+
+    /// SDK 15–17 answer an Execute only when the object's erase and writes are done: on 2M PHY at 15 ms an
+    /// object's 17 packets and its three requests take less link time than its flash work, so the link waits.
+    @Test func theBoundWaitsForEachObjectsFlashWorkBeforeTheNextCreate() {
+        var link = LinkModel()
+        link.phy = .le2M
+        let bound = SecureUploadBound(link: link, imageSize: 40_960, initPacketSize: 140, prn: 0)
+        #expect(bound.executeWaits > .zero)
+        // Ten objects, each at least its erase and its 1024 word writes before the next Create.
+        let perObject = link.flash.pageErase + link.flash.writeTime(bytes: 4096)
+        #expect(bound.link >= bound.setup + perObject * 10)
     }
 
     /// One 4096-byte object at MTU 23 on 2M PHY, 7.5 ms: a 20-byte packet's exchange takes 496 µs, so 12 fit in
