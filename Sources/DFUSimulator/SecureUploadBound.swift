@@ -14,7 +14,7 @@
 ///   Create starts, then the packets that did not fit, then Checksum, Execute and the next Create;
 /// - per object, the Execute's answer waits until the object's flash work is done (SDK 15–17
 ///   `on_data_obj_execute_request_sched`): from its Create, the page erase (and bank preparation for the
-///   first) and the object's word writes, then one interval for the next request.
+///   first) and the object's word writes, up to the next connection event, then one interval for the next request.
 ///
 /// After both, the bootloader hashes the image and resets (30 ms after its answer); neither overlaps.
 /// The client's own waits (first-object delay) are not included: they are not mandatory.
@@ -121,7 +121,11 @@ public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
             let isLast = offset + size >= imageSize
             var flashWork = model.flash.pageErase + model.flash.writeTime(bytes: size)
             if objects == 0 { flashWork += model.flash.firstObjectPreparation }
-            let objectFlash = createExchange + flashWork + (isLast ? .zero : interval)
+            // The Create is the first exchange of its event, so the answer goes at the first event after the
+            // flash is done, a whole number of intervals after the Create's event.
+            let ready = createExchange + flashWork
+            let answered = interval * Int((ready.nanosecondsTotal + interval.nanosecondsTotal - 1) / max(1, interval.nanosecondsTotal))
+            let objectFlash = isLast ? ready : answered + interval
             let objectLink = linkTime + stall - (isLast ? interval * 2 : .zero)
             waits += max(.zero, objectFlash - objectLink)
             objects += 1

@@ -85,6 +85,13 @@ public struct FlashPacer: Sendable {
         prune(before: time)
     }
 
+    /// The bootloader said its flash queue is empty at `time` (SDK 15–17 answer a data Execute only then):
+    /// every buffer is free and nothing is queued, whatever the model still assumed.
+    public mutating func flashIdle(at time: Duration) {
+        flashBusyUntil = min(flashBusyUntil, time)
+        releases.removeAll()
+    }
+
     /// A packet of `bytes` bytes was written at `time`: it holds a buffer until its flash write is done.
     public mutating func packetWritten(bytes: Int, at time: Duration) {
         flashBusyUntil = max(time + pacing.arrivalAllowance, flashBusyUntil) + pacing.writeTime(bytes: bytes) * scale

@@ -101,10 +101,15 @@ extension DFURunner {
                     report(.validating, part: context.partNumber, context: context, bytes: part.image.count, total: part.image.count)
                 }
                 do {
+                    let executedBefore = machine.bytesExecuted
                     try await transport.write(request.bytes, to: .secureControlPoint, type: .withResponse)
                     action = try await awaitNotification(from: .secureControlPoint, within: options.responseTimeout)
                         .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
                     if case .create(.data, _) = request { pacer?.objectCreated(at: origin.duration(to: clock.now)) }
+                    if request == .execute, machine.bytesExecuted > executedBefore {
+                        // SDK 15–17 answer a data Execute only once every queued erase and write is done.
+                        pacer?.flashIdle(at: origin.duration(to: clock.now))
+                    }
                 } catch .disconnected {
                     action = machine.disconnected()
                 } catch {
