@@ -145,8 +145,9 @@ public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
     /// max(link path, flash start + flash) + finish.
     public var total: Duration { max(link, flashStart + flash) + finish }
 
-    /// Which path limits: "link" or "flash".
-    public var limitedBy: String { link >= flashStart + flash ? "link" : "flash" }
+    /// Which path limits: "flash" when the flash queue is longer than the link path or the link waits for
+    /// held Execute answers, else "link".
+    public var limitedBy: String { link >= flashStart + flash && executeWaits == .zero ? "link" : "flash" }
 
     /// e.g. "link 6.8 s (set-up 0.23 s, air 2.1 s, round trips 4.5 s) vs flash 0.5 s + 6.6 s; + finish 0.07 s → 7.0 s".
     public var description: String {

@@ -178,17 +178,22 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
             initCommand = nil
             respond(.createObject, .success, context: &context)
         case .data:
+            // The checks of SDK 15–17 `on_data_obj_create_request`, in its order.
             guard let initCommand else { return respond(.createObject, .operationNotPermitted, context: &context) }
             guard size > 0 else { return respond(.createObject, .invalidParameter, context: &context) }
+            guard size % 4096 == 0 || lastExecuted + size == initCommand.imageSize else {
+                // Only the last object may be shorter than a page.
+                return respond(.createObject, .invalidParameter, context: &context)
+            }
             guard size <= configuration.dataObjectMaxSize else {
                 return respond(.createObject, .insufficientResources, context: &context)
+            }
+            guard lastExecuted + size <= initCommand.imageSize else {
+                return respond(.createObject, .operationNotPermitted, context: &context)
             }
             // A new object starts at the end of the last executed one; anything after it is discarded.
             received.removeLast(received.count - lastExecuted)
             receivedCRC = CRC32(continuingFrom: lastExecutedCRC)
-            guard lastExecuted + size <= initCommand.imageSize else {
-                return respond(.createObject, .invalidParameter, context: &context)
-            }
             objectStart = lastExecuted
             objectSize = size
             objectOpen = true
@@ -324,6 +329,12 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
         case .softdeviceBootloader:
             guard parsed.softdeviceSize > 0, parsed.bootloaderSize > 0 else { return .initCommandInvalid }
         }
+        // SDK 15–17 `nrf_dfu_ver_validation_check`: type, hash type, then (skipped for a debug packet, as a
+        // bootloader built with NRF_DFU_DEBUG does) hardware, SoftDevice and firmware versions.
+        switch parsed.hashType {
+        case .sha256, .crc, .none: break
+        default: return .wrongHashType
+        }
         if !parsed.isDebug, parsed.hardwareVersion != configuration.hardwareVersion { return .hardwareVersionFailure }
         let anySoftDevice: UInt32 = 0xFFFE
         if !parsed.softdeviceRequirements.contains(storage.softdeviceID),
@@ -339,10 +350,6 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
             case .softdevice:
                 break
             }
-        }
-        switch parsed.hashType {
-        case .sha256, .crc, .none: break
-        default: return .wrongHashType
         }
         if parsed.imageSize > configuration.maximumImageSize { return .insufficientSpace }
         return nil
