@@ -23,15 +23,17 @@ public struct SecureDFUStateMachine: Sendable {
         public var objectAttempts: Int
         /// PRN interval for the rest of the transfer after a detected loss (at least 1).
         public var packetReceiptNotificationsAfterLoss: UInt16
-        /// Detected losses before the PRN is lowered (at least 1). With flash pacing the first loss only
-        /// slows the pacer down (the flash was slower than it assumed), so the default with pacing is 2.
+        /// Detected losses before the PRN is lowered (at least 1). With flash pacing each loss first slows the
+        /// pacer down (the flash was slower than it assumed), so the default with pacing is one more than the
+        /// pacer's slow-downs: a receipt per packet costs two connection intervals each, far more than a
+        /// slower pacer with 20-byte packets.
         public var lossesBeforePRNFallback: Int
         /// Losses per object (the device answers, short of what was sent) retried without counting as an
         /// attempt: each makes the client slower (pacer, PRN, waits), so a flash slower than assumed costs
         /// time, never the update.
         public var lossRetries: Int
-        /// The wait after every data Create once a loss was seen; doubled at each further loss, up to
-        /// ``maximumLossDelay``, so that a slow flash can finish the page erase a Create starts.
+        /// The wait after every data Create once losses go on after the PRN fell back; doubled at each further
+        /// loss, up to ``maximumLossDelay``, so that a slow flash can finish the page erase a Create starts.
         public var lossDelay: Duration
         /// The longest wait after a Create that losses lead to.
         public var maximumLossDelay: Duration
@@ -62,7 +64,7 @@ public struct SecureDFUStateMachine: Sendable {
                       resume: options.resume, firstObjectDelay: options.effectiveFirstObjectDelay,
                       objectDelay: options.objectDelay, objectAttempts: options.objectAttempts,
                       packetReceiptNotificationsAfterLoss: options.packetReceiptNotificationsAfterLoss,
-                      lossesBeforePRNFallback: options.flashPacing == nil ? 1 : 2)
+                      lossesBeforePRNFallback: options.flashPacing == nil ? 1 : FlashPacer.maximumSlowdowns + 1)
         }
     }
 
@@ -504,8 +506,11 @@ public struct SecureDFUStateMachine: Sendable {
         }
         if lost {
             lossesDetected += 1
-            delayAfterLosses = delayAfterLosses == .zero ? configuration.lossDelay
-                : min(delayAfterLosses * 2, max(configuration.maximumLossDelay, configuration.lossDelay))
+            if loweredPRN {
+                // Losses go on after the PRN fell back: wait for the page erase after every Create, longer each time.
+                delayAfterLosses = delayAfterLosses == .zero ? configuration.lossDelay
+                    : min(delayAfterLosses * 2, max(configuration.maximumLossDelay, configuration.lossDelay))
+            }
             let fallback = configuration.packetReceiptNotificationsAfterLoss
             if lossesDetected >= configuration.lossesBeforePRNFallback {
                 loweredPRN = true
