@@ -25,6 +25,19 @@ import Testing
         #expect(run.imageSize(Self.address, "application") != 4096, "nothing was installed")
     }
 
+    /// The final Execute's answer lost on the air (the 11th control point answer of the bootloader: Set PRN,
+    /// Select, Create, Checksum, Execute for the init packet; Set PRN, Select, Create, one receipt, Checksum and
+    /// Execute for the 4096-byte object): the image is installed and the device runs it, so dfu exits 0. With
+    /// bonds the application comes back at the bootloader's address, still advertising the DFU service.
+    @Test(arguments: ["buttonless", "buttonless-bonded"])
+    func aLostFinalAnswerIsSuccessNotARejection(kind: String) throws {
+        let run = try DFUSimRun.run(devices: ["\(kind),address=\(Self.address),sd_id=0xB7"], faults: ["drop-response=11"],
+                                    ["upload", UploadCommandTests.package("secure-app-4096.zip"), "-d", Self.address,
+                                     "--scan-timeout", "2"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.address, "application") == 4096)
+    }
+
     /// A Legacy bootloader's answers come at the link's pace: 20 480 bytes in 20-byte packets at 15 ms cannot
     /// take less wall time than the link model says.
     @Test func aLegacyUploadTakesTheLinksTime() throws {

@@ -41,9 +41,12 @@ extension DFURunner {
             }
             await transport.disconnect()
             report(.connecting, part: context.partNumber, context: context, bytes: 0, total: part.image.count)
+            // After the last Execute the device may have reset into the new image: what the host cached of the
+            // bootloader's GATT table at this address may be stale, so discover afresh.
             let parameters = DFUConnectParameters(
                 selector: DFUDeviceSelector(addresses: [peer.address], serviceUUIDs: options.uuids.bootloaderServices),
-                scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout, uuids: options.uuids)
+                scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout, uuids: options.uuids,
+                discardCachedServices: lastStep == .validatingFirmware)
             let bootloader = peer
             do {
                 peer = try await connect(parameters, step: .findingBootloader)
