@@ -48,6 +48,10 @@ import Testing
         pacer.packetWritten(bytes: 4, at: .milliseconds(61))
         pacer.packetWritten(bytes: 4, at: .milliseconds(61))
         #expect(pacer.earliestWrite(at: .milliseconds(62)) == .milliseconds(162))
+        // A slow-down now assumes twice the work queued since the answer (erase 100 ms + 2 × 1 ms, from 61 ms),
+        // not since the first Create.
+        pacer.slowDown(at: .milliseconds(62))
+        #expect(pacer.earliestWrite(at: .milliseconds(62)) == .milliseconds(61 + 204))
     }
 
     @Test func aSenderThatMustWaitCanWaitForSeveralFreeBuffersAtOnce() {
