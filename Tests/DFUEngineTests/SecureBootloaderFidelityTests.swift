@@ -32,7 +32,7 @@ import ZipArchive
         }
     }
 
-    /// N1: `on_data_obj_execute_request_sched` answers a non-final Execute only when fstorage is idle.
+    /// Conformance S5: `on_data_obj_execute_request_sched` answers a non-final Execute only when fstorage is idle.
     @Test func aNonFinalExecuteIsAnsweredOnlyWhenTheObjectsFlashWorkIsDone() async throws {
         var link = LinkModel()
         link.phy = .le2M
@@ -59,7 +59,8 @@ import ZipArchive
         #expect(transport.packetsDroppedByTargets == 0)
     }
 
-    /// Item 4 of the fidelity work: a client that does not pace loses nothing on the default link.
+    /// A client that does not pace (PRN 0, packets back to back, no first-object delay) loses nothing on the
+    /// default link, as with an SDK 15–17 bootloader (conformance S3, S5).
     @Test func aClientThatDoesNotPaceUploads200KBByteExactOnTheDefaultLink() async throws {
         let part = Fixtures.securePart(size: 200_000, seed: 9)
         let transport = SimulatedTransport(peripherals: [Fixtures.secureDevice()])
@@ -74,7 +75,7 @@ import ZipArchive
         #expect(executes == 1 + objects)
     }
 
-    /// N2: the final Execute's answer leaves before the settings write and the reset, whatever the interval.
+    /// Conformance S6: the final Execute's answer leaves before the settings write and the reset, whatever the interval.
     @Test(arguments: [15, 50, 100, 400])
     func theFinalExecuteIsAnsweredBeforeTheResetWhateverTheInterval(intervalMilliseconds: Int) async throws {
         var link = LinkModel()
@@ -109,7 +110,7 @@ import ZipArchive
         return Fixtures.secureDevice(configuration: configuration, storage: storage, startInBootloader: true)
     }
 
-    /// N3: a bootloader built with the key the package was signed with installs it.
+    /// Conformance S7: a bootloader built with the key the package was signed with installs it.
     @Test func aBootloaderWithTheSigningKeyInstallsTheSignedPackage() async throws {
         let package = try Self.package("secure-app-1024.zip")
         let transport = SimulatedTransport(peripherals: [try Self.signedDevice(for: package, key: "test-public.pem")])
@@ -117,7 +118,7 @@ import ZipArchive
         #expect(transport.peripheral().storage.application == package.parts.first?.image)
     }
 
-    /// N3: another key's signature fails `nrf_dfu_validation_signature_check`: result 05 (Invalid Object), not
+    /// Conformance S7: another key's signature fails `nrf_dfu_validation_signature_check`: result 05 (Invalid Object), not
     /// an extended error; the init packet's Execute is answered `60 04 05` and nothing is installed.
     @Test func aBootloaderWithAnotherKeyRefusesTheInitPacketWithInvalidObject() async throws {
         let package = try Self.package("secure-app-1024.zip")
@@ -131,7 +132,7 @@ import ZipArchive
         #expect(transport.peripheral().storage.application != package.parts.first?.image)
     }
 
-    /// N3: with a key compiled in, an unsigned init packet is refused: extended error 08 (signature missing).
+    /// Conformance S7: with a key compiled in, an unsigned init packet is refused: extended error 08 (signature missing).
     @Test func aBootloaderWithAKeyRefusesAnUnsignedPackage() async throws {
         let package = try Self.package("secure-app-1024-unsigned.zip")
         let transport = SimulatedTransport(peripherals: [try Self.signedDevice(for: package, key: "test-public.pem")])
