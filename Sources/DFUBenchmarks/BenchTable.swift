@@ -36,11 +36,11 @@ public struct BenchTable: Sendable {
         }
         if !report.slowFlash.isEmpty {
             lines.append("")
-            lines.append("Figure 1b: flash slower than the pacer assumes (200 KB, 2M, 15 ms, MTU 247, PRN 0)")
-            lines += render(header: ["flash", "flash alone s", "actual s", "lost", "PRN fell back", "unpaced s (lost)"],
+            lines.append("Figure 1b: flash slower than the pacer assumes (200 KB, 2M, 15 ms, PRN 0)")
+            lines += render(header: ["MTU", "flash", "flash alone s", "actual s", "lost", "PRN fell back", "unpaced s (lost)"],
                             rows: report.slowFlash.map { row in
                 [
-                    "\(row.factor)x", Spread.format(row.flashSeconds, digits: 2),
+                    "\(row.mtu)", "\(row.factor)x", Spread.format(row.flashSeconds, digits: 2),
                     row.seconds.map { Spread.format($0, digits: 2) } ?? row.failure ?? "failed",
                     row.seconds == nil ? "–" : "\(row.lostPackets)", row.seconds == nil ? "–" : row.fellBack ? "yes" : "no",
                     row.unpacedSeconds.map { "\(Spread.format($0, digits: 2)) (\(row.unpacedLostPackets))" }
