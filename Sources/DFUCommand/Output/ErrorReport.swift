@@ -1,5 +1,6 @@
 import BlueZ
 import DFUCore
+import DFUCrypto
 
 /// The one place that turns an error into a one-line message on standard error and an exit code.
 enum ErrorReport {
@@ -20,6 +21,9 @@ enum ErrorReport {
         switch error {
         case let error as UsageError: (.usage, error.description)
         case let error as FileReadError: (.noInput, error.description)
+        case let error as FileWriteError: (.noInput, error.description)
+        case let error as PackageGenerationError: (error.isUsage ? .usage : .badPackage, error.description)
+        case let error as ECDSAP256.KeyError: (.badPackage, error.description)
         case let error as BadInputError: (.badPackage, error.description)
         case let error as TransportUnavailableError: (.unavailable, error.description)
         case let error as BlueZError: (error.isStackUnavailable ? .unavailable : .deviceNotFound, error.description)

@@ -12,7 +12,7 @@ public enum NrfutilInteger {
 
     /// Python's `int(text, base)` for bases 8, 10 and 16, nil where it raises or the value does
     /// not fit in 63 bits.
-    static func pythonInt(_ text: Substring, base: Int) -> Int64? {
+    public static func pythonInt(_ text: Substring, base: Int) -> Int64? {
         var body = text.trimmingPythonWhitespace()
         var negative = false
         if let sign = body.first, sign == "+" || sign == "-" {

@@ -21,8 +21,8 @@ import DFUCrypto
 ///   system (name-hash order on ext4); this writes the order a tmpfs folder lists, newest first:
 ///   `manifest.json`, then the files in reverse order of creation.
 public enum SecurePackageGenerator {
-    /// Signs a message with the package key: returns r‖s, 32 bytes big-endian each.
-    public typealias Signer = ([UInt8]) throws(PackageGenerationError) -> [UInt8]
+    /// Signs a message with the package key: returns r‖s, 32 bytes big-endian each, nil when it cannot.
+    public typealias Signer = ([UInt8]) -> [UInt8]?
 
     private struct Part {
         let key: String
@@ -54,7 +54,7 @@ public enum SecurePackageGenerator {
                     continue
                 }
                 guard let signer else { throw .usage("VALIDATE_ECDSA_P256_SHA256 boot validation needs --key-file") }
-                validations.append(.init(type: type, bytes: littleEndianHalves(try signer(part.validatedImage))))
+                validations.append(.init(type: type, bytes: littleEndianHalves(try sign(part.validatedImage, with: signer))))
             }
             let command = SecureInitPacket.InitCommand(
                 firmwareVersion: part.firmwareVersion, hardwareVersion: request.hardwareVersion,
@@ -64,8 +64,9 @@ public enum SecurePackageGenerator {
                 hash: .init(type: .sha256, bytes: SHA256.digest(part.image).reversed()),
                 isDebug: request.isDebug, bootValidations: validations)
             let commandBytes = SecureInitPacketEncoder.initCommandBytes(command)
-            let signature = try signer.map { (sign: Signer) throws(PackageGenerationError) in
-                SecureInitPacket.Signature(type: .ecdsaP256SHA256, bytes: littleEndianHalves(try sign(commandBytes)))
+            var signature: SecureInitPacket.Signature? = nil
+            if let signer {
+                signature = .init(type: .ecdsaP256SHA256, bytes: littleEndianHalves(try sign(commandBytes, with: signer)))
             }
             if part.type != .softdeviceBootloader {
                 created.append(.init(name: part.binName, bytes: part.image))
@@ -157,6 +158,13 @@ public enum SecurePackageGenerator {
     private static func setOrder(_ values: [UInt32]) -> [UInt32] {
         let list = values.isEmpty ? [0xFFFE] : values
         return PythonIntegerSet(list.map(UInt64.init)).elements.map { UInt32($0) }
+    }
+
+    private static func sign(_ message: [UInt8], with signer: Signer) throws(PackageGenerationError) -> [UInt8] {
+        guard let signature = signer(message), signature.count == 64 else {
+            throw .data(name: "--key-file", "libcrypto could not sign with the key")
+        }
+        return signature
     }
 
     /// r‖s big-endian to nrfutil's storage order: each 32-byte half reversed (`Signing.sign`).
