@@ -73,15 +73,34 @@ extension ECDSAP256 {
             return Array(out[1...])
         }
 
-        /// The key as SEC 1 PEM (`-----BEGIN EC PRIVATE KEY-----`).
-        /// The corresponding C function is `PEM_write_bio_PrivateKey_traditional`.
+        /// The key as SEC 1 PEM (`-----BEGIN EC PRIVATE KEY-----`), base64 in 76-column lines as
+        /// python-ecdsa's `der.topem` writes it. The corresponding C function is `i2d_PrivateKey`.
         public func privatePEM() -> [UInt8] {
-            writePEM { PEM_write_bio_PrivateKey_traditional($0, key.pointer, nil, nil, 0, nil, nil) }
+            var der: UnsafeMutablePointer<UInt8>? = nil
+            let length = i2d_PrivateKey(key.pointer, &der)
+            return Self.pem(label: "EC PRIVATE KEY", der: der, length: length)
         }
 
-        /// The public half as PEM (`-----BEGIN PUBLIC KEY-----`). The corresponding C function is `PEM_write_bio_PUBKEY`.
+        /// The public half as PEM (`-----BEGIN PUBLIC KEY-----`), 76-column lines.
+        /// The corresponding C function is `i2d_PUBKEY`.
         public func publicPEM() -> [UInt8] {
-            writePEM { PEM_write_bio_PUBKEY($0, key.pointer) }
+            var der: UnsafeMutablePointer<UInt8>? = nil
+            let length = i2d_PUBKEY(key.pointer, &der)
+            return Self.pem(label: "PUBLIC KEY", der: der, length: length)
+        }
+
+        private static func pem(label: String, der: UnsafeMutablePointer<UInt8>?, length: Int32) -> [UInt8] {
+            guard length > 0, let der else { return [] }
+            defer { CRYPTO_free(der, #file, #line) }
+            let encoded = Base64.encode(Array(UnsafeBufferPointer(start: der, count: Int(length))))
+            var text = "-----BEGIN \(label)-----\n"
+            var start = encoded.startIndex
+            while start < encoded.endIndex {
+                let end = encoded.index(start, offsetBy: 76, limitedBy: encoded.endIndex) ?? encoded.endIndex
+                text += encoded[start..<end] + "\n"
+                start = end
+            }
+            return Array((text + "-----END \(label)-----\n").utf8)
         }
 
         /// The public half, for ``ECDSAP256/verify(signature:of:with:)``.
@@ -121,19 +140,6 @@ extension ECDSAP256 {
                 BN_bn2binpad(rNumber, &r, 32) == 32, BN_bn2binpad(sNumber, &s, 32) == 32
             else { throw KeyError(description: "libcrypto returned an oversized signature") }
             return r + s
-        }
-
-        private func writePEM(_ write: (OpaquePointer) -> Int32) -> [UInt8] {
-            guard let bio = BIO_new(BIO_s_mem()) else { return [] }
-            defer { BIO_free(bio) }
-            guard write(bio) == 1 else {
-                ERR_clear_error()
-                return []
-            }
-            var pointer: UnsafeMutablePointer<CChar>? = nil
-            let count = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &pointer)
-            guard count > 0, let pointer else { return [] }
-            return pointer.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
         }
 
         private static func curveName(of key: OpaquePointer) -> String {
