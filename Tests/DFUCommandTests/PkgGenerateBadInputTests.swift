@@ -1,0 +1,128 @@
+import DFUCommand
+import Foundation
+import Testing
+
+/// Bad input to `dfu pkg generate`: one line naming the file or option and the cause, the
+/// documented exit code, and never a partial OUT.zip (an existing one is left as it was).
+@Suite struct PkgGenerateBadInputTests {
+    static let app = NrfutilFixtures.inputs.appendingPathComponent("app.bin").path
+    static let common = ["--application-version", "1", "--hw-version", "52", "--sd-req", "0xB7"]
+
+    /// Writes `text` to a file named `name` in a fresh folder.
+    static func file(_ name: String, _ text: String) throws -> String {
+        let url = try NrfutilFixtures.temporaryFolder().appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    /// Runs `dfu pkg generate` with `arguments` into a folder that already holds an OUT.zip.
+    static func generate(_ arguments: [String]) async throws -> (RecordedRun, URL) {
+        let folder = try NrfutilFixtures.temporaryFolder()
+        let out = folder.appendingPathComponent("out.zip")
+        try Data("previous".utf8).write(to: out)
+        let run = await RecordedRun.dfu(arguments: ["pkg", "generate"] + arguments + [out.path])
+        #expect(try String(contentsOf: out, encoding: .utf8) == "previous", "OUT.zip is left as it was")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.zip"], "no temporary file is left")
+        #expect(run.errorLines.count == 1, "\(run.error)")
+        return (run, out)
+    }
+
+    @Test func missingImageExits66NamingTheFile() async throws {
+        let (run, _) = try await Self.generate(["--application", "/nonexistent/app.bin"] + Self.common)
+        #expect(run.code == .noInput)
+        #expect(run.error == "dfu: /nonexistent/app.bin: cannot read: no such file\n")
+    }
+
+    @Test func hexWithABadChecksumExits65NamingTheLine() async throws {
+        let hex = try Self.file("app.hex", ":020000040002F8\n:04600000DEADBEEF00\n:00000001FF\n")
+        let (run, _) = try await Self.generate(["--application", hex] + Self.common)
+        #expect(run.code == .badPackage)
+        #expect(run.error == "dfu: \(hex): line 2: checksum mismatch\n")
+    }
+
+    @Test func hexWithOnlyMBRDataExits65() async throws {
+        // nrfutil drops everything below 0x1000; with nothing left it has no image (and crashes).
+        let hex = try Self.file("app.hex", ":0400000001020304F2\n:00000001FF\n")
+        let (run, _) = try await Self.generate(["--application", hex] + Self.common)
+        #expect(run.code == .badPackage)
+        #expect(run.error.contains("holds no data between 0x1000 and 0x10000000"), "\(run.error)")
+    }
+
+    @Test func hexSpanningMoreThan16MiBDoesNotFitAndExits65() async throws {
+        // 0x1000 and 0x2001000: a flat image of 32 MiB, larger than any nRF5 flash.
+        let hex = try Self.file("app.hex", ":0410000001020304E2\n:020000040200F8\n:0410000001020304E2\n:00000001FF\n")
+        let (run, _) = try await Self.generate(["--application", hex] + Self.common)
+        #expect(run.code == .badPackage)
+        #expect(run.error.contains("more than the 16777216 an image may have"), "\(run.error)")
+    }
+
+    @Test func emptyBinExits65() async throws {
+        let bin = try Self.file("app.bin", "")
+        let (run, _) = try await Self.generate(["--application", bin] + Self.common)
+        #expect(run.code == .badPackage)
+        #expect(run.error == "dfu: \(bin): the file is empty\n")
+    }
+
+    @Test func keyThatIsNotPEMExits65() async throws {
+        let key = try Self.file("key.pem", "not a key\n")
+        let (run, _) = try await Self.generate(["--application", Self.app, "--key-file", key] + Self.common)
+        #expect(run.code == .badPackage)
+        #expect(run.error == "dfu: \(key): not a PEM private key\n")
+    }
+
+    @Test func publicKeyInsteadOfPrivateExits65() async throws {
+        let (run, _) = try await Self.generate(["--application", Self.app, "--key-file", NrfutilFixtures.testPublicKey] + Self.common)
+        #expect(run.code == .badPackage)
+        #expect(run.error.hasSuffix("test-public.pem: not a PEM private key\n"), "\(run.error)")
+    }
+
+    @Test func missingKeyExits66() async throws {
+        let (run, _) = try await Self.generate(["--application", Self.app, "--key-file", "/nonexistent/key.pem"] + Self.common)
+        #expect(run.code == .noInput)
+    }
+
+    @Test func nonP256KeyExits65() async throws {
+        // A P-384 private key (SEC 1 PEM made by `openssl ecparam -name secp384r1 -genkey`).
+        let key = try Self.file("p384.pem", """
+            -----BEGIN EC PRIVATE KEY-----
+            MIGkAgEBBDCjHR8rqpRtaDuuoMYf9rh3TY2A+iEyoiYjUMKlqfC5WREK+HVRbjwP
+            pJOqAlUCS5egBwYFK4EEACKhZANiAATXbUkoQtDPJHhvJhTv8JWzwZt+9Cs4o7IU
+            ZYmNYGkdK0V0CiJyFLdHtbGHNb6XmJ3PAOunHa9pi/tmithb5MY2C+bhnBiQLeo2
+            DWkHnWfby5/k9kmbUfaU3TYkMB2q6hU=
+            -----END EC PRIVATE KEY-----
+
+            """)
+        let (run, _) = try await Self.generate(["--application", Self.app, "--key-file", key] + Self.common)
+        #expect(run.code == .badPackage)
+        #expect(run.error == "dfu: \(key): not an ECDSA P-256 key\n")
+    }
+
+    @Test func twoImagesWithTheSameNameInThePackageAreRefused() async throws {
+        // nrfutil would silently reuse the first image for both parts.
+        let other = try Self.file("app.bin", "0123")
+        let (run, _) = try await Self.generate(
+            ["--softdevice", other, "--application", Self.app, "--sd-id", "0x101"] + Self.common)
+        #expect(run.code == .usage)
+        #expect(run.error.contains("would both be app.bin in the package"), "\(run.error)")
+    }
+
+    @Test func unwritableOutputExits66AndLeavesNothing() async throws {
+        let run = await RecordedRun.dfu(arguments: ["pkg", "generate", "--application", Self.app] + Self.common + ["/nonexistent/out.zip"])
+        #expect(run.code == .noInput)
+        #expect(run.error == "dfu: /nonexistent/out.zip: cannot write: no such directory\n")
+    }
+
+    @Test func pkgWithoutSubcommandNamesTheChoices() async {
+        let run = await RecordedRun.dfu("pkg")
+        #expect(run.code == .usage)
+        #expect(run.error.hasPrefix("dfu: missing command after 'pkg'; expected pkg generate, pkg display"), "\(run.error)")
+    }
+
+    @Test func pkgDisplayIsInspect() async {
+        let package = NrfutilFixtures.folder.appendingPathComponent("packages/sd-bl-app.zip").path
+        let display = await RecordedRun.dfu("pkg", "display", package)
+        let inspect = await RecordedRun.dfu("inspect", package)
+        #expect(display.code == .success)
+        #expect(display.output == inspect.output)
+    }
+}
