@@ -126,3 +126,29 @@ import Testing
         #expect(display.output == inspect.output)
     }
 }
+
+/// Legacy packages (`--dfu-ver`): only 0.5 and 0.6, and only adafruit-nrfutil's options.
+@Suite struct PkgGenerateLegacyOptionTests {
+    static let app = NrfutilFixtures.inputs.appendingPathComponent("app.bin").path
+
+    @Test(arguments: [
+        (["--dfu-ver", "0.7"], "--dfu-ver 0.7 (SHA-256 or signed Legacy packages) is not supported"),
+        (["--dfu-ver", "0.8"], "--dfu-ver 0.8 (SHA-256 or signed Legacy packages) is not supported"),
+        (["--dfu-ver", "1.0"], "option --dfu-ver: '1.0' is not 0.5 or 0.6"),
+        (["--dfu-ver", "0.5", "--hw-version", "52"], "--hw-version is an option of Secure packages"),
+        (["--dfu-ver", "0.5", "--key-file", "k.pem"], "--key-file is an option of Secure packages"),
+        (["--dfu-ver", "0.5", "--debug-mode"], "--debug-mode is an option of Secure packages"),
+        (["--dfu-ver", "0.5", "--dev-type", "0x10000"], "option --dev-type: 65536 does not fit the 16 bits"),
+        (["--dfu-ver", "0.5", "--sd-req", "0x10000"], "option --sd-req: 65536 does not fit the 16 bits"),
+        (["--dev-type", "0x52", "--hw-version", "52", "--sd-req", "0xB7", "--application-version", "1"],
+         "--dev-type is an option of Legacy packages: add --dfu-ver 0.5 or 0.6"),
+    ])
+    func refusedWithOneLineAndExit64(_ arguments: [String], _ message: String) async throws {
+        let out = try NrfutilFixtures.temporaryFolder().appendingPathComponent("out.zip")
+        let run = await RecordedRun.dfu(arguments: ["pkg", "generate", "--application", Self.app] + arguments + [out.path])
+        #expect(run.code == .usage)
+        #expect(run.errorLines.count == 1)
+        #expect(run.error.contains(message), "\(run.error)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+}

@@ -74,12 +74,27 @@ import Testing
         #expect(inspect.code == .success, "\(inspect.error)")
     }
 
-    @Test(arguments: NrfutilFixtures.unsigned)
+    /// Every accepted case but `legacy-app-none`: with every field `none`, adafruit-nrfutil writes an
+    /// 8-byte init packet (SoftDevice count, extended id, CRC) that no Legacy bootloader reads, and
+    /// `dfu inspect` says so.
+    @Test(arguments: NrfutilFixtures.unsigned.filter { $0.name != "legacy-app-none" })
     func everyGeneratedPackagePassesInspect(_ fixture: NrfutilFixtures.Case) async throws {
         let (run, out) = try await Self.generate(fixture)
         #expect(run.code == .success, "\(run.error)")
         let inspect = await RecordedRun.dfu("inspect", out.path)
         #expect(inspect.code == .success, "\(inspect.error)")
+    }
+
+    @Test func legacyInitPacketWithEveryFieldLeftOutIsWhatAdafruitWritesAndInspectRefusesIt() async throws {
+        let fixture = try #require(NrfutilFixtures.cases.first { $0.name == "legacy-app-none" })
+        let (run, out) = try await Self.generate(fixture)
+        #expect(run.code == .success, "\(run.error)")
+        let dat = try #require(try NrfutilFixtures.entries(out).first { $0.name == "app_4097.dat" })
+        // softdevice_req count 0 (u16), ext_packet_id 0 (u32), CRC-16 of the 4100-byte image (u16)
+        #expect(dat.bytes.count == 8)
+        #expect(dat.bytes.prefix(6) == [0x00, 0x00, 0x00, 0x00, 0x00, 0x00])
+        let inspect = await RecordedRun.dfu("inspect", out.path)
+        #expect(inspect.code == .badPackage)
     }
 
     @Test(arguments: NrfutilFixtures.refused)

@@ -9,8 +9,12 @@
 #   packages/NAME.zip           nrfutil's package for every `ok` case
 #   keys/*.txt                  `nrfutil keys display` of Tests/Fixtures/keys/test-private.pem
 #
-# nrfutil 6.1.7 needs Python <= 3.10 (its BLE driver wheel); it is installed into a venv under
-# .build (PYTHON310 names the interpreter; default python3.10). nrfutil zips its temporary folder
+# Legacy packages (`legacy-*` cases, `--dfu-ver`) are made by adafruit-nrfutil 0.5.3.post16's
+# `dfu genpkg` with the same arguments.
+#
+# nrfutil 6.1.7 needs Python <= 3.10 (its BLE driver wheel); it and adafruit-nrfutil are installed
+# into two venvs under .build (both install a `nordicsemi` package, so they cannot share one;
+# PYTHON310 names the interpreter; default python3.10). nrfutil zips its temporary folder
 # in directory-listing order, so the runs use a tmpfs TMPDIR (/dev/shm), whose listing is the
 # reverse order of creation; on ext4 the order follows a per-file-system name hash instead.
 # Signed packages differ on every run (ECDSA takes a random nonce); everything else is stable.
@@ -31,6 +35,13 @@ if [[ ! -x $VENV/bin/nrfutil ]]; then
     "$VENV/bin/pip" install -q nrfutil==6.1.7
 fi
 NRFUTIL=$VENV/bin/nrfutil
+ADAFRUIT_VENV=${ADAFRUIT_VENV:-$ROOT/.build/adafruit-nrfutil-0.5.3.post16-venv}
+if [[ ! -x $ADAFRUIT_VENV/bin/adafruit-nrfutil ]]; then
+    "$PYTHON310" -m venv "$ADAFRUIT_VENV"
+    "$ADAFRUIT_VENV/bin/pip" install -q adafruit-nrfutil==0.5.3.post16
+fi
+ADAFRUIT=$ADAFRUIT_VENV/bin/adafruit-nrfutil
+[[ $("$ADAFRUIT" version) == "adafruit-nrfutil version 0.5.3.post16" ]] || { echo "need adafruit-nrfutil 0.5.3.post16" >&2; exit 1; }
 [[ $("$NRFUTIL" version) == "nrfutil version 6.1.7" ]] || { echo "need nrfutil 6.1.7" >&2; exit 1; }
 [[ $(stat -f -c %T "$TMPFS") == tmpfs ]] || { echo "$TMPFS is not a tmpfs (set TMPFS)" >&2; exit 1; }
 
@@ -116,6 +127,15 @@ CASES=(
 "refuse-ecdsa-validation-no-key|--application app.bin --application-version 1 --hw-version 52 --sd-req 0xB7 --app-boot-validation VALIDATE_ECDSA_P256_SHA256"
 "refuse-version-too-large|--application app.bin --application-version 0x100000000 --hw-version 52 --sd-req 0xB7"
 "refuse-two-sd-req|--application app.bin --application-version 1 --hw-version 52 --sd-req 0xB7 --sd-req 0xAF"
+"legacy-app|--dfu-ver 0.5 --application app.bin"
+"legacy-app-0.6|--dfu-ver 0.6 --application app.bin"
+"legacy-app-fields|--dfu-ver 0.5 --application app.bin --application-version 5 --dev-type 0x0052 --dev-revision 3 --sd-req 0x0088,0x0081,0x0088"
+"legacy-app-none|--dfu-ver 0.6 --application app_4097.bin --application-version none --dev-type none --dev-revision none --sd-req none"
+"legacy-app-hex|--dfu-ver 0.5 --application app.hex --sd-req 0x0088"
+"legacy-bl-app|--dfu-ver 0.5 --bootloader bootloader.bin --application app.bin"
+"legacy-sd|--dfu-ver 0.5 --softdevice softdevice.hex"
+"legacy-sd-bl|--dfu-ver 0.6 --softdevice softdevice.bin --bootloader bootloader.hex"
+"legacy-sd-bl-app|--dfu-ver 0.5 --softdevice softdevice.hex --bootloader bootloader.hex --application app.hex --dev-type 0x0052"
 )
 
 : >"$OUT/cases.tsv"
@@ -123,7 +143,8 @@ for case in "${CASES[@]}"; do
     name=${case%%|*}
     read -r -a args <<<"${case#*|}"
     set +e
-    (cd "$IN" && TMPDIR=$TMPFS "$NRFUTIL" pkg generate "${args[@]}" "$OUT/packages/$name.zip" >"$OUT/last.log" 2>&1)
+    if [[ $name == legacy-* ]]; then tool=("$ADAFRUIT" dfu genpkg); else tool=("$NRFUTIL" pkg generate); fi
+    (cd "$IN" && TMPDIR=$TMPFS "${tool[@]}" "${args[@]}" "$OUT/packages/$name.zip" >"$OUT/last.log" 2>&1)
     status=$?
     set -e
     if [[ $status == 0 ]]; then outcome=ok; else outcome="refused $status"; rm -f "$OUT/packages/$name.zip"; fi

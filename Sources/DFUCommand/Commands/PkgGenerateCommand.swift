@@ -42,10 +42,17 @@ enum PkgGenerateCommand: Subcommand {
         .value("sd-boot-validation", "TYPE", help: "the same for the SoftDevice"),
         .flag("debug-mode", help: "set is_debug; versions default to 0xFFFFFFFF and --sd-req to 0xFFFE"),
         .flag("external-app", help: "an EXTERNAL_APPLICATION (passed on, not installed); application only"),
+        .value("dfu-ver", "0.5|0.6", help: "make a Legacy package instead, as adafruit-nrfutil / nrfutil 0.5.x (CRC-16 init packet)"),
+        .value("dev-type", "N", help: "Legacy: device_type (default 0xFFFF)"),
+        .value("dev-revision", "N", help: "Legacy: device_revision (default 0xFFFF)"),
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let output = try arguments.positionals(named: ["OUT.zip"])[0]
+        if arguments.value("dfu-ver") != nil { return try runLegacy(arguments, output: output, context: context) }
+        for option in ["dev-type", "dev-revision"] where arguments.value(option) != nil {
+            throw usage("--\(option) is an option of Legacy packages: add --dfu-ver 0.5 or 0.6")
+        }
         let application = arguments.value("application")
         let bootloader = arguments.value("bootloader")
         let softdevice = arguments.value("softdevice")
@@ -106,8 +113,7 @@ enum PkgGenerateCommand: Subcommand {
         }
         let signer: SecurePackageGenerator.Signer? = key.map { key in { message in try? key.sign(message) } }
         let package = try generate(request, signer: signer)
-        let zip = try ZipWriter.archive(package.files.map { .init(name: $0.name, bytes: $0.bytes) }, modified: Int(Date().timeIntervalSince1970))
-        try FileWriter.writeAtomically(zip, to: output)
+        try write(package, to: output)
         if key == nil {
             context.writeError("dfu: warning: no --key-file: the init packets are not signed; only a bootloader that checks no signature accepts them\n")
         }
@@ -128,6 +134,12 @@ enum PkgGenerateCommand: Subcommand {
     }
 
     static func usage(_ text: String) -> UsageError { UsageError(text, command: name) }
+
+    /// The package as a zip (entries stored, stamped now), written to a temporary file and renamed.
+    static func write(_ package: GeneratedPackage, to output: String) throws {
+        let zip = try ZipWriter.archive(package.files.map { .init(name: $0.name, bytes: $0.bytes) }, modified: Int(Date().timeIntervalSince1970))
+        try FileWriter.writeAtomically(zip, to: output)
+    }
 
     /// An integer option as nrfutil reads it (`BasedIntOrNoneParamType`): nil when absent or 'none'.
     static func number(_ option: String, _ arguments: ParsedArguments) throws(UsageError) -> Int64? {
