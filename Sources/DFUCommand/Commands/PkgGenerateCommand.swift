@@ -19,6 +19,8 @@ enum PkgGenerateCommand: Subcommand {
         and the zip holds the same files with the same bytes. With --key-file every init packet is
         signed with ECDSA P-256. Numbers are decimal, 0x-hexadecimal or 0-octal as for nrfutil.
         Nothing is written unless the whole package is made (a temporary file is renamed).
+        With --dfu-ver 0.5 or 0.6 it makes a Legacy package instead, as adafruit-nrfutil's
+        'dfu genpkg' does (--application-version, --dev-type, --dev-revision, --sd-req).
         """
     static let examples: [(command: String, comment: String)] = [
         ("dfu pkg generate app.zip --application app.hex --application-version 3 --hw-version 52 --sd-req 0x0101 --key-file private.pem",

@@ -23,7 +23,7 @@ enum Help {
 
             """
         for command in DFUCommand.subcommands {
-            text += "  \(command.name.padding(12))\(command.abstract)\n"
+            text += "  \(command.name.padding(15))\(command.abstract)\n"
         }
         text += """
 
