@@ -37,11 +37,15 @@ extension ECDSAP256 {
             let parsed = pem.withUnsafeBytes { raw -> OpaquePointer? in
                 guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(clamping: raw.count)) else { return nil }
                 defer { BIO_free(bio) }
-                return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+                // An empty passphrase instead of a callback: an encrypted key fails at once
+                // instead of OpenSSL asking for its passphrase on the terminal.
+                var empty: CChar = 0
+                return PEM_read_bio_PrivateKey(bio, nil, nil, &empty)
             }
             guard let parsed else {
+                let encrypted = String(decoding: pem.prefix(4096), as: UTF8.self).contains("ENCRYPTED")
                 ERR_clear_error()
-                throw KeyError(description: "not a PEM private key")
+                throw KeyError(description: encrypted ? "an encrypted private key (remove the passphrase first)" : "not a PEM private key")
             }
             let box = Box(parsed)
             guard EVP_PKEY_get_base_id(parsed) == EVP_PKEY_EC, EVP_PKEY_get_bits(parsed) == 256,

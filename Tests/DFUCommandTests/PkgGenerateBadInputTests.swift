@@ -97,6 +97,24 @@ import Testing
         #expect(run.error == "dfu: \(key): not an ECDSA P-256 key\n")
     }
 
+    @Test func encryptedKeyExits65WithoutAskingForAPassphrase() async throws {
+        // `openssl ec -aes128`: OpenSSL would prompt on the terminal if asked to decrypt it.
+        let key = try Self.file("encrypted.pem", """
+            -----BEGIN EC PRIVATE KEY-----
+            Proc-Type: 4,ENCRYPTED
+            DEK-Info: AES-128-CBC,37BD533F0F7663B74CD6D7D6C9CE2536
+            
+            eY0yFALMbmZUo7bFnz2uunyP9lTUJRTRHlZ8OACv2Slfhp/HV+MbQQOjBuu0xILj
+            ZpINlEI8W7bhroEn3inJuxfTDIqJGrIHzkP9EIHXUcxuhs20yWR9z1WPSF9vIwx4
+            w0eH3YPHl9zgFMxo85jkJvAbauimkEhTyvvA+gvdvew=
+            -----END EC PRIVATE KEY-----
+
+            """)
+        let (run, _) = try await Self.generate(["--application", Self.app, "--key-file", key] + Self.common)
+        #expect(run.code == .badPackage)
+        #expect(run.error == "dfu: \(key): an encrypted private key (remove the passphrase first)\n")
+    }
+
     @Test func twoImagesWithTheSameNameInThePackageAreRefused() async throws {
         // nrfutil would silently reuse the first image for both parts.
         let other = try Self.file("app.bin", "0123")
@@ -110,6 +128,21 @@ import Testing
         let run = await RecordedRun.dfu(arguments: ["pkg", "generate", "--application", Self.app] + Self.common + ["/nonexistent/out.zip"])
         #expect(run.code == .noInput)
         #expect(run.error == "dfu: /nonexistent/out.zip: cannot write: no such directory\n")
+    }
+
+    @Test func sourceDateEpochMakesTheWholeZipReproducible() async throws {
+        let folder = try NrfutilFixtures.temporaryFolder()
+        var zips: [Data] = []
+        for name in ["a.zip", "b.zip"] {
+            let out = folder.appendingPathComponent(name).path
+            let run = await RecordedRun.dfu(
+                arguments: ["pkg", "generate", "--application", Self.app] + Self.common + [out],
+                environment: ["SOURCE_DATE_EPOCH": "1700000000"])
+            #expect(run.code == .success, "\(run.error)")
+            zips.append(try Data(contentsOf: URL(fileURLWithPath: out)))
+            try await Task.sleep(for: .milliseconds(2100))  // past the zip format's 2-second time step
+        }
+        #expect(zips[0] == zips[1])
     }
 
     @Test func pkgWithoutSubcommandNamesTheChoices() async {

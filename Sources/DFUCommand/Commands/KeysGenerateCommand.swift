@@ -1,4 +1,5 @@
 import DFUCrypto
+import Foundation
 
 /// `dfu keys generate PRIVATE.pem`: a new ECDSA P-256 signing key, in the PEM form nrfutil 6.1.7's
 /// `keys generate` writes (SEC 1 `EC PRIVATE KEY`, see ``ECDSAP256/PrivateKey``).
@@ -18,7 +19,7 @@ enum KeysGenerateCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.positionals(named: ["PRIVATE.pem"])[0]
-        if (try? context.readFile(path)) != nil {
+        if FileManager.default.fileExists(atPath: path) {
             throw UsageError("\(path) exists; dfu does not overwrite a key (remove it first)", command: name)
         }
         let key = try ECDSAP256.PrivateKey.generate()

@@ -55,7 +55,7 @@ extension PkgGenerateCommand {
             if error.isUsage { throw usage(error.description) }
             throw error
         }
-        try write(package, to: output)
+        try write(package, to: output, context: context)
         context.writeOutput("Zip created at \(output)\n")
         return .success
     }

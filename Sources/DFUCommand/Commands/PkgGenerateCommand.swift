@@ -63,7 +63,10 @@ enum PkgGenerateCommand: Subcommand {
             throw usage("a bootloader and an application without a SoftDevice cannot share a package: make two packages")
         }
         var applicationVersion = try number("application-version", arguments)
-        if let text = arguments.value("application-version-string") {
+        if let text = arguments.value("application-version-string"), !text.isEmpty {
+            if applicationVersion.map({ $0 != 0 }) == true {
+                context.writeError("dfu: warning: --application-version-string is used, --application-version ignored\n")
+            }
             applicationVersion = try versionString(text)
         }
         var bootloaderVersion = try number("bootloader-version", arguments)
@@ -115,7 +118,7 @@ enum PkgGenerateCommand: Subcommand {
         }
         let signer: SecurePackageGenerator.Signer? = key.map { key in { message in try? key.sign(message) } }
         let package = try generate(request, signer: signer)
-        try write(package, to: output)
+        try write(package, to: output, context: context)
         if key == nil {
             context.writeError("dfu: warning: no --key-file: the init packets are not signed; only a bootloader that checks no signature accepts them\n")
         }
@@ -137,9 +140,12 @@ enum PkgGenerateCommand: Subcommand {
 
     static func usage(_ text: String) -> UsageError { UsageError(text, command: name) }
 
-    /// The package as a zip (entries stored, stamped now), written to a temporary file and renamed.
-    static func write(_ package: GeneratedPackage, to output: String) throws {
-        let zip = try ZipWriter.archive(package.files.map { .init(name: $0.name, bytes: $0.bytes) }, modified: Int(Date().timeIntervalSince1970))
+    /// The package as a zip (entries stored, stamped with `SOURCE_DATE_EPOCH` when set, else now),
+    /// written to a temporary file and renamed.
+    static func write(_ package: GeneratedPackage, to output: String, context: CommandContext) throws {
+        let epoch = context.environment["SOURCE_DATE_EPOCH"].flatMap { Int($0) }
+        let modified = epoch ?? Int(Date().timeIntervalSince1970)
+        let zip = try ZipWriter.archive(package.files.map { .init(name: $0.name, bytes: $0.bytes) }, modified: modified)
         try FileWriter.writeAtomically(zip, to: output)
     }
 
