@@ -67,3 +67,27 @@ import Testing
         #expect(key.privatePEM() == [UInt8](pem), "nrfutil keys generate wrote this file")
     }
 }
+
+/// The two-word commands in help and dispatch.
+@Suite struct TwoWordCommandTests {
+    @Test func overviewListsThePackageAndKeyCommands() async {
+        let run = await RecordedRun.dfu("--help")
+        for name in ["pkg generate", "pkg display", "keys generate", "keys display"] {
+            #expect(run.output.contains("\n  \(name) "), "\(name)")
+        }
+    }
+
+    @Test func helpForATwoWordCommandIsItsPage() async {
+        let run = await RecordedRun.dfu("help", "pkg", "generate")
+        #expect(run.code == .success)
+        #expect(run.output.hasPrefix("Usage: dfu pkg generate OUT.zip"))
+        let inline = await RecordedRun.dfu("keys", "display", "--help")
+        #expect(inline.output.hasPrefix("Usage: dfu keys display PRIVATE.pem"))
+    }
+
+    @Test func keysWithAnUnknownSubcommandNamesTheChoices() async {
+        let run = await RecordedRun.dfu("keys", "show")
+        #expect(run.code == .usage)
+        #expect(run.error.hasPrefix("dfu: unknown command 'keys show'; expected keys generate, keys display"), "\(run.error)")
+    }
+}

@@ -21,6 +21,19 @@ import Testing
         #expect(PythonIntegerSet([0xB7, 0xAF] + added.elements).elements == [256, 175, 257, 183])
     }
 
+    // CPython 3.10.13: set(a) - set(b) takes its copy-and-discard path when len(a) / 4 > len(b).
+    @Test(arguments: [
+        ([0x101, 0x100, 0xB7, 0xAF, 0x88, 0x8C, 0x91, 0x95, 0x98, 0x99], [0xB7],
+         [256, 257, 136, 140, 175, 145, 149, 152, 153], [256, 257, 136, 140, 175, 145, 149, 183, 152, 153]),
+        ([8, 16, 24, 32, 40, 48, 56, 64, 72, 80], [8],
+         [32, 64, 40, 72, 16, 48, 80, 24, 56], [32, 64, 8, 40, 72, 16, 48, 80, 24, 56]),
+    ] as [([UInt64], [UInt64], [UInt64], [UInt64])])
+    func manySdIDsOverFewSdReqFollowCPythonsCopyPath(_ ids: [UInt64], _ req: [UInt64], _ difference: [UInt64], _ final: [UInt64]) {
+        let added = PythonIntegerSet(ids).subtracting(PythonIntegerSet(req))
+        #expect(added.elements == difference)
+        #expect(PythonIntegerSet(req + added.elements).elements == final)
+    }
+
     @Test(arguments: [
         ("0x1_0", 16), ("010", 8), ("1_000", 1000), (" 12 ", 12), ("0o17", 15), ("-5", -5), ("007", 7), ("000", 0),
         ("0xB7", 0xB7), ("183", 183),
