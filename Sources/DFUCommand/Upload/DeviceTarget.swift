@@ -1,5 +1,4 @@
 import DFUCore
-import Foundation
 
 /// One device to update, as named on the command line: an address or an advertised name.
 struct DeviceTarget: Sendable, Hashable {
@@ -26,7 +25,7 @@ struct DeviceTarget: Sendable, Hashable {
     /// starting with `#` are skipped, surrounding spaces ignored.
     static func list(fromFile text: String) -> [DeviceTarget] {
         text.split(whereSeparator: \.isNewline).compactMap { line in
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = String(line.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
             if trimmed.isEmpty || trimmed.hasPrefix("#") { return nil }
             return DeviceTarget(trimmed)
         }
