@@ -1,5 +1,9 @@
 import DFUCrypto
-import Foundation
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `dfu keys display PRIVATE.pem --key pk|sk --format hex|code|pem`: the key as nrfutil 6.1.7's
 /// `keys display` shows it (`nordicsemi/dfu/signing.py`, `Signing.get_vk*`/`get_sk*`).
@@ -58,11 +62,9 @@ enum KeysDisplayCommand: Subcommand {
             return "Public (verification) key pk:\n" + hex(x + y)
         case "code":
             let row = { (bytes: [UInt8]) in bytes.map { "0x" + hex([$0]) }.joined(separator: ", ") }
-            let stamp = DateFormatter()
-            stamp.dateFormat = "yyyy-MM-dd 'at' HH:mm:ss"
             return """
 
-                /* Made by dfu \(DFUCommand.version) (dfu keys display --format code) on \(stamp.string(from: Date())) */
+                /* Made by dfu \(DFUCommand.version) (dfu keys display --format code) on \(localTime()) */
 
                 #include "stdint.h"
                 #include "compiler_abstraction.h"
@@ -86,6 +88,16 @@ enum KeysDisplayCommand: Subcommand {
             return warning + "Private (signing) key sk:\n" + hex(key.privateBytes.reversed())
         }
         return warning + String(decoding: key.privatePEM(), as: UTF8.self)
+    }
+
+    /// The local time as `2026-12-01 at 15:56:37`. The corresponding C functions are `localtime_r` and `strftime`.
+    private static func localTime() -> String {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        let count = strftime(&buffer, buffer.count, "%Y-%m-%d at %H:%M:%S", &parts)
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {

@@ -1,5 +1,9 @@
 import DFUCrypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `dfu keys generate PRIVATE.pem`: a new ECDSA P-256 signing key, in the PEM form nrfutil 6.1.7's
 /// `keys generate` writes (SEC 1 `EC PRIVATE KEY`, see ``ECDSAP256/PrivateKey``).

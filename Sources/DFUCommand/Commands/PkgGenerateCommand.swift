@@ -1,5 +1,9 @@
 import DFUCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import DFUCrypto
 import ZipArchive
 
