@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+
+/// The built `dfu` executable making packages: the exit status and the streams of a real process,
+/// as a build script sees them.
+@Suite struct PkgGenerateExecutableTests {
+    static let app = NrfutilFixtures.inputs.appendingPathComponent("app.hex").path
+
+    @Test func processMakesThePackageAndSaysWhereOnStandardOutput() throws {
+        let out = try NrfutilFixtures.temporaryFolder().appendingPathComponent("app.zip").path
+        let outcome = try ExecutableTests.run([
+            "pkg", "generate", "--application", Self.app, "--application-version", "1", "--hw-version", "52",
+            "--sd-req", "0xB7", "--key-file", NrfutilFixtures.testPrivateKey, out,
+        ])
+        #expect(outcome.status == 0, "\(outcome.error)")
+        #expect(outcome.output == "Zip created at \(out)\n")
+        #expect(outcome.error.isEmpty, "signed: no warning")
+        let inspect = try ExecutableTests.run(["pkg", "display", out, "--key", NrfutilFixtures.testPublicKey])
+        #expect(inspect.status == 0, "\(inspect.error)")
+    }
+
+    @Test func processRefusesNrfutilsRefusedCombinationWith64AndOneLine() throws {
+        let out = try NrfutilFixtures.temporaryFolder().appendingPathComponent("app.zip").path
+        let outcome = try ExecutableTests.run([
+            "pkg", "generate", "--bootloader", Self.app, "--bootloader-version", "1", "--application", Self.app,
+            "--application-version", "1", "--hw-version", "52", "--sd-req", "0xB7", out,
+        ])
+        #expect(outcome.status == 64)
+        #expect(outcome.output.isEmpty)
+        #expect(outcome.error.split(separator: "\n").count == 1, "\(outcome.error)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+}
