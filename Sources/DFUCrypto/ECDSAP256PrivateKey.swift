@@ -37,10 +37,9 @@ extension ECDSAP256 {
             let parsed = pem.withUnsafeBytes { raw -> OpaquePointer? in
                 guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(clamping: raw.count)) else { return nil }
                 defer { BIO_free(bio) }
-                // An empty passphrase instead of a callback: an encrypted key fails at once
-                // instead of OpenSSL asking for its passphrase on the terminal.
-                var empty: CChar = 0
-                return PEM_read_bio_PrivateKey(bio, nil, nil, &empty)
+                // A passphrase callback that has none: an encrypted key fails at once instead of
+                // OpenSSL asking for its passphrase on the terminal.
+                return PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
             }
             guard let parsed else {
                 let encrypted = String(decoding: pem.prefix(4096), as: UTF8.self).contains("ENCRYPTED")
