@@ -7,7 +7,7 @@ enum Help {
         (.deviceNotFound, "device not found, or it stopped answering within its timeouts"),
         (.usage, "usage error: unknown option, bad value, missing argument"),
         (.badPackage, "bad package or firmware file, hash or signature check failed"),
-        (.noInput, "a file named on the command line cannot be read"),
+        (.noInput, "a file named on the command line cannot be read (or an output written)"),
         (.unavailable, "BlueZ, the D-Bus system bus or the Bluetooth adapter is unavailable"),
         (.software, "internal error (a bug in dfu; please report it)"),
         (.interrupted, "interrupted (Ctrl-C or SIGTERM)"),
@@ -23,7 +23,7 @@ enum Help {
 
             """
         for command in DFUCommand.subcommands {
-            text += "  \(command.name.padding(12))\(command.abstract)\n"
+            text += "  \(command.name.padding(15))\(command.abstract)\n"
         }
         text += """
 
