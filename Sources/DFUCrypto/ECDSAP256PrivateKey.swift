@@ -85,7 +85,7 @@ extension ECDSAP256 {
         }
 
         /// The public half as PEM (`-----BEGIN PUBLIC KEY-----`), 76-column lines.
-        /// The corresponding C function is `i2d_PUBKEY`.
+        /// The corresponding C functions are `i2d_PUBKEY` and `EVP_EncodeBlock`.
         public func publicPEM() -> [UInt8] {
             var der: UnsafeMutablePointer<UInt8>? = nil
             let length = i2d_PUBKEY(key.pointer, &der)
@@ -95,7 +95,10 @@ extension ECDSAP256 {
         private static func pem(label: String, der: UnsafeMutablePointer<UInt8>?, length: Int32) -> [UInt8] {
             guard length > 0, let der else { return [] }
             defer { CRYPTO_free(der, #file, #line) }
-            let encoded = Base64.encode(Array(UnsafeBufferPointer(start: der, count: Int(length))))
+            // Base64 without line breaks (EVP_EncodeBlock), cut into python-ecdsa's 76-column lines below.
+            var base64 = [UInt8](repeating: 0, count: (Int(length) + 2) / 3 * 4 + 1)
+            let written = EVP_EncodeBlock(&base64, der, length)
+            let encoded = String(decoding: base64.prefix(Int(max(written, 0))), as: UTF8.self)
             var text = "-----BEGIN \(label)-----\n"
             var start = encoded.startIndex
             while start < encoded.endIndex {
