@@ -15,7 +15,7 @@ extension BlueZStandIn {
         pendingFilters = [:]
         discoveryGeneration += 1
         for path in devices.keys.sorted() {
-            try? connection.unexport(at: path)
+            removeObjects(of: path)
         }
         devices = [:]
         try? connection.unexport(at: adapterPath)

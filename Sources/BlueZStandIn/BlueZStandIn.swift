@@ -5,10 +5,12 @@ import DFUSimulator
 /// bluetoothd's stand-in: serves the org.bluez D-Bus API (adapter, devices, GATT objects) on a
 /// bus from simulated nRF5 devices, so that BlueZ clients run without a radio.
 ///
-/// One adapter (`hci0` by default). Devices appear on discovery; Connect exports the GATT tree of
-/// what the device runs (or, at the same address, the tree cached from an earlier connection, as
-/// bluetoothd's `Cache=always` does); writes reach the simulated firmware; its notifications come
-/// back as PropertiesChanged(Value) or through AcquireNotify sockets; reboots drop the link.
+/// One adapter (`hci0` by default). Devices appear on discovery and expire `TemporaryTimeout` after
+/// they were last seen unless paired or connected. Connect re-discovers the device's primary services
+/// against the GATT objects cached from earlier connections (kept across disconnects and reboots, as
+/// bluetoothd's `Cache = always` keeps them), removes what changed and exports what is new, then sets
+/// ServicesResolved; writes reach the simulated firmware; its notifications come back as
+/// PropertiesChanged(Value) or through AcquireNotify sockets; reboots drop the link.
 public actor BlueZStandIn {
     /// A Device1 object on the bus.
     struct DeviceObject: Sendable {
@@ -21,13 +23,20 @@ public actor BlueZStandIn {
         /// The radio device linked now.
         var radio: Int?
         var generation = 0
-        /// Services cached for this address (bluetoothd's GATT cache).
-        var cachedServices: [SimulatedService]?
+        /// The GATT database bluetoothd holds for the device, exported on the bus (its cache: it
+        /// stays after a disconnect while the cache policy keeps it).
         var gatt: GATTTable?
         var connecting = false
         /// Set by Disconnect while a delayed Connect is pending: that Connect fails.
         var connectCancelled = false
-        var uuids: [String] = []
+        /// Service UUIDs heard in advertisements (Device1.UUIDs until services were resolved).
+        var advertisedUUIDs: [String] = []
+        /// The pending TemporaryTimeout expiry.
+        var expiry: Task<Void, Never>?
+
+        /// Device1.UUIDs: the resolved primary services while a GATT database is held, else what was
+        /// advertised (BlueZ 5.66 `src/device.c` `dev_property_get_uuids`, `device_add_eir_uuids`).
+        var uuids: [String] { gatt?.serviceUUIDs ?? advertisedUUIDs }
     }
 
     /// The connection it serves on.
@@ -131,6 +140,7 @@ public actor BlueZStandIn {
         for path in devices.keys.sorted() where devices[path]?.connected == true {
             tearDown(path, reboot: nil, announce: false)
         }
+        for object in devices.values { object.expiry?.cancel() }
         events.finish()
         eventTask?.cancel()
         ownerTask?.cancel()
@@ -163,11 +173,7 @@ public actor BlueZStandIn {
             tearDown(device, reboot: reboot, announce: true)
         case .resolve(let device, let generation):
             try? await Task.sleep(for: configuration.link.resolveDelay)
-            guard var object = devices[device], object.generation == generation, object.connected else { return }
-            object.servicesResolved = true
-            devices[device] = object
-            try? connection.setProperty(
-                member("ServicesResolved"), to: .boolean(true), interface: names.device, at: device)
+            resolveServices(device, generation: generation)
         case .announce(let generation):
             try? await Task.sleep(for: configuration.link.discoveryDelay)
             guard generation == discoveryGeneration, !discoverySessions.isEmpty else { return }

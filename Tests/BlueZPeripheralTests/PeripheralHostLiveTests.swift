@@ -52,7 +52,7 @@ struct PeripheralHostLiveTests {
                     return (uuid, flags)
                 })
             #expect(flags[Self.secureControlPoint] == ["write", "notify"])
-            #expect(flags[Self.securePacket] == ["write-without-response", "notify"])
+            #expect(flags[Self.securePacket] == ["write-without-response"])
             let packet = try #require(characteristics.first { $0["UUID"]?.stringValue == Self.securePacket })
             #expect(packet["WriteAcquired"]?.boolValue == false, "AcquireWrite is offered")
             let services = objects.values.compactMap { $0["org.bluez.GattService1"] }
