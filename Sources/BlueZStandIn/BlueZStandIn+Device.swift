@@ -229,7 +229,7 @@ extension BlueZStandIn {
                     changed[name] = .boolean(false)
                 }
                 if characteristic.notifyChannel != nil, let name = try? member("NotifyAcquired") {
-                    changed[name] = .boolean(false)
+                    if characteristic.properties.contains(.notify) { changed[name] = .boolean(false) }
                     if characteristic.notifySenders.isEmpty, let notifying = try? member("Notifying") {
                         changed[notifying] = .boolean(false)
                     }

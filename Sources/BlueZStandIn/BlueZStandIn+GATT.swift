@@ -318,9 +318,10 @@ extension BlueZStandIn {
         update(characteristic, on: device)
         radios[radio].setSubscribed(characteristic.uuid, true)
         radios[radio].count(\.acquireNotifies)
-        try connection.setProperties(
-            [try member("NotifyAcquired"): .boolean(true), try member("Notifying"): .boolean(true)],
-            interface: names.gattCharacteristic, at: characteristic.path)
+        // NotifyAcquired exists only on a `notify` characteristic (`characteristic_notify_acquired_exists`).
+        var changed: [MemberName: DBusValue] = [try member("Notifying"): .boolean(true)]
+        if characteristic.properties.contains(.notify) { changed[try member("NotifyAcquired")] = .boolean(true) }
+        try connection.setProperties(changed, interface: names.gattCharacteristic, at: characteristic.path)
         return [.unixFileDescriptor(theirs), .uint16(UInt16(clamping: configuration.link.model.mtu))]
     }
 
@@ -368,9 +369,11 @@ extension BlueZStandIn {
             channel.close()
             characteristic.notifyChannel = nil
             update(characteristic, on: device)
-            try connection.setProperty(
-                member("NotifyAcquired"), to: .boolean(false), interface: names.gattCharacteristic,
-                at: characteristic.path)
+            if characteristic.properties.contains(.notify) {
+                try connection.setProperty(
+                    member("NotifyAcquired"), to: .boolean(false), interface: names.gattCharacteristic,
+                    at: characteristic.path)
+            }
             if !characteristic.isNotifying {
                 if let radio = object.radio { radios[radio].setSubscribed(characteristic.uuid, false) }
                 try connection.setProperty(
@@ -398,8 +401,11 @@ extension BlueZStandIn {
         channel.close()
         characteristic.notifyChannel = nil
         update(characteristic, on: device)
-        try? connection.setProperty(
-            member("NotifyAcquired"), to: .boolean(false), interface: names.gattCharacteristic, at: characteristic.path)
+        if characteristic.properties.contains(.notify) {
+            try? connection.setProperty(
+                member("NotifyAcquired"), to: .boolean(false), interface: names.gattCharacteristic,
+                at: characteristic.path)
+        }
         if !characteristic.isNotifying {
             radios[radio].setSubscribed(characteristic.uuid, false)
             try? connection.setProperty(
