@@ -252,7 +252,7 @@ extension BlueZStandIn {
         let object = DeviceObject(path: path, address: radio.address, advertisedUUIDs: advertisedUUIDs.sorted())
         devices[path] = object
         do {
-            try connection.export([try deviceInterface(for: object, radio: radio)], at: path)
+            try connection.export([try deviceInterface(for: object, radio: radio)].map(Self.asBluetoothd), at: path)
         } catch {
             devices[path] = nil
             return

@@ -133,8 +133,14 @@ extension BlueZStandIn {
         let previousUUIDs = object.uuids
         do {
             let fresh = try GATTTable(services: radios[radio].firmware.services, device: path)
-            // The bootloaders that indicate Service Changed cover their whole table with it.
-            let keepingMatches = !radios[radio].spec.indicatesServiceChanged
+            // A bootloader that indicates Service Changed covers its DFU service to 0xFFFF with it, so
+            // bluetoothd discovers that range again: the bootloader with bonds does so to the bonded
+            // host (SDK 15–17 `nrf_dfu_ble.c` `service_changed_send`, `sd_ble_gatts_service_changed`),
+            // any device with `service_changed=yes` always.
+            let firmware = radios[radio].firmware
+            let bondedBootloader =
+                (firmware as? SimulatedSecureBootloader)?.configuration.requiresBonds == true && object.paired
+            let keepingMatches = !radios[radio].spec.indicatesServiceChanged && !bondedBootloader
             let (table, removed, added) =
                 object.gatt?.reconciled(with: fresh, keepingMatches: keepingMatches)
                 ?? (fresh, [], fresh.pathsInOrder)
@@ -148,7 +154,8 @@ extension BlueZStandIn {
             object.gatt = table
             devices[path] = object
             for gattPath in added {
-                try connection.export(try gattInterfaces(at: gattPath, table: table, device: path), at: gattPath)
+                try connection.export(
+                    try gattInterfaces(at: gattPath, table: table, device: path).map(Self.asBluetoothd), at: gattPath)
             }
         } catch {
             return

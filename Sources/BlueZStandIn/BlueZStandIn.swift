@@ -94,9 +94,9 @@ public actor BlueZStandIn {
             }
         }
         connection.addObjectManager(at: .root)
-        try connection.export(try rootInterfaces(), at: names.root)
+        try connection.export(try rootInterfaces().map(Self.asBluetoothd), at: names.root)
         if configuration.hasAdapter {
-            try connection.export([try adapterInterface()], at: adapterPath)
+            try connection.export([Self.asBluetoothd(try adapterInterface())], at: adapterPath)
             adapterPresent = true
         }
         // Like bluetoothd, end the discovery sessions and notify subscriptions of clients that leave the bus.
@@ -156,6 +156,14 @@ public actor BlueZStandIn {
     /// The object path bluetoothd uses for a device at `address` on this adapter.
     public nonisolated func devicePath(for address: DFUDeviceAddress) -> ObjectPath? {
         try? adapterPath.appending("dev_" + address.description.replacingColons)
+    }
+
+    /// An interface as bluetoothd's gdbus serves it: a Get of a property it lacks is
+    /// `InvalidArgs "No such property '…'"` (`gdbus/object.c` `properties_get`).
+    static func asBluetoothd(_ interface: DBusInterface) -> DBusInterface {
+        var served = interface
+        served.unknownPropertyOnGet = .invalidArgs
+        return served
     }
 
     nonisolated func enqueue(_ event: DeferredEvent) {

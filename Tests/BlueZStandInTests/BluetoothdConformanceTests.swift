@@ -170,6 +170,21 @@ struct BluetoothdConformanceTests {
         }
     }
 
+    /// `gdbus/object.c` `properties_get`: a property the interface lacks, or one whose `exists` rule
+    /// fails, is `InvalidArgs "No such property '…'"`.
+    @Test func getOfAMissingPropertyIsInvalidArgs() async throws {
+        try await withStandIn(devices: ["secure"]) { bus in
+            let device = try await bus.discover("C0:FF:EE:00:00:10")
+            for name in ["PowerLevel", "TxPower"] {
+                await #expect(
+                    throws: DBusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "No such property '\(name)'")
+                ) {
+                    _ = try await bus.property(name, of: BlueZNames.device, at: device)
+                }
+            }
+        }
+    }
+
     /// `btd_device_device_set_name`: Name and Alias are signalled only when they change.
     @Test func anUnchangedNameIsNotSignalledAgain() async throws {
         try await withStandIn(devices: ["secure"]) { bus in
