@@ -120,7 +120,10 @@ extension BlueZStandIn {
                         "00001800-0000-1000-8000-00805f9b34fb", "00001801-0000-1000-8000-00805f9b34fb",
                         "0000180a-0000-1000-8000-00805f9b34fb",
                     ])),
-                DBusProperty(try member("Modalias"), value: .string("usb:v1D6Bp0246d0542")),
+                // The Linux Foundation's USB vendor 1D6B, product 0246 (BlueZ), and the version claimed.
+                DBusProperty(
+                    try member("Modalias"),
+                    value: .string("usb:v1D6Bp0246d" + configuration.host.version.deviceIDVersion)),
                 DBusProperty(try member("Roles"), value: .stringArray(["central", "peripheral"])),
                 // Listed by introspection, absent from GetAll: it exists only when bluetoothd runs with -E.
                 DBusProperty(try member("ExperimentalFeatures"), signature: "as"),

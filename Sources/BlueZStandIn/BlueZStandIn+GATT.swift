@@ -29,7 +29,7 @@ extension BlueZStandIn {
                         DBusMethod(
                             try member("WriteValue"),
                             inputs: [DBusArgument("value", "ay"), DBusArgument("options", "a{sv}")],
-                            handler: { _ in throw BlueZNames.error("NotPermitted", "Write not permitted") }),
+                            handler: handler { standIn, message in try await standIn.writeDescriptor(message) }),
                     ],
                     properties: [
                         DBusProperty(try member("UUID"), value: .string("00002902-0000-1000-8000-00805f9b34fb")),
@@ -413,12 +413,21 @@ extension BlueZStandIn {
         }
     }
 
+    /// The only descriptor served is a CCCD, which bluetoothd does not let clients write: StartNotify
+    /// and StopNotify do (`gatt-client.c` `descriptor_write_value`).
+    func writeDescriptor(_ message: DBusMessage) throws -> [DBusValue] {
+        guard let path = message.path,
+            let device = devices.values.first(where: { $0.gatt?.descriptors[path] != nil }), device.connected
+        else { throw BlueZNames.error("Failed", "Not connected") }
+        throw BlueZNames.error("NotPermitted", "Write not permitted")
+    }
+
     func readDescriptor(_ message: DBusMessage) throws -> [DBusValue] {
         guard let path = message.path,
             let device = devices.values.first(where: { $0.gatt?.descriptors[path] != nil }), device.connected,
             let characteristicPath = device.gatt?.descriptors[path],
             let characteristic = device.gatt?.characteristics[characteristicPath]
-        else { throw BlueZNames.error("NotConnected", "Not Connected") }
+        else { throw BlueZNames.error("Failed", "Not connected") }
         let value: [UInt8] =
             characteristic.isNotifying
             ? (characteristic.properties.contains(.notify) ? [0x01, 0x00] : [0x02, 0x00]) : [0x00, 0x00]

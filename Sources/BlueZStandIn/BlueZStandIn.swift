@@ -120,13 +120,14 @@ public actor BlueZStandIn {
         pendingFilters[name] = nil
         if discoverySessions.removeValue(forKey: name) != nil, discoverySessions.isEmpty { discoveryEnded() }
         for path in devices.keys.sorted() {
-            guard let object = devices[path], let table = object.gatt, let radio = object.radio else { continue }
+            // Cached objects of unconnected devices hold sessions too (they wait for the next link).
+            guard let object = devices[path], let table = object.gatt else { continue }
             for (characteristicPath, var characteristic) in table.characteristics
             where characteristic.notifySenders.contains(name) {
                 characteristic.notifySenders.remove(name)
                 devices[path]?.gatt?.characteristics[characteristicPath] = characteristic
                 if !characteristic.isNotifying {
-                    radios[radio].setSubscribed(characteristic.uuid, false)
+                    if let radio = object.radio { radios[radio].setSubscribed(characteristic.uuid, false) }
                     try? connection.setProperty(
                         member("Notifying"), to: .boolean(false), interface: names.gattCharacteristic,
                         at: characteristicPath)

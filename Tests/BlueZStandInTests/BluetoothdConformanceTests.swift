@@ -148,6 +148,9 @@ struct BluetoothdConformanceTests {
                     "Trusted", "Blocked", "LegacyPairing", "RSSI", "Connected", "UUIDs", "Modalias", "Adapter",
                     "ManufacturerData", "ServiceData", "TxPower", "ServicesResolved", "WakeAllowed",
                 ])
+            #expect(
+                try await bus.property("Modalias", of: BlueZNames.adapter, at: try bus.adapter).stringValue
+                    == "usb:v1D6Bp0246d0542", "Device ID version 5.66")
             let adapter = try await Self.introspectedProperties(bus, try bus.adapter, BlueZNames.adapter)
             #expect(!adapter.contains("PowerState"))
             #expect(adapter.contains("ExperimentalFeatures"))

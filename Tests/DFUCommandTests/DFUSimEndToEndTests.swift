@@ -51,6 +51,19 @@ import Testing
         #expect(run.stat(Self.address, "connections") ?? 0 >= 2, "application, then bootloader at the same address")
     }
 
+    @Test(arguments: ["version=5.66,cache=always", "version=5.80,cache=always", "version=5.66,cache=yes",
+                      "version=5.66,cache=no"])
+    func uploadWorksAgainstEachBluetoothdVersionAndCachePolicy(_ bluetoothd: String) throws {
+        // A buttonless application with bonds (same address, pairing, Service Changed) and one
+        // without (address + 1), as each bluetoothd release and main.conf cache policy serves them.
+        for device in ["buttonless-bonded,address=\(Self.address),sd_id=0xB7", Self.buttonless] {
+            let run = try DFUSimRun.run(devices: [device], simulator: ["--bluetoothd", bluetoothd],
+                                        ["upload", Self.app, "-d", Self.address])
+            #expect(run.status == 0, "\(bluetoothd) \(device): \(run.error)")
+            #expect(run.imageSize(Self.address, "application") == 4096)
+        }
+    }
+
     @Test func aDeviceThatNowRunsItsNewApplicationIsSaidNotToOfferDFU() throws {
         // A device that started in its bootloader is updated; its new application has no DFU service.
         // bluetoothd still holds the bootloader's GATT objects (and lists FE59 in UUIDs), so scan
