@@ -166,6 +166,19 @@ struct PeripheralHostLiveTests {
         }
     }
 
+    @Test func aSecureBootloaderRefusesPairing() async throws {
+        // SDK 15–17 nrf_dfu_ble.c answers every pairing request "pairing not supported".
+        let device = DBusValue.objectPath(try ObjectPath("/org/bluez/hci1/dev_00_AA_01_02_00_02"))
+        try await withPeripheral("secure", acceptsPairing: true) { bluez, _ in
+            await #expect(throws: DBusError(name: "org.bluez.Error.Rejected", message: "Pairing not supported")) {
+                try await bluez.callAgent("RequestAuthorization", [device])
+            }
+            await #expect(throws: DBusError(name: "org.bluez.Error.Rejected", message: "Pairing not supported")) {
+                try await bluez.callAgent("RequestConfirmation", [device, .uint32(0)])
+            }
+        }
+    }
+
     @Test func noAgentUnlessAskedAndStopUnregistersTheAgent() async throws {
         try await withPeripheral("buttonless-bonded") { bluez, _ in
             #expect(bluez.seen.withLock { $0.agent == nil })
