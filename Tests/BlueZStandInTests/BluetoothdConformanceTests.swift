@@ -39,7 +39,9 @@ struct BluetoothdConformanceTests {
                 of: try InterfaceName(BlueZNames.gattCharacteristic), at: characteristic, destination: bus.service)
             #expect(properties["NotifyAcquired"] == nil)
             #expect(properties["Notifying"]?.boolValue == false)
-            await #expect(throws: DBusError(name: "org.bluez.Error.NotSupported", message: "Operation is not supported")) {
+            await #expect(
+                throws: DBusError(name: "org.bluez.Error.NotSupported", message: "Operation is not supported")
+            ) {
                 _ = try await bus.call(characteristic, BlueZNames.gattCharacteristic, "AcquireNotify", [Self.noOptions])
             }
         }
@@ -47,7 +49,8 @@ struct BluetoothdConformanceTests {
             let device = try await bus.discover("C0:FF:EE:00:00:10")
             try await bus.connect(device)
             let characteristic = try #require(try await bus.characteristics(of: device)[Self.buttonless])
-            let reply = try await bus.call(characteristic, BlueZNames.gattCharacteristic, "AcquireNotify", [Self.noOptions])
+            let reply = try await bus.call(
+                characteristic, BlueZNames.gattCharacteristic, "AcquireNotify", [Self.noOptions])
             reply.first?.fileDescriptorValue?.close()
         }
     }
@@ -61,10 +64,14 @@ struct BluetoothdConformanceTests {
             let controlPoint = try #require(try await bus.characteristics(of: device)[SecureDFUByHand.controlPoint])
             _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "StartNotify")
             _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "StartNotify")
-            #expect(try await bus.property("Notifying", of: BlueZNames.gattCharacteristic, at: controlPoint).boolValue == true)
+            #expect(
+                try await bus.property("Notifying", of: BlueZNames.gattCharacteristic, at: controlPoint).boolValue
+                    == true)
             // The session outlives the link (`btd_gatt_client_disconnected` keeps it): Notifying stays true.
             _ = try await bus.call(device, BlueZNames.device, "Disconnect")
-            #expect(try await bus.property("Notifying", of: BlueZNames.gattCharacteristic, at: controlPoint).boolValue == true)
+            #expect(
+                try await bus.property("Notifying", of: BlueZNames.gattCharacteristic, at: controlPoint).boolValue
+                    == true)
         }
     }
 
@@ -117,7 +124,9 @@ struct BluetoothdConformanceTests {
                 controlPoint, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray([0x06, 0x01]), Self.command])
             try await Task.sleep(for: .milliseconds(100))
             #expect(bus.notifications(on: controlPoint).isEmpty)
-            await #expect(throws: DBusError(name: "org.bluez.Error.NotSupported", message: "Operation is not supported")) {
+            await #expect(
+                throws: DBusError(name: "org.bluez.Error.NotSupported", message: "Operation is not supported")
+            ) {
                 _ = try await bus.call(
                     controlPoint, BlueZNames.gattCharacteristic, "WriteValue",
                     [.byteArray([0x06, 0x01]), .stringVariantDictionary(["type": .string("bogus")])])
@@ -169,7 +178,9 @@ struct BluetoothdConformanceTests {
             let device = try await bus.discover("C0:FF:EE:00:00:10")
             try await bus.connect(device)
             let controlPoint = try #require(try await bus.characteristics(of: device)[SecureDFUByHand.controlPoint])
-            #expect(try await bus.property("Handle", of: BlueZNames.gattCharacteristic, at: controlPoint).integerValue == 0x0012)
+            #expect(
+                try await bus.property("Handle", of: BlueZNames.gattCharacteristic, at: controlPoint).integerValue
+                    == 0x0012)
         }
     }
 
@@ -180,7 +191,8 @@ struct BluetoothdConformanceTests {
             let device = try await bus.discover("C0:FF:EE:00:00:10")
             for name in ["PowerLevel", "TxPower"] {
                 await #expect(
-                    throws: DBusError(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "No such property '\(name)'")
+                    throws: DBusError(
+                        name: "org.freedesktop.DBus.Error.InvalidArgs", message: "No such property '\(name)'")
                 ) {
                     _ = try await bus.property(name, of: BlueZNames.device, at: device)
                 }

@@ -19,16 +19,18 @@ struct GATTTableTests {
     @Test func aCachedServiceIsKeptOnlyWhenItsHandlesAndUUIDMatch() throws {
         // Cached: FE59 at 0x000E–0x0011 with 8EC90004 (write, indicate: 0x000F decl, 0x0010 value, 0x0011 CCCD).
         let cached = try GATTTable(
-            services: [Self.dfuService("8EC90004-F315-4F60-9FB8-838830DAEA50", [.write, .indicate])], device: Self.device)
+            services: [Self.dfuService("8EC90004-F315-4F60-9FB8-838830DAEA50", [.write, .indicate])],
+            device: Self.device)
         // Found: FE59 at 0x000E–0x0011 again (same start, end and UUID) but another characteristic:
         // bluetoothd keeps the cached one, the stale-cache trap.
         let same = try GATTTable(
             services: [Self.dfuService("8EC90001-F315-4F60-9FB8-838830DAEA50", [.write, .notify])], device: Self.device)
         let (kept, removed, added) = cached.reconciled(with: same, keepingMatches: true)
         #expect(removed.isEmpty && added.isEmpty)
-        #expect(Set(kept.characteristics.values.map(\.uuid)) == [
-            "00002A05-0000-1000-8000-00805F9B34FB", "8EC90004-F315-4F60-9FB8-838830DAEA50",
-        ])
+        #expect(
+            Set(kept.characteristics.values.map(\.uuid)) == [
+                "00002A05-0000-1000-8000-00805F9B34FB", "8EC90004-F315-4F60-9FB8-838830DAEA50",
+            ])
         // Found: Heart Rate first, FE59 later: the cached FE59 at 0x000E no longer matches.
         let other = try GATTTable(
             services: [
@@ -36,36 +38,41 @@ struct GATTTableTests {
                 Self.dfuService("8EC90003-F315-4F60-9FB8-838830DAEA50", [.write, .indicate]),
             ], device: Self.device)
         let (replaced, gone, new) = cached.reconciled(with: other, keepingMatches: true)
-        #expect(Set(replaced.characteristics.values.map(\.uuid)) == [
-            "00002A05-0000-1000-8000-00805F9B34FB", "0000180E-0000-1000-8000-00805F9B34FB",
-            "8EC90003-F315-4F60-9FB8-838830DAEA50",
-        ])
+        #expect(
+            Set(replaced.characteristics.values.map(\.uuid)) == [
+                "00002A05-0000-1000-8000-00805F9B34FB", "0000180E-0000-1000-8000-00805F9B34FB",
+                "8EC90003-F315-4F60-9FB8-838830DAEA50",
+            ])
         // The Generic Attribute service (0x000A–0x000D) matched and stays; FE59 at 0x000E went.
-        #expect(gone.map(\.rawValue) == [
-            Self.device.rawValue + "/service000e/char000f/desc0011", Self.device.rawValue + "/service000e/char000f",
-            Self.device.rawValue + "/service000e",
-        ])
+        #expect(
+            gone.map(\.rawValue) == [
+                Self.device.rawValue + "/service000e/char000f/desc0011", Self.device.rawValue + "/service000e/char000f",
+                Self.device.rawValue + "/service000e",
+            ])
         #expect(new.first?.rawValue == Self.device.rawValue + "/service000e")
         #expect(!new.contains { $0.rawValue.hasSuffix("/service000a") })
     }
 
     @Test func serviceChangedRediscoversEveryService() throws {
         let cached = try GATTTable(
-            services: [Self.dfuService("8EC90004-F315-4F60-9FB8-838830DAEA50", [.write, .indicate])], device: Self.device)
+            services: [Self.dfuService("8EC90004-F315-4F60-9FB8-838830DAEA50", [.write, .indicate])],
+            device: Self.device)
         let fresh = try GATTTable(
             services: [Self.dfuService("8EC90001-F315-4F60-9FB8-838830DAEA50", [.write, .notify])], device: Self.device)
         let (table, removed, added) = cached.reconciled(with: fresh, keepingMatches: false)
-        #expect(Set(table.characteristics.values.map(\.uuid)) == [
-            "00002A05-0000-1000-8000-00805F9B34FB", "8EC90001-F315-4F60-9FB8-838830DAEA50",
-        ])
+        #expect(
+            Set(table.characteristics.values.map(\.uuid)) == [
+                "00002A05-0000-1000-8000-00805F9B34FB", "8EC90001-F315-4F60-9FB8-838830DAEA50",
+            ])
         #expect(removed.count == cached.pathsInOrder.count && added == fresh.pathsInOrder)
     }
 
     @Test func everyPrimaryServiceIsInUUIDsGenericAccessIncluded() throws {
         let table = try GATTTable(services: [SimulatedService.other(Self.heartRate)], device: Self.device)
-        #expect(table.serviceUUIDs == [
-            "00001800-0000-1000-8000-00805f9b34fb", "00001801-0000-1000-8000-00805f9b34fb",
-            "0000180d-0000-1000-8000-00805f9b34fb",
-        ])
+        #expect(
+            table.serviceUUIDs == [
+                "00001800-0000-1000-8000-00805f9b34fb", "00001801-0000-1000-8000-00805f9b34fb",
+                "0000180d-0000-1000-8000-00805f9b34fb",
+            ])
     }
 }
