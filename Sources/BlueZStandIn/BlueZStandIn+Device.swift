@@ -73,8 +73,18 @@ extension BlueZStandIn {
     }
 
     func connect(_ message: DBusMessage) async throws -> [DBusValue] {
-        try await connect(path: try object(for: message).path)
+        let path = try object(for: message).path
+        // Device1.Connect makes the device permanent before it tries (`src/device.c` `dev_connect`).
+        if powered, devices[path]?.connected == false { makePermanent(path) }
+        try await connect(path: path)
         return []
+    }
+
+    /// The device no longer expires (`btd_device_set_temporary(dev, false)`).
+    func makePermanent(_ path: ObjectPath) {
+        devices[path]?.temporary = false
+        devices[path]?.expiry?.cancel()
+        devices[path]?.expiry = nil
     }
 
     /// Brings the link up: Connected, the GATT objects, then ServicesResolved shortly after.
@@ -164,6 +174,8 @@ extension BlueZStandIn {
             radios[radio].setSubscribed(characteristic.uuid, true)
         }
         object.servicesResolved = true
+        // A resolved GATT database makes the device permanent (`register_gatt_services`).
+        object.temporary = false
         devices[path] = object
         publishUUIDs(of: path, previous: previousUUIDs)
         try? connection.setProperty(member("ServicesResolved"), to: .boolean(true), interface: names.device, at: path)
@@ -277,7 +289,8 @@ extension BlueZStandIn {
 
     // MARK: - TemporaryTimeout
 
-    /// Starts (again) the device's TemporaryTimeout: an unpaired device that is not connected goes
+    /// Starts (again) the device's TemporaryTimeout: a temporary device (only heard: never connected
+    /// through Device1.Connect nor resolved) that is not connected goes
     /// away that long after it was last seen (BlueZ 5.66 `src/device.c` `device_update_last_seen`,
     /// `set_temporary_timer`, `device_disappeared`).
     func scheduleExpiry(_ path: ObjectPath) {
@@ -285,7 +298,7 @@ extension BlueZStandIn {
         object.expiry?.cancel()
         object.expiry = nil
         let timeout = configuration.host.temporaryTimeout
-        if !object.connected, !object.paired, timeout > .zero {
+        if object.temporary, !object.connected, !object.paired, timeout > .zero {
             object.expiry = Task { [weak self] in
                 try? await Task.sleep(for: timeout)
                 guard !Task.isCancelled else { return }
@@ -298,7 +311,7 @@ extension BlueZStandIn {
     /// TemporaryTimeout ran out: the device object goes, with its GATT objects.
     /// While a discovery hears the device, every advertisement starts the timeout again.
     private func expire(_ path: ObjectPath) {
-        guard let object = devices[path], !object.connected, !object.paired else { return }
+        guard let object = devices[path], object.temporary, !object.connected, !object.paired else { return }
         if isHeardNow(object.address) {
             scheduleExpiry(path)
             return

@@ -31,6 +31,12 @@ public actor BlueZStandIn {
         var connectCancelled = false
         /// Service UUIDs heard in advertisements (Device1.UUIDs until services were resolved).
         var advertisedUUIDs: [String] = []
+        /// Whether bluetoothd would forget the device after TemporaryTimeout: true for a device only
+        /// heard, false once Device1.Connect was called or its services were resolved (`src/device.c`
+        /// `dev_connect`, `register_gatt_services`). (A failed pairing makes an unpaired device
+        /// temporary again in `device_bonding_complete`, but the GATT discovery of the same link makes
+        /// it permanent once more, so that is not modelled.)
+        var temporary = true
         /// The pending TemporaryTimeout expiry.
         var expiry: Task<Void, Never>?
 
