@@ -6,9 +6,9 @@ bleak checks the BlueZ version with `bluetoothctl --version` (Debian's 5.66 here
 then uses only the D-Bus API: discovery, Device1.Connect, the GATT objects,
 StartNotify or AcquireNotify, WriteValue with type request or command.
 
-Tests marked `stand_in_difference` pin bluetoothd 5.66's real behaviour where the
-stand-in still differs (the row of the fidelity findings is named); they are strict
-expected failures until the stand-in is fixed, then the marker must go.
+Several tests pin bluetoothd 5.66's or the SDK 15–17 bootloader's real behaviour at a
+place where the stand-in used to differ (the rows of the fidelity findings; the table in
+Tests/Clients/README.md names each test's row and source).
 """
 
 import asyncio
@@ -29,10 +29,6 @@ BOOTLOADER = "C0:FF:EE:00:00:10"
 DEVICE_PATH = "/org/bluez/hci0/dev_C0_FF_EE_00_00_10"
 # secure-app.zip is for hw_version 52 and SoftDevice 0xB7 (firmware-samples/README.md).
 SECURE_BOOTLOADER = ("--device", "secure,sd_id=0xB7")
-
-
-def stand_in_difference(row: str, what: str):
-    return pytest.mark.xfail(reason=f"{row}: dfu-sim {what}", strict=True)
 
 
 async def connected(address: str = BOOTLOADER, **kwargs) -> BleakClient:
@@ -112,7 +108,6 @@ async def test_connect_resolves_the_dfu_service_with_control_point_and_packet(df
         await client.disconnect()
 
 
-@stand_in_difference("B2", "gives the Packet characteristic notify and a CCCD, and declares it after the Control Point")
 async def test_packet_is_write_without_response_only_and_declared_before_the_control_point(dfu_sim):
     dfu_sim(*SECURE_BOOTLOADER)
     client = await connected()
@@ -270,7 +265,6 @@ async def test_a_reconnection_finds_the_same_services_and_the_bootloader_kept_th
         await client.disconnect()
 
 
-@stand_in_difference("B1", "removes every GATT object of a device when its link drops")
 async def test_gatt_objects_stay_exported_after_a_disconnect(dfu_sim):
     dfu_sim(*SECURE_BOOTLOADER)
     client = await connected()
@@ -308,7 +302,6 @@ async def test_buttonless_answers_enter_bootloader_by_indication_and_the_bootloa
     assert "C0:FF:EE:00:00:11" in found, f"bleak saw {list(found)}"
 
 
-@stand_in_difference("B3", "exports NotifyAcquired on indicate-only characteristics and lets AcquireNotify take them")
 async def test_an_indicate_only_characteristic_offers_no_acquire_notify_so_bleak_uses_start_notify(dfu_sim):
     serve = dfu_sim("--device", "buttonless,sd_id=0xB7")
     client = await connected()
@@ -336,7 +329,6 @@ async def test_services_are_generic_attribute_and_dfu_without_the_claimed_gap_se
         await client.disconnect()
 
 
-@stand_in_difference("B13", "leaves GAP (1800) out of Device1.UUIDs")
 async def test_device_uuids_name_every_resolved_service_the_gap_service_included(dfu_sim):
     dfu_sim(*SECURE_BOOTLOADER)
     client = await connected()
@@ -348,7 +340,6 @@ async def test_device_uuids_name_every_resolved_service_the_gap_service_included
         await client.disconnect()
 
 
-@stand_in_difference("B7", "answers a read of the Control Point with Failed \"ATT error: 0x0a\"")
 async def test_reading_the_control_point_is_not_permitted(dfu_sim):
     dfu_sim(*SECURE_BOOTLOADER)
     client = await connected()
@@ -364,7 +355,6 @@ async def test_reading_the_control_point_is_not_permitted(dfu_sim):
         await client.disconnect()
 
 
-@stand_in_difference("B9", "refuses WriteValue type=command on the Control Point with NotSupported")
 async def test_a_write_command_to_the_control_point_is_sent_without_error(dfu_sim):
     dfu_sim(*SECURE_BOOTLOADER)
     client = await connected()
@@ -377,7 +367,6 @@ async def test_a_write_command_to_the_control_point_is_sent_without_error(dfu_si
         await client.disconnect()
 
 
-@stand_in_difference("B6", "lets a Secure bootloader pair and bond")
 async def test_pairing_with_a_secure_bootloader_fails_and_leaves_it_unpaired(dfu_sim):
     dfu_sim(*SECURE_BOOTLOADER)
     client = await connected()
