@@ -14,23 +14,12 @@ struct StandInBenchmarkTests {
     @Test(arguments: [true, false])
     func fiveHundredKilobyteUpload(throughSocket: Bool) async throws {
         try await withStandIn(devices: ["secure,max_image=1048576"]) { bus in
-            let device = try await bus.discover("C0:FF:EE:00:00:10")
-            try await bus.connect(device)
-            let characteristics = try await bus.characteristics(of: device)
-            let controlPoint = try #require(characteristics[SecureDFUByHand.controlPoint])
-            let packet = try #require(characteristics[SecureDFUByHand.packet])
-            _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "StartNotify")
+            let session = try await SecureSessionByHand(bus)
+            let packet = session.packet
+            let send = session.send
             let image = SecureDFUByHand.image(500 * 1024)
             let initPacket = SecureDFUByHand.initPacket(for: image)
-            var count = 0
-            let request = DBusValue.stringVariantDictionary(["type": .string("request")])
             let command = DBusValue.stringVariantDictionary(["type": .string("command")])
-            func send(_ bytes: [UInt8]) async throws -> [UInt8] {
-                _ = try await bus.call(
-                    controlPoint, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(bytes), request])
-                count += 1
-                return try await bus.notification(count, on: controlPoint)
-            }
             let startWall = ContinuousClock.now
             let startCPU = Self.cpuTime()
             _ = try await send(SecureDFUByHand.create(0x01, size: initPacket.count))

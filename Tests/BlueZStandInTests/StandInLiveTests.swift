@@ -110,23 +110,12 @@ struct StandInLiveTests {
 
     @Test func secureDFUByHandInstallsTheImageThroughWriteValueAndAcquireWrite() async throws {
         try await withStandIn(devices: ["secure"]) { bus in
-            let device = try await bus.discover("C0:FF:EE:00:00:10")
-            try await bus.connect(device)
-            let characteristics = try await bus.characteristics(of: device)
-            let controlPoint = try #require(characteristics[SecureDFUByHand.controlPoint])
-            let packet = try #require(characteristics[SecureDFUByHand.packet])
-            _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "StartNotify")
+            let session = try await SecureSessionByHand(bus)
+            let (device, packet) = (session.device, session.packet)
+            let send = session.send
 
             let image = SecureDFUByHand.image(5000)
             let initPacket = SecureDFUByHand.initPacket(for: image)
-            var count = 0
-            func send(_ request: [UInt8]) async throws -> [UInt8] {
-                _ = try await bus.call(
-                    controlPoint, BlueZNames.gattCharacteristic, "WriteValue",
-                    [.byteArray(request), Self.request])
-                count += 1
-                return try await bus.notification(count, on: controlPoint)
-            }
             // Command object: Select, Create, the init packet by WriteValue(command), Checksum, Execute.
             let selected = try await send(SecureDFUByHand.select(0x01))
             #expect(Array(selected.prefix(3)) == [0x60, 0x06, 0x01])

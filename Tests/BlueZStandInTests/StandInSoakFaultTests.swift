@@ -13,13 +13,8 @@ struct StandInSoakFaultTests {
     private func secureSession(_ bus: StandInHarness) async throws -> (
         device: ObjectPath, controlPoint: ObjectPath, packet: ObjectPath
     ) {
-        let device = try await bus.discover("C0:FF:EE:00:00:10")
-        try await bus.connect(device)
-        let characteristics = try await bus.characteristics(of: device)
-        let controlPoint = try #require(characteristics[SecureDFUByHand.controlPoint])
-        let packet = try #require(characteristics[SecureDFUByHand.packet])
-        _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "StartNotify")
-        return (device, controlPoint, packet)
+        let session = try await SecureSessionByHand(bus)
+        return (session.device, session.controlPoint, session.packet)
     }
 
     /// The paths the stand-in serves now.

@@ -12,22 +12,11 @@ import Testing
 struct UnpacedClientTests {
     @Test func aClientThatDoesNotPaceUploads200KBByteExact() async throws {
         try await withStandIn(devices: ["secure"]) { bus in
-            let device = try await bus.discover("C0:FF:EE:00:00:10")
-            try await bus.connect(device)
-            let characteristics = try await bus.characteristics(of: device)
-            let controlPoint = try #require(characteristics[SecureDFUByHand.controlPoint])
-            let packet = try #require(characteristics[SecureDFUByHand.packet])
-            _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "StartNotify")
+            let session = try await SecureSessionByHand(bus)
+            let packet = session.packet
+            let send = session.send
             let image = SecureDFUByHand.image(200 * 1024)
             let initPacket = SecureDFUByHand.initPacket(for: image)
-            var count = 0
-            let request = DBusValue.stringVariantDictionary(["type": .string("request")])
-            func send(_ bytes: [UInt8]) async throws -> [UInt8] {
-                _ = try await bus.call(
-                    controlPoint, BlueZNames.gattCharacteristic, "WriteValue", [.byteArray(bytes), request])
-                count += 1
-                return try await bus.notification(count, on: controlPoint)
-            }
             // 60 01 01: Create command object → success.
             #expect(try await send(SecureDFUByHand.create(0x01, size: initPacket.count)) == [0x60, 0x01, 0x01])
             let socket = try #require(
