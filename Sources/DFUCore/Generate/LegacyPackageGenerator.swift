@@ -15,24 +15,16 @@
 /// - Zip order as ``SecurePackageGenerator``: `manifest.json`, then the files newest first.
 public enum LegacyPackageGenerator {
     public static func generate(_ request: LegacyPackageRequest) throws(PackageGenerationError) -> GeneratedPackage {
-        var names: [String: String] = [:]
+        var names = PackageMemberNames()
         func name(of firmware: SecurePackageRequest.Firmware) throws(PackageGenerationError) -> String {
-            let binName = firmware.baseName.replacingAll(".hex", with: ".bin")
-            guard binName.contains(".bin") else {
-                throw .usage("\(firmware.path): the file name must end in .bin or .hex (it names the image and its .dat in the package)")
-            }
-            if let other = names[binName] {
-                throw .usage("\(firmware.path) and \(other) would both be \(binName) in the package; rename one")
-            }
-            names[binName] = firmware.path
-            return binName
+            try names.binName(of: firmware)
         }
         // (manifest key, bin name, image, sizes of a combined image) in adafruit's processing order.
         var parts: [(key: String, binName: String, image: [UInt8], sizes: (Int, Int)?)] = []
         var created: [GeneratedPackage.File] = []
         var combined: (key: String, binName: String, image: [UInt8], sizes: (Int, Int)?)? = nil
         if let softdevice = request.softdevice, let bootloader = request.bootloader {
-            names["sd_bl.bin"] = "the SoftDevice+bootloader image"
+            names.reserve("sd_bl.bin", for: "the SoftDevice+bootloader image")
             let sd = try NordicImageFlattener.image(name: softdevice.path, bytes: softdevice.bytes)
             let bl = try NordicImageFlattener.image(name: bootloader.path, bytes: bootloader.bytes)
             combined = ("softdevice_bootloader", "sd_bl.bin", sd + bl, (sd.count, bl.count))

@@ -85,22 +85,14 @@ public enum SecurePackageGenerator {
     private static func plan(_ request: SecurePackageRequest) throws(PackageGenerationError) -> [Part] {
         let systemRequirements = mergedRequirements(request.softdeviceRequirements, request.softdeviceIDs)
         let applicationRequirements = setOrder(request.softdeviceIDs ?? request.softdeviceRequirements)
-        var names: [String: String] = [:]
+        var names = PackageMemberNames()
         func name(of firmware: SecurePackageRequest.Firmware) throws(PackageGenerationError) -> String {
-            let binName = firmware.baseName.replacingAll(".hex", with: ".bin")
-            guard binName.contains(".bin") else {
-                throw .usage("\(firmware.path): the file name must end in .bin or .hex (it names the image and its .dat in the package)")
-            }
-            if let other = names[binName] {
-                throw .usage("\(firmware.path) and \(other) would both be \(binName) in the package; rename one")
-            }
-            names[binName] = firmware.path
-            return binName
+            try names.binName(of: firmware)
         }
         var parts: [Part] = []
         let combined = request.softdevice != nil && request.bootloader != nil
         if combined, let softdevice = request.softdevice, let bootloader = request.bootloader {
-            names["sd_bl.bin"] = "the SoftDevice+bootloader image"
+            names.reserve("sd_bl.bin", for: "the SoftDevice+bootloader image")
             _ = try name(of: softdevice)
             let sdImage = try NordicImageFlattener.image(name: softdevice.path, bytes: softdevice.bytes)
             let blImage = try NordicImageFlattener.image(name: bootloader.path, bytes: bootloader.bytes)
