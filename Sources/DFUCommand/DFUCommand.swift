@@ -26,10 +26,28 @@ public enum DFUCommand {
         } catch {
             return ErrorReport.report(error, context: context)
         }
-        do {
-            return try await command.run(parsed, context: context)
-        } catch {
-            return ErrorReport.report(error, context: context)
+        let work = Task { () async -> ExitCode in
+            do {
+                return try await command.run(parsed, context: context)
+            } catch {
+                return ErrorReport.report(error, context: context)
+            }
+        }
+        // The first Ctrl-C or SIGTERM cancels the command; one that does not end within its grace
+        // (a call into the stack that does not return) is left behind with exit 130.
+        let ending = FirstResult<ExitCode>()
+        return await withCheckedContinuation { continuation in
+            ending.resume(with: continuation)
+            Task { ending.deliver(await work.value) }
+            context.interrupts.onInterrupt {
+                work.cancel()
+                Task {
+                    try? await Task.sleep(for: command.interruptGrace)
+                    if ending.deliver(.interrupted) {
+                        context.writeError("dfu: \(command.name) interrupted; it did not stop within \(ProgressText.seconds(command.interruptGrace))\n")
+                    }
+                }
+            }
         }
     }
 

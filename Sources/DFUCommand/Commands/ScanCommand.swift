@@ -46,37 +46,56 @@ enum ScanCommand: Subcommand {
         if let adapter, !UploadSettings.isAdapterName(adapter) {
             throw UsageError("option --adapter: '\(adapter)' is not an adapter name like hci0", command: name)
         }
-        let heard = try await context.transports.scan(adapter, timeout)
+        let heard: [Advertisement]
+        do {
+            heard = try await context.transports.scan(adapter, timeout)
+        } catch where context.interrupts.isInterrupted {
+            heard = []
+        }
         var rows: [Row] = []
         for advertisement in heard.sorted(by: { ($0.rssi ?? Int.min) > ($1.rssi ?? Int.min) }) {
             let isDFU = advertisement.serviceUUIDs.contains { dfuServices.contains($0.uppercased()) }
             guard isDFU || arguments.flag("all") else { continue }
-            if context.interrupts.isInterrupted { return .interrupted }
             var mode: DeviceMode?
-            if isDFU {
+            // After Ctrl-C the devices heard are still listed, without connecting to them.
+            if isDFU && !context.interrupts.isInterrupted {
                 mode = try? await DeviceMode.probe(advertisement.address, adapter: adapter, timeout: timeout, context: context)
             }
             rows.append(Row(address: advertisement.address.description, name: advertisement.name, rssi: advertisement.rssi,
                             mode: mode, services: advertisement.serviceUUIDs))
         }
+        let interrupted = context.interrupts.isInterrupted
         if arguments.flag("json") {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let data = try encoder.encode(["devices": rows])
             context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
-            return .success
+        } else if rows.isEmpty {
+            if !interrupted {
+                context.writeError("no \(arguments.flag("all") ? "" : "DFU ")device found within \(ProgressText.seconds(timeout))\n")
+            }
+        } else {
+            context.writeOutput(table(rows))
         }
-        if rows.isEmpty {
-            context.writeError("no \(arguments.flag("all") ? "" : "DFU ")device found within \(ProgressText.seconds(timeout))\n")
-            return .success
+        if interrupted {
+            var line = "dfu: scan interrupted; \(rows.count) device\(rows.count == 1 ? "" : "s") heard so far"
+            if rows.contains(where: { $0.mode == nil && dfuServices.contains(where: $0.services.contains) }) {
+                line += ", those without a mode were not connected to"
+            }
+            context.writeError(line + "\n")
+            return .interrupted
         }
+        return .success
+    }
+
+    /// The table on a terminal: names are escaped (anything in radio range can advertise one).
+    static func table(_ rows: [Row]) -> String {
         var text = "ADDRESS            RSSI  NAME                  MODE\n"
         for row in rows {
             let rssi = row.rssi.map(String.init) ?? "-"
             text += row.address + "  " + String(repeating: " ", count: max(0, 4 - rssi.count)) + rssi + "  "
-            text += (row.name ?? "-").padding(20) + "  " + (row.mode?.description ?? "-") + "\n"
+            text += TerminalText.escaped(row.name ?? "-").padding(20) + "  " + (row.mode?.description ?? "-") + "\n"
         }
-        context.writeOutput(text)
-        return .success
+        return text
     }
 }

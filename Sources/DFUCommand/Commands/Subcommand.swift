@@ -14,4 +14,11 @@ protocol Subcommand: Sendable {
     static var options: [OptionSpec] { get }
     /// Runs the command. Errors are rendered and mapped to exit codes by ``ErrorReport``.
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode
+    /// How long the command may take to wind down after Ctrl-C or SIGTERM before `dfu` exits 130
+    /// without it.
+    static var interruptGrace: Duration { get }
+}
+
+extension Subcommand {
+    static var interruptGrace: Duration { .seconds(2) }
 }

@@ -1,5 +1,6 @@
 import DFUCore
 import Foundation
+import Synchronization
 
 /// `dfu trigger --device D`: switches an application into its bootloader and says where it is.
 enum TriggerCommand: Subcommand {
@@ -59,8 +60,21 @@ enum TriggerCommand: Subcommand {
 
         let preferences = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"))
         let session = try await context.transports.open(adapter, target.label, preferences: preferences)
-        let result = await switchDevice(target, session: session, options: options, clock: session.clock)
+        let asked = Mutex(false)
+        let result = await switchDevice(target, session: session, options: options, interrupts: context.interrupts,
+                                        clock: session.clock) { observation in
+            if case .write(let endpoint, let bytes) = observation, Self.isSwitchRequest(bytes, to: endpoint) {
+                asked.withLock { $0 = true }
+            }
+        }
         await session.close()
+        if context.interrupts.isInterrupted, (try? result.get()) == nil {
+            let state = asked.withLock { $0 }
+                ? "it was asked to restart into its bootloader and may be waiting there"
+                : "it was not switched"
+            context.writeError(TerminalText.escaped("dfu: trigger interrupted; \(target.label): \(state)") + "\n")
+            return .interrupted
+        }
         let (peer, switched) = try result.get()
         if arguments.flag("json") {
             let encoder = JSONEncoder()
@@ -68,17 +82,29 @@ enum TriggerCommand: Subcommand {
             let data = try encoder.encode(Answer(bootloader: peer.address.description, name: peer.name, switched: switched))
             context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
         } else {
-            context.writeOutput("\(peer.address)\(peer.name.map { " \($0)" } ?? "")\n")
-            if !switched { context.writeError("dfu: \(target.label) was already in its bootloader\n") }
+            context.writeOutput("\(peer.address)\(peer.name.map { " \(TerminalText.escaped($0))" } ?? "")\n")
+            if !switched { context.writeError(TerminalText.escaped("dfu: \(target.label) was already in its bootloader") + "\n") }
         }
         return .success
     }
 
-    private static func switchDevice<C: Clock>(_ target: DeviceTarget, session: TransportSession, options: DFUOptions,
-                                               clock: C) async -> Result<(bootloader: DFUPeer, switched: Bool), any Error>
-        where C.Duration == Duration {
-        // A concrete transport type for the generic runner.
-        let transport = ObservedTransport(base: session.transport) { _ in }
+    /// Whether `bytes` written to `endpoint` ask an application to restart into its bootloader
+    /// (buttonless Enter Bootloader, 0x01, or any Legacy Control Point request).
+    static func isSwitchRequest(_ bytes: [UInt8], to endpoint: DFUEndpoint) -> Bool {
+        switch endpoint {
+        case .buttonlessWithBonds, .buttonlessWithoutBonds, .buttonlessExperimental: bytes.first == 0x01
+        case .legacyControlPoint: true
+        default: false
+        }
+    }
+
+    private static func switchDevice<C: Clock>(
+        _ target: DeviceTarget, session: TransportSession, options: DFUOptions, interrupts: InterruptController, clock: C,
+        observe: @escaping @Sendable (TransportObservation) -> Void
+    ) async -> Result<(bootloader: DFUPeer, switched: Bool), any Error> where C.Duration == Duration {
+        // After Ctrl-C every call on the link fails, so the runner stops at its next step.
+        let transport = InterruptibleTransport(base: ObservedTransport(base: session.transport, observe: observe),
+                                               interrupts: interrupts)
         let runner = DFURunner(transport: transport, clock: clock, options: options)
         do throws(DFUError) {
             return .success(try await runner.switchToBootloader(device: target.selector))

@@ -39,6 +39,8 @@ enum UploadCommand: Subcommand {
         ("dfu upload app.zip -d DfuTarg --key public.pem", "refuse a package whose signature does not verify"),
     ]
     static let options = UploadSettings.options
+    /// Each device sends Abort, disconnects and releases its link first (``UploadBatch/interruptGrace``).
+    static let interruptGrace: Duration = .seconds(10)
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let settings = try UploadSettings(arguments, context: context)

@@ -88,7 +88,7 @@ final class LiveProgressRenderer: UploadRenderer {
             }
         }
         if outcomes.count > 1 { text += ProgressText.summary(outcomes) + "\n" }
-        if !text.isEmpty { context.writeError(text) }
+        if !text.isEmpty { context.writeError(TerminalText.lines(text)) }
     }
 
     /// The widest form of the progress line that fits the terminal (the state is added by ``render(_:)``);
@@ -108,7 +108,7 @@ final class LiveProgressRenderer: UploadRenderer {
     /// Moves to the top of the block, prints `message` there (it scrolls up), and draws every line again.
     private func redraw(_ screen: inout Screen, above message: String?) {
         var output = screen.drawn > 0 ? "\u{1B}[\(screen.drawn)A\r" : ""
-        if let message { output += "\u{1B}[J" + message + "\n" }
+        if let message { output += "\u{1B}[J" + TerminalText.escaped(message) + "\n" }
         for device in screen.order {
             guard let line = screen.lines[device] else { continue }
             output += "\u{1B}[2K" + render(line) + "\n"
@@ -120,7 +120,7 @@ final class LiveProgressRenderer: UploadRenderer {
     /// The line cut to the terminal's width (so it never wraps), the status coloured.
     private func render(_ line: Line) -> String {
         let room = width - 1 - line.status.count - 2
-        var text = line.text
+        var text = TerminalText.escaped(line.text)
         if text.count > room { text = String(text.prefix(max(0, room - 1))) + "…" }
         let status = colour ? "\u{1B}[\(line.colour.rawValue)m\(line.status)\u{1B}[0m" : line.status
         return text.isEmpty ? status : text + "  " + status
