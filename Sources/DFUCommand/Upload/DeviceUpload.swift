@@ -71,6 +71,10 @@ struct DeviceUpload: Sendable {
             if previous?.state != progress.state || previous?.part != progress.part {
                 renderer.handle(.state(device, progress))
             }
+            if verbosity >= 1, progress.state == .uploading, progress.transferStart > 0,
+               previous?.state != .uploading || previous?.transferStart != progress.transferStart {
+                renderer.handle(.log(device, .info, "resuming part \(progress.part) at byte \(progress.transferStart)"))
+            }
             if progress.state == .uploading || progress.state == .validating {
                 renderer.handle(.progress(device, progress, elapsed: elapsed))
             }
@@ -78,8 +82,12 @@ struct DeviceUpload: Sendable {
         do throws(DFUError) {
             return .updated(try await runner.update(package, device: target.selector))
         } catch {
-            if case .aborted = error { return .interrupted(Self.whereLeft(lastActive.withLock { $0 })) }
-            if context.interrupts.isInterrupted { return .interrupted(Self.whereLeft(lastActive.withLock { $0 })) }
+            if case .aborted = error {
+                return .interrupted(whereLeft(lastActive.withLock { $0 }, sentAbort: transport.abortAccepted))
+            }
+            if context.interrupts.isInterrupted {
+                return .interrupted(whereLeft(lastActive.withLock { $0 }, sentAbort: transport.abortAccepted))
+            }
             let (code, message) = ErrorReport.classify(error)
             return .failed(code, message)
         }
@@ -88,14 +96,28 @@ struct DeviceUpload: Sendable {
     /// The message for a device whose update never began.
     static let notStarted = "interrupted before the update began; the device was not changed"
 
-    /// Where an interrupted device was left, from its last progress.
-    static func whereLeft(_ progress: DFUProgress?) -> String {
-        guard let progress, progress.state != .connecting || progress.part > 1 else { return notStarted }
+    /// Where an interrupted device was left, from its last progress, and what running `dfu` again
+    /// will do: only what the engine does (it skips a system part the bootloader already holds by
+    /// rejecting its init packet, and resumes an object only when the bootloader kept it).
+    func whereLeft(_ progress: DFUProgress?, sentAbort: Bool) -> String {
+        guard let progress, progress.state != .connecting || progress.part > 1 else { return Self.notStarted }
         var text = "interrupted in part \(progress.part)/\(progress.totalParts) while \(ProgressText.state(progress.state))"
         if progress.state == .uploading || progress.state == .validating {
             text += " at \(progress.percent)% (\(progress.bytesSent) of \(progress.totalBytes) bytes)"
         }
-        return text + "; the device stays in its bootloader; run the same command again to resume"
+        let inScope = package.parts.filter { settings.options.scope.includes($0.kind) }
+        let current = progress.part - 1 < inScope.count ? inScope[progress.part - 1].kind : nil
+        if progress.part > 1, current == .application, settings.options.scope == .all {
+            text += "; the parts before it are installed"
+            text += sentAbort ? "; the bootloader accepted Abort and drops what it had of the application" : ""
+            return text + "; to send only the application, run the same command with --scope application"
+        }
+        if sentAbort {
+            return text + "; the bootloader accepted Abort: the device resets and keeps its previous firmware if it is still valid, "
+                + "otherwise it waits in its bootloader; the same command again starts this part over"
+        }
+        return text + "; the device stays in its bootloader with what it received; "
+            + "the same command again resumes where the bootloader stopped"
     }
 
     /// The options that shape the transfer, for `-v`.

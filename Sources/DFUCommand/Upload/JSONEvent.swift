@@ -15,7 +15,8 @@ struct JSONEvent: Encodable, Sendable, Hashable {
     /// Bytes of this part confirmed by the device, and the part's size.
     var bytes: Int?
     var total: Int?
-    /// Bytes per second since the previous progress event of the part, and since the part began.
+    /// Bytes per second over the last two seconds or so, and over everything this run sent of the part
+    /// (`done`: of the whole update); absent until two seconds of transfer could be measured.
     var speed: Int?
     var average: Int?
     /// Seconds since this device's update began.

@@ -24,8 +24,8 @@ extension DFURunner {
         var partNumber = 1
         var totalPartsSkipped = 0
         var report = DFUUpdateReport()
-        var uploadStart: RunnerClock.Instant?
-        var lastReport: (RunnerClock.Instant, Int)?
+        /// The speed of the part being sent.
+        var meter = TransferMeter()
         /// How many times the flash pacer was slowed down after losses (kept across connections).
         var pacingSlowdowns = 0
     }
