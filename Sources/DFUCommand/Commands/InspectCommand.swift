@@ -42,7 +42,7 @@ enum InspectCommand: Subcommand {
             let data = try encoder.encode(report)
             context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
         } else {
-            context.writeOutput(TerminalText.lines(ReportTable.render(report, path: path)))
+            context.writeOutput(TerminalText.lines(ReportTable.render(report, path: path, rawWithoutInit: source.rawKind != nil && source.initPath == nil)))
         }
         return .success
     }

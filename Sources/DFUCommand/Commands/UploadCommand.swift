@@ -45,7 +45,7 @@ enum UploadCommand: Subcommand {
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let settings = try UploadSettings(arguments, context: context)
         var devices = settings.devices
-        if let file = settings.devicesFile {
+        for file in settings.devicesFiles {
             let listed = DeviceTarget.list(fromFile: String(decoding: try context.readFile(file), as: UTF8.self))
             if listed.isEmpty { throw UsageError("option --devices-from: \(file) names no device", command: name) }
             devices += listed

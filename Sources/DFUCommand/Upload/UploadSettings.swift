@@ -10,8 +10,8 @@ struct UploadSettings: Sendable {
     let keyPath: String?
     /// `--device` values, in order (`--devices-from` adds to them when the file is read).
     let devices: [DeviceTarget]
-    /// `--devices-from`: the file path.
-    let devicesFile: String?
+    /// `--devices-from`: the file paths, in order.
+    let devicesFiles: [String]
     /// `--adapter` values, in order; empty = the default adapter.
     let adapters: [String]
     /// How many devices are updated at once.
@@ -33,7 +33,8 @@ struct UploadSettings: Sendable {
     static let options: [OptionSpec] = [
         .value("device", short: "d", "ADDRESS|NAME", repeatable: true,
                help: "the device to update (repeat for several); an address also matches its bootloader (+1)"),
-        .value("devices-from", "FILE", help: "read more devices from FILE, one address or name per line (# comments)"),
+        .value("devices-from", "FILE", repeatable: true,
+               help: "read more devices from FILE, one address or name per line (# starts a comment); repeatable"),
         .value("adapter", short: "a", "hciN", repeatable: true,
                help: "Bluetooth adapter to use (repeat to spread devices over several); default: BlueZ's default"),
         .value("parallel", short: "j", "N", help: "update up to N devices at once (default: 4 per adapter)"),
@@ -67,10 +68,15 @@ struct UploadSettings: Sendable {
 
         let path = try arguments.positionals(named: ["PACKAGE"])[0]
         source = try PackageSource(path: path, arguments: arguments)
+        if source.rawKind != nil && source.initPath == nil {
+            // Secure bootloaders and Legacy ones from SDK 7 on need the init packet; only SDK 6 and older
+            // took an image alone. Asking here beats finding out after connecting to the device.
+            throw usage("a raw image (\(path)) needs its init packet: add --init FILE.dat")
+        }
         keyPath = arguments.value("key")
         devices = arguments.all("device").map(DeviceTarget.init)
-        devicesFile = arguments.value("devices-from")
-        if devices.isEmpty && devicesFile == nil {
+        devicesFiles = arguments.all("devices-from")
+        if devices.isEmpty && devicesFiles.isEmpty {
             throw usage("missing --device ADDRESS|NAME (or --devices-from FILE)")
         }
         for name in arguments.all("device") where name.isEmpty {
