@@ -51,8 +51,16 @@ public enum DFUCommand {
         }
     }
 
-    /// Runs `dfu` with `arguments` (without the program name) and returns the exit status.
+    /// Runs `dfu` with `arguments` (without the program name) and returns the exit status; output that
+    /// could not be written makes it 74 (unless the command already failed).
     public static func main(_ arguments: [String], context: CommandContext) async -> ExitCode {
+        let code = await dispatch(arguments, context: context)
+        guard let failure = context.outputError() else { return code }
+        context.writeError("dfu: cannot write to standard output: \(failure)\n")
+        return code == .success ? .outputFailed : code
+    }
+
+    private static func dispatch(_ arguments: [String], context: CommandContext) async -> ExitCode {
         guard let first = arguments.first else {
             context.writeError(Help.overview())
             return .usage

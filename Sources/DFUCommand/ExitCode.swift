@@ -22,6 +22,8 @@ public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConver
     public static let noInput = ExitCode(rawValue: 66)
     /// BlueZ, the D-Bus system bus or the adapter is unavailable (`EX_UNAVAILABLE`).
     public static let unavailable = ExitCode(rawValue: 69)
+    /// Standard output could not be written, e.g. a full disk (`EX_IOERR`).
+    public static let outputFailed = ExitCode(rawValue: 74)
     /// An internal error: a bug in `dfu` (`EX_SOFTWARE`).
     public static let software = ExitCode(rawValue: 70)
     /// Interrupted by Ctrl-C or SIGTERM.

@@ -71,3 +71,15 @@ struct InterruptEveryCommandTests {
         #expect(run.error == "dfu: \(fifo): cannot read: is not a regular file\n")
     }
 }
+
+/// Output that cannot be written is an error, not a silent success.
+@Suite struct OutputFailureTests {
+    @Test func inspectJSONToAFullDiskExits74AndSaysWhy() async throws {
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        defer { try? full.close() }
+        let run = try await ProcessRun.dfu(["inspect", UploadCommandTests.package("secure-app-1024.zip"), "--json"],
+                                           standardOutput: full)
+        #expect(run.status == 74, "\(run.error)")
+        #expect(run.error == "dfu: cannot write to standard output: No space left on device\n")
+    }
+}

@@ -9,6 +9,7 @@ enum Help {
         (.badPackage, "bad package or firmware file, hash or signature check failed"),
         (.noInput, "a file named on the command line cannot be read"),
         (.unavailable, "BlueZ, the D-Bus system bus or the Bluetooth adapter is unavailable"),
+        (.outputFailed, "standard output could not be written (e.g. a full disk)"),
         (.software, "internal error (a bug in dfu; please report it)"),
         (.interrupted, "interrupted (Ctrl-C or SIGTERM)"),
     ]

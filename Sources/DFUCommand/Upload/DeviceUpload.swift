@@ -126,7 +126,10 @@ struct DeviceUpload: Sendable {
         text += ", scan timeout \(ProgressText.seconds(options.scanTimeout)), connect timeout \(ProgressText.seconds(options.connectTimeout))"
         text += ", \(options.reconnectAttempts) reconnections, resume \(options.resume ? "on" : "off")"
         if let cap = options.packetSizeCap { text += ", packets of at most \(cap) bytes" }
-        text += ", first object delay \(ProgressText.seconds(options.firstObjectDelay))"
+        let firstDelay = options.effectiveFirstObjectDelay
+        text += firstDelay > .zero || options.firstObjectDelayIsExplicit
+            ? ", first object delay \(ProgressText.seconds(firstDelay))"
+            : ", first object paced to the flash (no fixed delay)"
         if options.objectDelay > .zero { text += ", object delay \(ProgressText.seconds(options.objectDelay))" }
         return text
     }

@@ -53,7 +53,8 @@ struct UploadSettings: Sendable {
         .flag("no-resume", help: "start every object over instead of resuming an interrupted upload"),
         .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: packets by WriteValue, notifications by signals"),
         .value("packet-size", "BYTES", help: "largest data packet (default: the MTU allows, multiple of 4)"),
-        .value("first-object-delay", "MS", help: "wait after creating the first data object (default 400)"),
+        .value("first-object-delay", "MS",
+               help: "wait MS after creating the first data object (default: no fixed wait, packets are paced to the flash)"),
         .value("object-delay", "MS", help: "wait after creating every data object (default 0)"),
         .value("key", "PUBLIC.pem", help: "ECDSA P-256 public key: refuse to upload unless the signature verifies"),
         .flag("json", help: "JSON Lines events on standard output (schema in the README)"),
@@ -147,6 +148,7 @@ struct UploadSettings: Sendable {
         }
         if let delay = try arguments.integer("first-object-delay", in: 0...10_000) {
             options.firstObjectDelay = .milliseconds(delay)
+            options.firstObjectDelayIsExplicit = true
         }
         if let delay = try arguments.integer("object-delay", in: 0...10_000) { options.objectDelay = .milliseconds(delay) }
         self.options = options
