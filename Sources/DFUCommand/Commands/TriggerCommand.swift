@@ -24,6 +24,7 @@ enum TriggerCommand: Subcommand {
         .value("alt-name", "NAME", help: "name the bootloader advertises (default: random DfuNNNNN)"),
         .flag("no-alt-name", help: "do not rename the bootloader"),
         .flag("experimental-buttonless", help: "allow the unauthenticated SDK 12 experimental buttonless service"),
+        .flag("force-dfu", help: "treat a Legacy device without DFU Version characteristic as a bootloader"),
         .value("scan-timeout", "SECONDS", help: "how long to scan for the device and the bootloader (default 10)"),
         .value("connect-timeout", "SECONDS", help: "how long connecting may take (default 10)"),
         .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: writes by WriteValue, notifications by signals"),
@@ -55,6 +56,7 @@ enum TriggerCommand: Subcommand {
             options.alternativeName = .off
         }
         options.experimentalButtonless = arguments.flag("experimental-buttonless")
+        options.forceDFU = arguments.flag("force-dfu")
         if let seconds = try UploadSettings.seconds(arguments, "scan-timeout") { options.scanTimeout = seconds }
         if let seconds = try UploadSettings.seconds(arguments, "connect-timeout") { options.connectTimeout = seconds }
 

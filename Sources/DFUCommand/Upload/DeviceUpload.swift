@@ -29,6 +29,11 @@ struct DeviceUpload: Sendable {
         if Task.isCancelled || context.interrupts.isInterrupted {
             return DeviceOutcome(device: device, result: .interrupted(Self.notStarted))
         }
+        if target.address == nil, let others = await othersNamedLikeTarget() {
+            let message = "the name '\(device)' is advertised by \(others.count) devices (\(others.joined(separator: ", "))); "
+                + "give the address of the one to update"
+            return DeviceOutcome(device: device, result: .failed(.usage, message))
+        }
         let session: TransportSession
         do {
             session = try await context.transports.open(adapter, device, preferences: settings.link)
@@ -36,12 +41,29 @@ struct DeviceUpload: Sendable {
             let (code, message) = ErrorReport.classify(error)
             return DeviceOutcome(device: device, result: .failed(code, message))
         }
-        let result = await drive(clock: session.clock, base: session.transport)
+        let connected = Mutex<String?>(nil)
+        let result = await drive(clock: session.clock, base: session.transport) { address in
+            connected.withLock { $0 = $0 ?? address.description }
+        }
         await session.close()
-        return DeviceOutcome(device: device, result: result)
+        return DeviceOutcome(device: device, result: result, address: connected.withLock { $0 })
     }
 
-    private func drive<C: Clock>(clock: C, base: any DFUTransport) async -> DeviceOutcome.Result where C.Duration == Duration {
+    /// How long a device named by its advertised name is listened for before connecting, to make
+    /// sure no other device advertises the same name.
+    static let nameCheckScan: Duration = .seconds(2)
+
+    /// The addresses advertising the target's name when there are several, sorted; nil when the name
+    /// is unique, or absent (the engine then reports it as not found), or scanning is not possible.
+    private func othersNamedLikeTarget() async -> [String]? {
+        guard let heard = try? await context.transports.scan(adapter, Self.nameCheckScan) else { return nil }
+        let addresses = Set(heard.filter { $0.name == target.label }.map(\.address.description)).sorted()
+        return addresses.count > 1 ? addresses : nil
+    }
+
+    private func drive<C: Clock>(clock: C, base: any DFUTransport,
+                                 connected: @escaping @Sendable (DFUDeviceAddress) -> Void) async -> DeviceOutcome.Result
+        where C.Duration == Duration {
         let device = target.label
         let renderer = renderer
         let verbosity = settings.verbosity
@@ -49,6 +71,7 @@ struct DeviceUpload: Sendable {
             renderer.handle(.log(device, .info, "\(adapter.map { "on \($0), " } ?? "")looking for \(target.selector); " + Self.describe(settings.options)))
         }
         let observed = ObservedTransport(base: base) { observation in
+            if case .connected(let peer) = observation { connected(peer.address) }
             if verbosity >= 2 {
                 renderer.handle(.log(device, .trace, observation.traceLine))
             } else if verbosity == 1, case .connected = observation {

@@ -7,6 +7,8 @@ struct JSONEvent: Encodable, Sendable, Hashable {
     var event: String
     /// The device as named on the command line (absent in `summary`).
     var device: String?
+    /// `error`, `done`: the address of the device connected to (for a device named by its name).
+    var address: String?
     /// The phase (`state`): connecting, enablingDFUMode, starting, uploading, validating, disconnecting, completed, aborted.
     var state: String?
     /// The part being sent, from 1, and how many parts are sent.
@@ -39,7 +41,7 @@ struct JSONEvent: Encodable, Sendable, Hashable {
     var failed: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case event, device, state, part, parts, bytes, total, speed, average, elapsed, level, message
+        case event, device, address, state, part, parts, bytes, total, speed, average, elapsed, level, message
         case exitCode = "exit_code", result, partsSent = "parts_sent", partsSkipped = "parts_skipped"
         case seconds, updated, failed
     }

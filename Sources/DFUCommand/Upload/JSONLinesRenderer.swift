@@ -40,6 +40,7 @@ final class JSONLinesRenderer: UploadRenderer {
             emit(line)
         case .finished(let outcome):
             var done = JSONEvent("done", device: outcome.device)
+            done.address = outcome.address
             done.exitCode = outcome.code.rawValue
             switch outcome.result {
             case .updated(let report):
@@ -51,10 +52,11 @@ final class JSONLinesRenderer: UploadRenderer {
                 done.average = report.transferSpeed.map { Int($0.rounded()) }
             case .failed(_, let message), .interrupted(let message):
                 var error = JSONEvent("error", device: outcome.device)
+                error.address = outcome.address
                 error.exitCode = outcome.code.rawValue
                 error.message = message
                 emit(error)
-                context.writeError(TerminalText.lines("dfu: \(outcome.device): \(message)\n"))
+                context.writeError(TerminalText.lines("dfu: \(outcome.label): \(message)\n"))
                 done.result = outcome.code == .interrupted ? "interrupted" : "failed"
                 done.message = message
             }

@@ -68,11 +68,11 @@ final class LiveProgressRenderer: UploadRenderer {
                 switch outcome.result {
                 case .updated(let report):
                     screen.lines[outcome.device] = Line(
-                        text: ProgressText.updated(device: outcome.device, report), status: "done", colour: .green)
+                        text: ProgressText.updated(device: outcome.label, report), status: "done", colour: .green)
                 case .failed(_, let message):
-                    screen.lines[outcome.device] = Line(text: "\(outcome.device): \(message)", status: "failed", colour: .red)
+                    screen.lines[outcome.device] = Line(text: "\(outcome.label): \(message)", status: "failed", colour: .red)
                 case .interrupted:
-                    screen.lines[outcome.device] = Line(text: "\(outcome.device): interrupted", status: "aborted", colour: .red)
+                    screen.lines[outcome.device] = Line(text: "\(outcome.label): interrupted", status: "aborted", colour: .red)
                 }
                 redraw(&screen, above: nil)
             }
@@ -84,7 +84,7 @@ final class LiveProgressRenderer: UploadRenderer {
         for outcome in outcomes {
             switch outcome.result {
             case .updated: break
-            case .failed(_, let message), .interrupted(let message): text += "dfu: \(outcome.device): \(message)\n"
+            case .failed(_, let message), .interrupted(let message): text += "dfu: \(outcome.label): \(message)\n"
             }
         }
         if outcomes.count > 1 { text += ProgressText.summary(outcomes) + "\n" }
