@@ -25,6 +25,8 @@ enum InspectCommand: Subcommand {
         .flag("json", help: "print one JSON object on standard output (schema in the README)"),
     ] + PackageSource.options
 
+    static let exitCodes: [ExitCode] = [.success, .usage, .badPackage, .noInput, .outputFailed, .software, .interrupted]
+
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.positionals(named: ["PACKAGE"])[0]
         let source = try PackageSource(path: path, arguments: arguments)

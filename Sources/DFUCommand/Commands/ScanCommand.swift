@@ -5,9 +5,9 @@ import Foundation
 enum ScanCommand: Subcommand {
     static let name = "scan"
     static let abstract = "list nearby devices that offer DFU"
-    static let synopsis = "[--timeout SECONDS] [--all] [--adapter hciN] [--json]"
+    static let synopsis = "[--scan-timeout SECONDS] [--all] [--adapter hciN] [--json]"
     static let discussion = """
-        Scans for Bluetooth LE devices for --timeout seconds. Devices that advertise a DFU service
+        Scans for Bluetooth LE devices for --scan-timeout seconds. Devices that advertise a DFU service
         (Secure FE59, Legacy 1530 or the experimental buttonless service) are connected to, one
         after the other, to tell an application with a buttonless service from a bootloader.
         With --all every device heard is listed; devices without a DFU service in their
@@ -15,11 +15,11 @@ enum ScanCommand: Subcommand {
         """
     static let examples: [(command: String, comment: String)] = [
         ("dfu scan", "DFU devices in range"),
-        ("dfu scan --all --timeout 10", "everything in range, scanning longer"),
+        ("dfu scan --all --scan-timeout 10", "everything in range, scanning longer"),
         ("dfu scan --json | jq -r '.devices[] | select(.mode == \"secure-bootloader\") | .address'", "bootloaders waiting for an update"),
     ]
     static let options: [OptionSpec] = [
-        .value("timeout", short: "t", "SECONDS", help: "how long to scan (default 5)"),
+        .value("scan-timeout", short: "t", "SECONDS", aliases: ["timeout"], help: "how long to scan (default 5)"),
         .flag("all", help: "list every device, not only those advertising a DFU service"),
         .value("adapter", short: "a", "hciN", help: "Bluetooth adapter to use (default: BlueZ's default)"),
         .flag("json", help: "print one JSON object on standard output: {\"devices\": [...]}"),
@@ -39,9 +39,11 @@ enum ScanCommand: Subcommand {
         let services: [String]
     }
 
+    static let exitCodes: [ExitCode] = [.success, .usage, .unavailable, .outputFailed, .software, .interrupted]
+
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         _ = try arguments.positionals(named: [])
-        let timeout = try UploadSettings.seconds(arguments, "timeout") ?? .seconds(5)
+        let timeout = try UploadSettings.seconds(arguments, "scan-timeout") ?? .seconds(5)
         let adapter = arguments.value("adapter")
         if let adapter, !UploadSettings.isAdapterName(adapter) {
             throw UsageError("option --adapter: '\(adapter)' is not an adapter name like hci0", command: name)

@@ -17,8 +17,11 @@ protocol Subcommand: Sendable {
     /// How long the command may take to wind down after Ctrl-C or SIGTERM before `dfu` exits 130
     /// without it.
     static var interruptGrace: Duration { get }
+    /// The exit codes it can return, for its help.
+    static var exitCodes: [ExitCode] { get }
 }
 
 extension Subcommand {
     static var interruptGrace: Duration { .seconds(2) }
+    static var exitCodes: [ExitCode] { Help.exitCodes.map(\.0) }
 }

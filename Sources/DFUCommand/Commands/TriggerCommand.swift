@@ -25,10 +25,14 @@ enum TriggerCommand: Subcommand {
         .flag("no-alt-name", help: "do not rename the bootloader"),
         .flag("experimental-buttonless", help: "allow the unauthenticated SDK 12 experimental buttonless service"),
         .flag("force-dfu", help: "treat a Legacy device without DFU Version characteristic as a bootloader"),
-        .value("scan-timeout", "SECONDS", help: "how long to scan for the device and the bootloader (default 10)"),
+        .value("scan-timeout", short: "t", "SECONDS", help: "how long to scan for the device and the bootloader (default 10)"),
         .value("connect-timeout", "SECONDS", help: "how long connecting may take (default 10)"),
         .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: writes by WriteValue, notifications by signals"),
         .flag("json", help: "print {\"bootloader\": ADDRESS, \"name\": NAME, \"switched\": BOOL} on standard output"),
+    ]
+
+    static let exitCodes: [ExitCode] = [
+        .success, .deviceRejected, .deviceNotFound, .usage, .unavailable, .outputFailed, .software, .interrupted,
     ]
 
     struct Answer: Encodable {

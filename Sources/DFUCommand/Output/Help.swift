@@ -26,6 +26,7 @@ enum Help {
         for command in DFUCommand.subcommands {
             text += "  \(command.name.padding(12))\(command.abstract)\n"
         }
+        text += "  \("help".padding(12))show the help of a command: dfu help COMMAND\n"
         text += """
 
             Run 'dfu COMMAND --help' for a command's options and examples.
@@ -52,13 +53,14 @@ enum Help {
                 text += "  # \(example.comment)\n  \(example.command)\n"
             }
         }
-        text += "\n" + exitCodeSection()
+        text += "\n" + exitCodeSection(only: command.exitCodes)
         return text
     }
 
-    static func exitCodeSection() -> String {
+    /// The exit-code table, limited to `only` when given (a command lists the codes it can return).
+    static func exitCodeSection(only: [ExitCode]? = nil) -> String {
         var text = "Exit codes:\n"
-        for (code, meaning) in exitCodes {
+        for (code, meaning) in exitCodes where only?.contains(code) ?? true {
             text += "  \(String(code.rawValue).padding(5))\(meaning)\n"
         }
         return text

@@ -47,7 +47,7 @@ struct UploadSettings: Sendable {
         .value("bootloader-address", "ADDR", help: "the bootloader's address, when it is not the same or +1"),
         .value("bootloader-name", "NAME", help: "the bootloader's advertised name"),
         .value("scope", "all|system|application", help: "which parts of the package to send (default all)"),
-        .value("scan-timeout", "SECONDS", help: "how long to scan for a device (default 10)"),
+        .value("scan-timeout", short: "t", "SECONDS", help: "how long to scan for a device (default 10)"),
         .value("connect-timeout", "SECONDS", help: "how long connecting and discovery may take (default 10)"),
         .value("retries", "N", help: "connection retries and reconnections after a lost link (default 3)"),
         .flag("no-resume", help: "start every object over instead of resuming an interrupted upload"),
