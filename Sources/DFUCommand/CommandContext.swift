@@ -21,6 +21,9 @@ public struct CommandContext: Sendable {
     public var interrupts: InterruptController
     /// The width of the terminal on standard error, when it is one and the width is known.
     public var terminalColumns: Int?
+    /// Whether an upload takes a per-device lock so another `dfu` process cannot write to the same
+    /// device (on for BlueZ; simulated devices live in one process).
+    public var locksDevices = false
     /// Why standard output could not be written, when a write to it failed (e.g. "No space left on device").
     public var outputError: @Sendable () -> String?
 

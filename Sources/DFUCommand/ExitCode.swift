@@ -24,6 +24,8 @@ public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConver
     public static let unavailable = ExitCode(rawValue: 69)
     /// Standard output could not be written, e.g. a full disk (`EX_IOERR`).
     public static let outputFailed = ExitCode(rawValue: 74)
+    /// The device is being updated by another `dfu` process (`EX_TEMPFAIL`: try again later).
+    public static let busy = ExitCode(rawValue: 75)
     /// An internal error: a bug in `dfu` (`EX_SOFTWARE`).
     public static let software = ExitCode(rawValue: 70)
     /// Interrupted by Ctrl-C or SIGTERM.

@@ -34,6 +34,19 @@ struct DeviceUpload: Sendable {
                 + "give the address of the one to update"
             return DeviceOutcome(device: device, result: .failed(.usage, message))
         }
+        // Never two writers: a device another dfu process is updating is left alone.
+        var lock: DeviceLock?
+        do throws(DeviceLock.Failure) {
+            if context.locksDevices { lock = try DeviceLock.take(device, environment: context.environment) }
+        } catch {
+            switch error {
+            case .busy(let pid):
+                let holder = pid.map { "another dfu process (pid \($0))" } ?? "another dfu process"
+                return DeviceOutcome(device: device, result: .failed(
+                    .busy, "busy: \(holder) is updating this device; nothing was sent, try again when it has finished"))
+            }
+        }
+        defer { lock?.release() }
         let session: TransportSession
         do {
             session = try await context.transports.open(adapter, device, preferences: settings.link)
