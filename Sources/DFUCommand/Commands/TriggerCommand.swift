@@ -67,11 +67,13 @@ enum TriggerCommand: Subcommand {
         let preferences = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"))
         let session = try await context.transports.open(adapter, target.label, preferences: preferences)
         let asked = Mutex(false)
+        let application = Mutex<DFUPeer?>(nil)
         let result = await switchDevice(target, session: session, options: options, interrupts: context.interrupts,
                                         clock: session.clock) { observation in
             if case .write(let endpoint, let bytes) = observation, Self.isSwitchRequest(bytes, to: endpoint) {
                 asked.withLock { $0 = true }
             }
+            if case .connected(let peer) = observation { application.withLock { $0 = $0 ?? peer } }
         }
         await session.close()
         if context.interrupts.isInterrupted, (try? result.get()) == nil {
@@ -82,13 +84,20 @@ enum TriggerCommand: Subcommand {
             return .interrupted
         }
         let (peer, switched) = try result.get()
+        // A bootloader at the application's own address (buttonless with bonds, Legacy) was not
+        // renamed, and BlueZ may still show the application's name for it: name none.
+        let sameAddress = switched && application.withLock { $0?.address } == peer.address
+        let name = sameAddress ? nil : peer.name
+        if sameAddress, arguments.value("alt-name") != nil {
+            context.writeError("dfu: --alt-name was not used: this bootloader keeps the application's address and is not renamed\n")
+        }
         if arguments.flag("json") {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let data = try encoder.encode(Answer(bootloader: peer.address.description, name: peer.name, switched: switched))
+            let data = try encoder.encode(Answer(bootloader: peer.address.description, name: name, switched: switched))
             context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
         } else {
-            context.writeOutput("\(peer.address)\(peer.name.map { " \(TerminalText.escaped($0))" } ?? "")\n")
+            context.writeOutput("\(peer.address)\(name.map { " \(TerminalText.escaped($0))" } ?? "")\n")
             if !switched { context.writeError(TerminalText.escaped("dfu: \(target.label) was already in its bootloader") + "\n") }
         }
         return .success

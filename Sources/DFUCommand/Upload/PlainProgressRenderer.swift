@@ -41,7 +41,8 @@ final class PlainProgressRenderer: UploadRenderer {
                 context.writeError(TerminalText.lines("\(device): part \(progress.part)/\(progress.totalParts) \(ProgressText.state(progress.state))\n"))
             }
         case .progress(let device, let progress, let elapsed):
-            guard !quiet else { return }
+            // Validation has its state line already; a progress line would say it twice.
+            guard !quiet, progress.state == .uploading else { return }
             let due = devices.withLock { devices in
                 var state = devices[device, default: DeviceState()]
                 defer { devices[device] = state }
