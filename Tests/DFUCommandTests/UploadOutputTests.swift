@@ -63,7 +63,7 @@ import Testing
         #expect(Set(kinds).isSubset(of: ["state", "progress", "log", "error", "done", "summary"]))
         #expect(events.first?["state"] as? String == "connecting")
         let states = events.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
-        #expect(states.starts(with: ["connecting", "enablingDFUMode", "starting", "uploading", "validating"]))
+        #expect(states.starts(with: ["connecting", "entering_bootloader", "starting", "uploading", "validating"]))
         let progress = try #require(events.last { $0["event"] as? String == "progress" && $0["part"] as? Int == 2 })
         #expect(progress["device"] as? String == Self.device)
         #expect(progress["parts"] as? Int == 2)

@@ -22,8 +22,9 @@ enum UploadCommand: Subcommand {
         On a terminal each device has a live line (part, bar, percent, bytes, current and average
         speed, ETA, state); otherwise plain lines, one per 10 % or 5 s at most. --json prints JSON
         Lines events on standard output instead. Ctrl-C or SIGTERM sends Abort where the
-        bootloader supports it, disconnects and exits with 130; running the same command again
-        resumes.
+        bootloader supports it, disconnects, exits with 130 and says what running the same
+        command again will do (resume, start the part over, or --scope application for the rest).
+        A device another dfu process is updating is left alone (exit 75).
 
         --uuid roles: secure-service, secure-control-point, secure-packet,
         buttonless-without-bonds, buttonless-with-bonds, experimental-buttonless-service,

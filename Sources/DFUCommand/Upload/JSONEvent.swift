@@ -9,7 +9,8 @@ struct JSONEvent: Encodable, Sendable, Hashable {
     var device: String?
     /// `error`, `done`: the address of the device connected to (for a device named by its name).
     var address: String?
-    /// The phase (`state`): connecting, enablingDFUMode, starting, uploading, validating, disconnecting, completed, aborted.
+    /// The phase (`state`): connecting, entering_bootloader, starting, uploading, validating, disconnecting,
+    /// completed, aborted (the words of the human output).
     var state: String?
     /// The part being sent, from 1, and how many parts are sent.
     var part: Int?

@@ -18,7 +18,7 @@ final class JSONLinesRenderer: UploadRenderer {
         switch event {
         case .state(let device, let progress):
             var line = JSONEvent("state", device: device)
-            line.state = progress.state.rawValue
+            line.state = ProgressText.jsonState(progress.state)
             line.part = progress.part
             line.parts = progress.totalParts
             emit(line)

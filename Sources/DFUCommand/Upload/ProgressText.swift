@@ -2,7 +2,8 @@ import DFUCore
 
 /// The words and numbers of progress output, shared by the live and the plain renderers.
 enum ProgressText {
-    /// The phase in words, e.g. "entering bootloader".
+    /// The phase in words, e.g. "entering bootloader"; `--json` spells the same words with
+    /// underscores (``jsonState(_:)``).
     static func state(_ state: DFUState) -> String {
         switch state {
         case .connecting: "connecting"
@@ -11,9 +12,14 @@ enum ProgressText {
         case .uploading: "uploading"
         case .validating: "validating"
         case .disconnecting: "disconnecting"
-        case .completed: "done"
+        case .completed: "completed"
         case .aborted: "aborted"
         }
+    }
+
+    /// The phase as `--json` writes it: the words of ``state(_:)`` joined by underscores, e.g. "entering_bootloader".
+    static func jsonState(_ state: DFUState) -> String {
+        Self.state(state).split(separator: " ").joined(separator: "_")
     }
 
     /// Bytes per second as kB/s with one decimal (1 kB = 1000 bytes), e.g. "7.1 kB/s".
