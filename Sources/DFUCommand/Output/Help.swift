@@ -9,9 +9,9 @@ enum Help {
         (.badPackage, "bad package or firmware file, hash or signature check failed"),
         (.noInput, "a file named on the command line cannot be read"),
         (.unavailable, "BlueZ, the D-Bus system bus or the Bluetooth adapter is unavailable"),
+        (.software, "internal error (a bug in dfu; please report it)"),
         (.outputFailed, "standard output could not be written (e.g. a full disk)"),
         (.busy, "the device is being updated by another dfu process"),
-        (.software, "internal error (a bug in dfu; please report it)"),
         (.interrupted, "interrupted (Ctrl-C or SIGTERM)"),
     ]
 
