@@ -1,6 +1,6 @@
 /// The exit status of `dfu`, one value per outcome a script can branch on.
 ///
-/// The numbers follow sysexits(3) where one fits and are documented in the README and `--help`.
+/// The numbers follow sysexits(3) where one fits and are documented in docs/cli.md, the README and `--help`.
 public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The process exit status.
     public let rawValue: Int32

@@ -22,7 +22,7 @@ enum InspectCommand: Subcommand {
     ]
     static let options: [OptionSpec] = [
         .value("key", "PUBLIC.pem", help: "ECDSA P-256 public key (PEM): the signature must verify"),
-        .flag("json", help: "print one JSON object on standard output (schema in the README)"),
+        .flag("json", help: "print one JSON object on standard output (schema in docs/cli.md)"),
     ] + PackageSource.options
 
     static let exitCodes: [ExitCode] = [.success, .usage, .badPackage, .noInput, .outputFailed, .software, .interrupted]

@@ -1,6 +1,6 @@
 /// One line of `dfu upload --json`: a JSON object whose `event` says which fields it has.
 ///
-/// The schema is documented in the README (docs/cli.md); field names are snake_case and
+/// The schema is documented in docs/cli.md; field names are snake_case and
 /// absent fields are omitted, never null.
 struct JSONEvent: Encodable, Sendable, Hashable {
     /// `state`, `progress`, `log`, `error`, `done` or `summary`.

@@ -57,7 +57,7 @@ struct UploadSettings: Sendable {
                help: "wait MS after creating the first data object (default: no fixed wait, packets are paced to the flash)"),
         .value("object-delay", "MS", help: "wait after creating every data object (default 0)"),
         .value("key", "PUBLIC.pem", help: "ECDSA P-256 public key: refuse to upload unless the signature verifies"),
-        .flag("json", help: "JSON Lines events on standard output (schema in the README)"),
+        .flag("json", help: "JSON Lines events on standard output (schema in docs/cli.md)"),
         .flag("quiet", short: "q", help: "print only errors"),
         .flag("verbose", short: "v", repeatable: true, help: "more detail; -vv traces every request and response"),
     ] + PackageSource.options
