@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Linux headers Glibc's module leaves out (timerfd); glibc itself, nothing to link.
+        .systemLibrary(name: "CLinux"),
 
         // CRC-32 (zlib), SHA-256 and ECDSA P-256 (libcrypto) behind a small Swift API.
         .target(name: "DFUCrypto", dependencies: ["CCrypto", "CZlib"], swiftSettings: strict),
@@ -30,7 +32,7 @@ let package = Package(
         // Simulated nRF5 bootloaders and applications behind the core's transport protocol.
         .target(name: "DFUSimulator", dependencies: ["DFUCore", "DFUCrypto"], swiftSettings: strict),
         // D-Bus over libdbus-1; knows nothing about BlueZ.
-        .target(name: "DBus", dependencies: ["CDBus"], swiftSettings: strict),
+        .target(name: "DBus", dependencies: ["CDBus", "CLinux"], swiftSettings: strict),
         // Typed client of bluetoothd's org.bluez D-Bus API, and the engine's transport over it.
         .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
         .target(name: "BlueZTransport", dependencies: ["BlueZ", "DBus", "DFUCore"], swiftSettings: strict),
@@ -40,7 +42,7 @@ let package = Package(
             name: "dfu-sim", dependencies: ["BlueZStandIn", "BlueZPeripheral"], exclude: ["README.md"],
             swiftSettings: strict),
         // The command line as a library, and the thin executable.
-        .target(name: "DFUCommand", dependencies: ["DFUCore", "ZipArchive", "DFUSimulator", "BlueZTransport", "BlueZ"], swiftSettings: strict),
+        .target(name: "DFUCommand", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive", "BlueZTransport"], swiftSettings: strict),
         .executableTarget(name: "dfu", dependencies: ["DFUCommand"], swiftSettings: strict),
         // A simulated target as a GATT peripheral on a real bluetoothd (org.bluez server side);
         // `dfu-sim peripheral`. Devices are specified as for the stand-in.

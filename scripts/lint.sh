@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fails when the project's code uses a force unwrap, `try!` or an implicitly unwrapped optional
 # (swift-format's NeverForceUnwrap, NeverUseForceTry, NeverUseImplicitlyUnwrappedOptionals over
-# Sources/). Layout findings of swift-format are not enforced.
+# Sources/). Layout findings of swift-format are not enforced. Then checks that every target imports
+# exactly what Package.swift declares, and nothing against the layering (scripts/check-imports.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
@@ -13,3 +14,9 @@ if [ -n "$findings" ]; then
     exit 1
 fi
 echo "lint: no force unwraps, try! or implicitly unwrapped optionals in Sources/"
+
+# Every target imports exactly what Package.swift declares, in the architecture's direction.
+package_json=$(mktemp)
+trap 'rm -f "$package_json"' EXIT
+"$swift" package dump-package > "$package_json"
+python3 scripts/check-imports.py "$package_json"

@@ -103,40 +103,34 @@ extension BlueZTransport {
 
     // MARK: Connecting
 
-    /// Connect (retried), ServicesResolved, characteristics, pairing.
+    /// One Connect, then ServicesResolved, characteristics, pairing. Retrying is the engine's
+    /// business (`--retries`), so one failed attempt is reported as it is.
     func connectAndResolve(_ device: BlueZDevice, parameters: DFUConnectParameters) async throws(DFUTransportError)
         -> DFUPeer
     {
         let address = try Self.address(of: device)
-        var lastError = DFUTransportError.timedOut
-        for _ in 0..<max(connectAttempts, 1) {
-            let context = LinkContext(device: device.path)
-            link = context
-            do {
-                try await client.connect(device: device.path, timeout: parameters.connectTimeout)
-            } catch .inProgress {
-                // Another Connect is under way (or done): wait for its outcome like our own.
-            } catch {
-                link = nil
-                lastError = Self.transportError(error)
-                if case .doesNotExist = error { throw .disconnected }
-                if case .notReady = error { throw lastError }
-                continue
-            }
-            let path = device.path
-            if devices[path]?.isConnected == true { context.sawConnected = true }
-            let events = context.events
-            let resolved = await waitForDevices(within: parameters.connectTimeout) { devices in
-                devices.first { $0.path == path && (($0.servicesResolved && $0.isConnected) || events.isDown) }
-            }
-            guard let resolved, resolved.isConnected, resolved.servicesResolved, !context.events.isDown else {
-                lastError = resolved == nil ? .timedOut : .disconnected
-                await disconnect()
-                continue
-            }
-            return try await describe(resolved, address: address, context: context, uuids: parameters.uuids)
+        let context = LinkContext(device: device.path)
+        link = context
+        do {
+            try await client.connect(device: device.path, timeout: parameters.connectTimeout)
+        } catch .inProgress {
+            // Another Connect is under way (or done): wait for its outcome like our own.
+        } catch {
+            link = nil
+            if case .doesNotExist = error { throw .disconnected }
+            throw Self.transportError(error)
         }
-        throw lastError
+        let path = device.path
+        if devices[path]?.isConnected == true { context.sawConnected = true }
+        let events = context.events
+        let resolved = await waitForDevices(within: parameters.connectTimeout) { devices in
+            devices.first { $0.path == path && (($0.servicesResolved && $0.isConnected) || events.isDown) }
+        }
+        guard let resolved, resolved.isConnected, resolved.servicesResolved, !context.events.isDown else {
+            await disconnect()
+            throw resolved == nil ? .timedOut : .disconnected
+        }
+        return try await describe(resolved, address: address, context: context, uuids: parameters.uuids)
     }
 
     /// Maps the device's GATT objects to DFU endpoints and reports what was found.

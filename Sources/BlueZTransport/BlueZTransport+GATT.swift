@@ -56,7 +56,7 @@ extension BlueZTransport {
             if let writer = context.writer {
                 let failure: PacketWriter.Failure
                 do {
-                    try writer.send(bytes, timeout: .seconds(10))
+                    try await writer.send(bytes, timeout: .seconds(10))
                     return
                 } catch {
                     failure = error

@@ -14,8 +14,6 @@ public actor BlueZTransport: DFUTransport {
     public nonisolated let adapter: BlueZAdapter
     /// The typed org.bluez client.
     public nonisolated let client: BlueZClient
-    /// How many times Connect is tried before giving up.
-    public var connectAttempts = 3
     /// Whether packets go through AcquireWrite (default); false forces WriteValue type=command.
     public var usesAcquireWrite = true
     /// Whether notifications go through AcquireNotify (default); false forces StartNotify.
@@ -38,6 +36,8 @@ public actor BlueZTransport: DFUTransport {
     /// Waiters for a condition on the device table, resumed from the signal handler.
     var waiters: [Int: DeviceWaiter] = [:]
     var nextWaiterIdentifier = 0
+    /// Reconnections waiting for bluetoothd and the adapter to come back (``waitForBlueZ()``).
+    var returnWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     /// The signal-following tasks (org.bluez's signals, and its ownership of the bus name).
     var signalTasks: [Task<Void, Never>] = []
     /// Set when bluetoothd left the bus or the bus closed.
@@ -151,6 +151,7 @@ public actor BlueZTransport: DFUTransport {
         signalTasks = []
         for waiter in waiters.values { waiter.continuation.resume(returning: nil) }
         waiters = [:]
+        resumeReturnWaiters()
         ownedConnection?.close()
     }
 
@@ -184,6 +185,7 @@ public actor BlueZTransport: DFUTransport {
             handlePropertiesChanged(changed)
         }
         resumeWaiters()
+        resumeReturnWaiters()
     }
 
     private func handlePropertiesChanged(_ changed: DBusPropertiesChanged) {
@@ -222,16 +224,38 @@ public actor BlueZTransport: DFUTransport {
         if !isAdapterGone { goneSince = nil }
         devices = [:]
         heard = []
+        resumeReturnWaiters()
     }
 
     /// Waits, until ``returnGrace`` after they went away, for a restarted bluetoothd to take org.bluez
     /// again and for the adapter in use to be back (re-plugged, or announced by the restarted bluetoothd).
+    /// Woken by the signals that say so (``resumeReturnWaiters()``), or by the deadline.
     func waitForBlueZ() async {
         guard let since = goneSince else { return }
         let deadline = since + Self.returnGrace
-        while isBlueZGone || isAdapterGone, !isClosed, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
+        guard isBlueZGone || isAdapterGone, !isClosed, ContinuousClock.now < deadline else { return }
+        nextWaiterIdentifier += 1
+        let identifier = nextWaiterIdentifier
+        let timer = Task { [weak self] in
+            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+            await self?.expireReturnWaiter(identifier)
         }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            returnWaiters[identifier] = continuation
+        }
+        timer.cancel()
+    }
+
+    private func expireReturnWaiter(_ identifier: Int) {
+        returnWaiters.removeValue(forKey: identifier)?.resume()
+    }
+
+    /// Wakes ``waitForBlueZ()`` once bluetoothd and the adapter are both back, or the transport closed.
+    func resumeReturnWaiters() {
+        guard !returnWaiters.isEmpty, isClosed || !(isBlueZGone || isAdapterGone) else { return }
+        let waiting = returnWaiters.values
+        returnWaiters = [:]
+        for continuation in waiting { continuation.resume() }
     }
 
     func blueZGone() {

@@ -1,15 +1,19 @@
 import DBus
 import Glibc
+import Synchronization
 
 /// Writes without response through the descriptor AcquireWrite returned (SOCK_SEQPACKET: one write per packet).
 ///
 /// The descriptor is shared with bluetoothd, so its flags are left alone: each send is
-/// non-blocking, and a full socket buffer is waited out with `poll`, which paces the writes to the link.
+/// non-blocking, and a full socket buffer is waited out on a ``WritableEvent`` (no thread is held
+/// while bluetoothd drains it), which paces the writes to the link.
 final class PacketWriter: Sendable {
     /// The descriptor, closed exactly once by ``close()`` or when the writer goes away.
     private let descriptor: OwnedFileDescriptor
     /// The ATT MTU AcquireWrite reported.
     let mtu: Int
+    /// Made on the first full buffer: most uploads never fill it.
+    private let writable = Mutex<WritableEvent?>(nil)
 
     /// Takes ownership of `descriptor`.
     init(descriptor: OwnedFileDescriptor, mtu: Int) {
@@ -18,7 +22,7 @@ final class PacketWriter: Sendable {
     }
 
     /// Why a send failed.
-    enum Failure: Error {
+    enum Failure: Error, Equatable {
         /// BlueZ closed its end: the link is down.
         case closed
         /// The buffer stayed full for the whole timeout.
@@ -28,25 +32,30 @@ final class PacketWriter: Sendable {
     }
 
     /// Sends one packet, waiting up to `timeout` for buffer space.
-    func send(_ bytes: [UInt8], timeout: Duration) throws(Failure) {
-        guard let raw = descriptor.rawValue else { throw .closed }
+    func send(_ bytes: [UInt8], timeout: Duration) async throws(Failure) {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
+            guard let raw = descriptor.rawValue else { throw .closed }
             let sent = bytes.withUnsafeBytes { Glibc.send(raw, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
             if sent >= 0 { return }
             let error = errno
             switch error {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK:
-                let remaining = ContinuousClock.now.duration(to: deadline)
-                guard remaining > .zero else { throw .timedOut }
-                let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + 1)
-                var poller = pollfd(fd: raw, events: Int16(POLLOUT), revents: 0)
-                let ready = poll(&poller, 1, min(milliseconds, 100))
-                if ready > 0, poller.revents & Int16(POLLHUP | POLLERR) != 0 { throw .closed }
+                guard let event = writableEvent(for: raw) else { throw .failed(errno) }
+                // Woken when bluetoothd made room (or the peer hung up: the next send says EPIPE).
+                if await event.wait(until: deadline) { continue }
+                throw descriptor.rawValue == nil ? .closed : .timedOut
             case EPIPE, ECONNRESET, ENOTCONN, EBADF: throw .closed
             default: throw .failed(error)
             }
+        }
+    }
+
+    private func writableEvent(for raw: Int32) -> WritableEvent? {
+        writable.withLock { event in
+            if event == nil { event = WritableEvent(watching: raw) }
+            return event
         }
     }
 
@@ -62,6 +71,8 @@ final class PacketWriter: Sendable {
 
     /// Closes the descriptor (idempotent).
     func close() {
+        // The descriptor first: a send the event's close wakes then sees it closed.
         descriptor.close()
+        writable.withLock { $0 }?.close()
     }
 }

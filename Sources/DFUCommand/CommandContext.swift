@@ -53,11 +53,6 @@ public struct CommandContext: Sendable {
         self.terminalColumns = terminalColumns
     }
 
-    /// Whether colour and cursor movement may be used on standard error.
-    public var mayDecorateErrorStream: Bool {
-        errorIsTerminal && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
-    }
-
     /// Whether live progress lines (carriage return, cursor movement) may be drawn on standard error:
     /// it is a terminal and `TERM` is not `dumb`.
     public var mayRedrawErrorStream: Bool {

@@ -1,5 +1,7 @@
 import DBus
+import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 @testable import BlueZTransport
@@ -14,12 +16,12 @@ import Testing
         return (PacketWriter(descriptor: OwnedFileDescriptor(taking: ends[0]), mtu: 247), ends[1])
     }
 
-    @Test func unreadBytesCountWhatThePeerHasNotReadYet() throws {
+    @Test func unreadBytesCountWhatThePeerHasNotReadYet() async throws {
         let (writer, peer) = try Self.pair()
         defer { _ = close(peer) }
         #expect(writer.unreadBytes() == 0)
-        try writer.send([UInt8](repeating: 0xA5, count: 244), timeout: .seconds(1))
-        try writer.send([UInt8](repeating: 0x5A, count: 100), timeout: .seconds(1))
+        try await writer.send([UInt8](repeating: 0xA5, count: 244), timeout: .seconds(1))
+        try await writer.send([UInt8](repeating: 0x5A, count: 100), timeout: .seconds(1))
         // The kernel charges each packet with its overhead: at least the payload is unread.
         let queued = try #require(writer.unreadBytes())
         #expect(queued >= 344)
@@ -36,5 +38,70 @@ import Testing
         defer { _ = close(peer) }
         writer.close()
         #expect(writer.unreadBytes() == nil)
+    }
+
+    /// Runs `work` on a thread of its own after `delay`: bluetoothd's side of the socket, independent
+    /// of the Swift concurrency pool (which other suites' blocking waits may keep busy).
+    static func peer(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        Thread {
+            usleep(UInt32(delay.components.attoseconds / 1_000_000_000_000) + UInt32(delay.components.seconds) * 1_000_000)
+            work()
+        }.start()
+    }
+
+    /// Sends 244-byte packets until the socket buffer is full; returns how many went.
+    static func fill(_ writer: PacketWriter) async -> Int {
+        var count = 0
+        while (try? await writer.send([UInt8](repeating: 0xEE, count: 244), timeout: .zero)) != nil { count += 1 }
+        return count
+    }
+
+    /// bluetoothd reads the socket whenever it is readable, so it drains it; the kernel reports a
+    /// Unix socket writable again once at most a quarter of its send buffer is in use (af_unix.c,
+    /// unix_writable), which is what wakes the waiting send.
+    @Test func aFullBufferIsWaitedOutUntilThePeerDrainsIt() async throws {
+        let (writer, peer) = try Self.pair()
+        defer { _ = close(peer) }
+        let sentBeforeFull = await Self.fill(writer)
+        #expect(sentBeforeFull > 0)
+        let drained = Mutex(0)
+        Self.peer(after: .milliseconds(100)) {
+            var buffer = [UInt8](repeating: 0, count: 512)
+            while recv(peer, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 { drained.withLock { $0 += 1 } }
+        }
+        // A send that waits out its timeout throws timedOut, so success means the event woke it (the
+        // long timeout leaves room for a test pool kept busy by other suites).
+        try await writer.send([UInt8](repeating: 0x42, count: 244), timeout: .seconds(120))
+        #expect(drained.withLock { $0 } >= sentBeforeFull)
+    }
+
+    @Test func aBufferThatStaysFullTimesOut() async throws {
+        let (writer, peer) = try Self.pair()
+        defer { _ = close(peer) }
+        _ = await Self.fill(writer)
+        let start = ContinuousClock.now
+        await #expect(throws: PacketWriter.Failure.timedOut) {
+            try await writer.send([UInt8](repeating: 0x42, count: 244), timeout: .milliseconds(200))
+        }
+        #expect(ContinuousClock.now - start >= .milliseconds(200))
+    }
+
+    @Test func thePeerClosingWhileASendWaitsEndsItAsClosed() async throws {
+        let (writer, peer) = try Self.pair()
+        _ = await Self.fill(writer)
+        Self.peer(after: .milliseconds(100)) { _ = close(peer) }
+        await #expect(throws: PacketWriter.Failure.closed) {
+            try await writer.send([UInt8](repeating: 0x42, count: 244), timeout: .seconds(120))
+        }
+    }
+
+    @Test func closingTheWriterWhileASendWaitsEndsItAsClosed() async throws {
+        let (writer, peer) = try Self.pair()
+        defer { _ = close(peer) }
+        _ = await Self.fill(writer)
+        Self.peer(after: .milliseconds(100)) { writer.close() }
+        await #expect(throws: PacketWriter.Failure.closed) {
+            try await writer.send([UInt8](repeating: 0x42, count: 244), timeout: .seconds(120))
+        }
     }
 }

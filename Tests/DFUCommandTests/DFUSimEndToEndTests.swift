@@ -120,12 +120,16 @@ import Testing
         #expect(run.seconds < 8)
     }
 
-    @Test func retriesRetryFailedConnections() throws {
-        // BlueZTransport itself tries Connect 3 times; --retries adds whole connection attempts on top.
-        let none = try Self.upload(["--retries", "0"], faults: ["fail-connections=3"])
+    @Test func retriesNIsNPlusOneConnectCallsAndNoMore() throws {
+        // --retries is the only retry setting: N retries are N + 1 Connect calls per connection.
+        let none = try Self.upload(["--retries", "0"], faults: ["fail-connections=1"])
         #expect(none.status == 2, "\(none.error)")
-        let one = try Self.upload(["--retries", "1"], faults: ["fail-connections=3"])
+        let one = try Self.upload(["--retries", "1"], faults: ["fail-connections=1"])
         #expect(one.status == 0, "\(one.error)")
+        let two = try Self.upload(["--retries", "2"], faults: ["fail-connections=3"])
+        #expect(two.status == 2, "\(two.error)")
+        let three = try Self.upload(["--retries", "3"], faults: ["fail-connections=3"])
+        #expect(three.status == 0, "\(three.error)")
     }
 
     @Test func packetSizeCapsThePackets() throws {

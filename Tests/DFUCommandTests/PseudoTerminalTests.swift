@@ -1,35 +1,22 @@
 import Foundation
-import Synchronization
 import Testing
 
-/// The built `dfu`, in simulated-device mode (`DFU_SIMULATE=1`), run in a real pseudo-terminal
-/// under script(1), and interrupted with real signals.
+/// The built `dfu` in a real pseudo-terminal under script(1), uploading to a simulated buttonless
+/// device served by `dfu-sim run` (bluetoothd's stand-in on a private bus).
 @Suite struct PseudoTerminalTests {
     static let script = "/usr/bin/script"
-    static var available: Bool {
-        FileManager.default.isExecutableFile(atPath: script) && FileManager.default.isExecutableFile(atPath: TestData.dfuExecutable.path)
-    }
+    static var available: Bool { FileManager.default.isExecutableFile(atPath: script) && DFUSimRun.available }
     static let package = UploadCommandTests.package("secure-sd-bl-app.zip")
+    /// A buttonless application whose SoftDevice the package's `sd_req` accepts; its bootloader is at address + 1.
+    static let device = "buttonless,address=C0:FF:EE:00:00:01,sd_id=0xB7,sd_id_after=0x101"
 
-    /// Runs `dfu ARGUMENTS` in a pseudo-terminal and returns what the terminal received and the status.
+    /// Runs `dfu ARGUMENTS` in a pseudo-terminal with `environment` (e.g. TERM) and returns what the
+    /// terminal received and the status.
     static func inTerminal(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, screen: String) {
         let command = ([TestData.dfuExecutable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: script)
-        process.arguments = ["-q", "-e", "-c", command, "/dev/null"]
-        var merged = ProcessInfo.processInfo.environment
-        merged["NO_COLOR"] = nil
-        merged.merge(environment) { _, new in new }
-        merged["DFU_SIMULATE"] = "1"
-        merged["DFU_SIMULATE_SPEED"] = "0"
-        process.environment = merged
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let settings = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let run = try DFUSimRun.run(devices: [device], command: ["/usr/bin/env"] + settings + [script, "-q", "-e", "-c", command, "/dev/null"])
+        return (run.status, run.output)
     }
 
     @Test(.enabled(if: available))
@@ -61,48 +48,5 @@ import Testing
         #expect(status == 0)
         #expect(!screen.contains("\u{1B}"))
         #expect(screen.contains("C0:FF:EE:00:00:01: part 2/2 uploading"))
-    }
-
-    /// Starts a slow simulated upload, waits until it is uploading, sends `signal`.
-    static func interrupted(by signal: Int32) throws -> (status: Int32, error: String) {
-        let process = Process()
-        process.executableURL = TestData.dfuExecutable
-        process.arguments = ["upload", UploadCommandTests.package("secure-app-512000.zip"), "-d", "C0:FF:EE:00:00:01"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["DFU_SIMULATE"] = "1"
-        environment["DFU_SIMULATE_SPEED"] = "4"
-        process.environment = environment
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        let collected = Mutex("")
-        let uploading = DispatchSemaphore(value: 0)
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            let seen = collected.withLock { all in
-                let before = all.contains("% ")
-                all += text
-                return !before && all.contains("% ")
-            }
-            if seen { uploading.signal() }
-        }
-        try process.run()
-        let started = uploading.wait(timeout: .now() + 30) == .success
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        err.fileHandleForReading.readabilityHandler = nil
-        let rest = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let error = collected.withLock { $0 } + rest
-        return (started ? process.terminationStatus : -1, error)
-    }
-
-    @Test(.enabled(if: available), arguments: [SIGINT, SIGTERM])
-    func signalAbortsAndExits130(_ signal: Int32) throws {
-        let (status, error) = try Self.interrupted(by: signal)
-        #expect(status == 130, "\(error)")
-        let last = error.split(separator: "\n").last ?? ""
-        #expect(last.hasPrefix("dfu: C0:FF:EE:00:00:01: interrupted in part 1/1 while uploading at "), "\(last)")
-        #expect(last.hasSuffix("; the bootloader accepted Abort: the device resets and keeps its previous firmware if it is still valid, "
-                               + "otherwise it waits in its bootloader; the same command again starts this part over"), "\(last)")
     }
 }

@@ -38,8 +38,8 @@ struct ConnectionState {
     var nameOwners: [BusName: String] = [:]
     /// How many subscriptions use each well-known sender name.
     var watchedNames: [BusName: Int] = [:]
-    /// When the pump thread will next wake by itself (nil: only when woken; at most ``DBusConnection/pumpTick`` ahead).
-    var plannedWake: ContinuousClock.Instant?
+    /// The deadline the pump's timerfd is armed for (nil: disarmed): the earliest pending call's.
+    var timerDeadline: ContinuousClock.Instant?
     var pumpThread: pthread_t?
 
     /// Removes and returns everything waiting, for failing it after a disconnect or close.

@@ -50,9 +50,8 @@ extension DBusConnection {
                         let deadline = ContinuousClock.now.advanced(by: timeout)
                         state.pending[serial] = ConnectionState.PendingCall(
                             token: token, continuation: continuation, deadline: deadline, what: what)
-                        if state.plannedWake.map({ deadline < $0 }) ?? true {
-                            state.plannedWake = deadline
-                            wake()
+                        if state.timerDeadline.map({ deadline < $0 }) ?? true {
+                            armDeadlineTimer(deadline, state: &state)
                         }
                         return nil
                     } catch {

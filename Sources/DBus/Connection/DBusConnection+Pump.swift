@@ -21,20 +21,19 @@ extension DBusConnection {
             dbus_connection_unref(raw)
             Glibc.close(wakeReadDescriptor)
             Glibc.close(wakeWriteDescriptor)
+            Glibc.close(deadlineTimerDescriptor)
             throw DBusError.failed("pthread_create failed with error \(created)")
         }
         state.withLock { $0.pumpThread = thread }
     }
 
-    /// The longest the pump sleeps without being woken.
-    static let pumpTick: Duration = .seconds(1)
-
-    /// The I/O loop: poll the socket and the wake pipe, read and write, handle messages,
-    /// expire calls whose deadline passed. Ends when the connection is closed or lost.
+    /// The I/O loop: poll the socket, the wake pipe and the deadline timer, read and write, handle
+    /// messages, expire calls whose deadline passed. Ends when the connection is closed or lost.
     func runPump() {
         var descriptors = [
             pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeReadDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: deadlineTimerDescriptor, events: Int16(POLLIN), revents: 0),
         ]
         while true {
             // Messages may already sit in libdbus's queue (read during start-up or by the
@@ -43,23 +42,20 @@ extension DBusConnection {
                 handle(message)
             }
             let now = ContinuousClock.now
-            let (phase, expired, plannedWake, wantsWrite, connected) = state.withLock { state in
+            let (phase, expired, wantsWrite, connected) = state.withLock { state in
                 var expired: [ConnectionState.PendingCall] = []
                 if state.phase == .open {
                     for (serial, call) in state.pending where call.deadline <= now {
                         state.pending.removeValue(forKey: serial)
                         expired.append(call)
                     }
+                    // The timer follows the earliest pending call (or rests): no tick while idle.
+                    armDeadlineTimer(state.pending.values.map(\.deadline).min(), state: &state)
                 }
-                // Wake by itself at least every `pumpTick`: a call whose deadline is later (every usual
-                // timeout) then need not wake the pump to be expired in time, which saves a thread
-                // wake-up per call (an upload makes hundreds, one after another).
-                let tick = now.advanced(by: Self.pumpTick)
-                state.plannedWake = state.pending.values.map(\.deadline).min().map { min($0, tick) } ?? tick
                 let isOpen = state.phase == .open
                 let wantsWrite = isOpen && dbus_connection_has_messages_to_send(raw) != 0
                 let connected = isOpen && dbus_connection_get_is_connected(raw) != 0
-                return (state.phase, expired, state.plannedWake, wantsWrite, connected)
+                return (state.phase, expired, wantsWrite, connected)
             }
             for call in expired {
                 call.continuation.resume(returning: .failure(DBusError.timedOut("No reply to \(call.what) in time")))
@@ -69,17 +65,11 @@ extension DBusConnection {
                 connectionLost()
                 return
             }
-            var timeout: Int32 = -1
-            if let plannedWake {
-                let remaining = plannedWake - ContinuousClock.now
-                let milliseconds =
-                    remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
-                timeout = Int32(clamping: max(0, milliseconds))
-            }
             descriptors[0].events = Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0)
             descriptors[0].revents = 0
             descriptors[1].revents = 0
-            let ready = poll(&descriptors, 2, timeout)
+            descriptors[2].revents = 0
+            let ready = poll(&descriptors, 3, -1)
             if ready < 0 && errno != EINTR {
                 connectionLost()
                 return
@@ -87,6 +77,12 @@ extension DBusConnection {
             if descriptors[1].revents != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while Glibc.read(wakeReadDescriptor, &drain, drain.count) == drain.count {}
+            }
+            if descriptors[2].revents != 0 {
+                // Expirations counted since the last read; the loop above expires the calls.
+                var expirations: UInt64 = 0
+                _ = Glibc.read(deadlineTimerDescriptor, &expirations, MemoryLayout<UInt64>.size)
+                state.withLock { $0.timerDeadline = nil }
             }
             if descriptors[0].revents != 0 || wantsWrite {
                 let stillOpen = state.withLock { state in

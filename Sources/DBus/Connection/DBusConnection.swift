@@ -1,4 +1,5 @@
 internal import CDBus
+internal import CLinux
 import Glibc
 import Synchronization
 
@@ -27,6 +28,9 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
     let wakeReadDescriptor: Int32
     /// The write end of the pipe that wakes the pump thread.
     let wakeWriteDescriptor: Int32
+    /// A timerfd the pump thread also polls, armed for the earliest deadline of a pending call: a
+    /// call made from another thread arms it without waking the pump, and nothing ticks while idle.
+    let deadlineTimerDescriptor: Int32
     let state: Mutex<ConnectionState>
     let incomingCalls: AsyncStream<IncomingCall>.Continuation
     /// Whether unix file descriptors can be passed on this connection.
@@ -94,10 +98,20 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         }
+        // The same clock as ContinuousClock on Linux; armed with relative times only.
+        let timer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        guard timer >= 0 else {
+            let code = errno
+            abandon()
+            Glibc.close(wakePipe[0])
+            Glibc.close(wakePipe[1])
+            throw DBusError.failed("timerfd_create failed with errno \(code)")
+        }
         raw = connection
         socketDescriptor = socket
         wakeReadDescriptor = wakePipe[0]
         wakeWriteDescriptor = wakePipe[1]
+        deadlineTimerDescriptor = timer
         uniqueName = BusName(unchecked: String(cString: namePointer))
         canPassFileDescriptors = dbus_connection_can_send_type(connection, TypeCode.unixFileDescriptor) != 0
         state = Mutex(ConnectionState())
@@ -133,6 +147,7 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
         dbus_connection_unref(raw)
         Glibc.close(wakeReadDescriptor)
         Glibc.close(wakeWriteDescriptor)
+        Glibc.close(deadlineTimerDescriptor)
         finish(calls, streams, with: DBusError.disconnected("The connection was closed"))
     }
 
@@ -167,6 +182,21 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
             wake()
         }
         return serial
+    }
+
+    /// Arms the deadline timer for `deadline` (nil disarms it) unless it is armed for that already;
+    /// called with `state` locked, which owns ``ConnectionState/timerDeadline``.
+    func armDeadlineTimer(_ deadline: ContinuousClock.Instant?, state: inout ConnectionState) {
+        guard deadline != state.timerDeadline else { return }
+        state.timerDeadline = deadline
+        var setting = itimerspec()
+        if let deadline {
+            // A zero value would disarm: a deadline already passed fires at once instead.
+            let remaining = max(ContinuousClock.now.duration(to: deadline), .nanoseconds(1))
+            setting.it_value.tv_sec = Int(remaining.components.seconds)
+            setting.it_value.tv_nsec = Int(remaining.components.attoseconds / 1_000_000_000)
+        }
+        _ = timerfd_settime(deadlineTimerDescriptor, 0, &setting, nil)
     }
 
     /// Wakes the pump thread (writes a byte to its wake pipe; a full pipe already wakes it).

@@ -1,5 +1,9 @@
 import DFUCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `dfu inspect PACKAGE`: shows what would be sent, part by part, and whether it checks out.
 enum InspectCommand: Subcommand {

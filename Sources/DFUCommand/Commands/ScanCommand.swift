@@ -1,5 +1,9 @@
 import DFUCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `dfu scan`: lists nearby devices that offer DFU, with address, name, RSSI and mode.
 enum ScanCommand: Subcommand {

@@ -1,5 +1,9 @@
 import DFUCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// `dfu trigger --device D`: switches an application into its bootloader and says where it is.

@@ -1,4 +1,3 @@
-import BlueZ
 import DFUCore
 
 /// The one place that turns an error into a one-line message on standard error and an exit code.
@@ -22,7 +21,9 @@ enum ErrorReport {
         case let error as FileReadError: (.noInput, error.description)
         case let error as BadInputError: (.badPackage, error.description)
         case let error as TransportUnavailableError: (.unavailable, error.description)
-        case let error as BlueZError: (error.isStackUnavailable ? .unavailable : .deviceNotFound, error.description)
+        // bluetoothd refused to open the adapter or to scan (not a device's answer).
+        case let error as DFUTransportError:
+            if case .hostUnavailable = error { (.unavailable, error.description) } else { (.deviceNotFound, error.description) }
         case let error as DFUError: (exitCode(for: error), error.description)
         default: (.software, "internal error: \(String(describing: error))")
         }

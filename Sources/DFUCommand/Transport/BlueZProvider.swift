@@ -1,4 +1,3 @@
-import BlueZ
 import BlueZTransport
 import DFUCore
 
@@ -13,14 +12,9 @@ enum BlueZProvider {
     } scan: { adapter, timeout in
         let transport = try await open(adapter: adapter)
         do {
-            let devices = try await transport.scan(for: timeout)
+            let heard = try await BlueZHost.scan(transport, for: timeout)
             await transport.close()
-            return devices.compactMap { device in
-                DFUDeviceAddress(device.address).map { address in
-                    Advertisement(address: address, name: device.name, rssi: device.rssi,
-                                  serviceUUIDs: device.serviceUUIDs.map { $0.uppercased() })
-                }
-            }
+            return heard
         } catch {
             await transport.close()
             throw error
@@ -30,9 +24,9 @@ enum BlueZProvider {
     /// Opens the adapter; a missing bus, bluetoothd or adapter becomes ``TransportUnavailableError`` (exit 69).
     private static func open(adapter: String?) async throws -> BlueZTransport {
         do {
-            return try await BlueZTransport.open(adapter: adapter)
-        } catch where error.isStackUnavailable {
-            throw TransportUnavailableError(reason: error.description)
+            return try await BlueZHost.open(adapter: adapter)
+        } catch .hostUnavailable(let reason) {
+            throw TransportUnavailableError(reason: reason)
         }
     }
 }

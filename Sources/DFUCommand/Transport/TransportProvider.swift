@@ -1,3 +1,5 @@
+public import DFUCore
+
 /// The seam between the command line and a Bluetooth stack: opens one link per device, and scans.
 ///
 /// `dfu` uses BlueZ; tests hand in simulated devices on a virtual clock, so a whole

@@ -1,5 +1,4 @@
 import DFUCore
-import Foundation
 
 /// One device to update, as named on the command line: an address or an advertised name.
 struct DeviceTarget: Sendable, Hashable {
@@ -29,7 +28,7 @@ struct DeviceTarget: Sendable, Hashable {
         let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         return body.split(whereSeparator: \.isNewline).compactMap { line in
             let entry = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let trimmed = entry.trimmingCharacters(in: .whitespaces)
+            let trimmed = String(entry.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
             return trimmed.isEmpty ? nil : DeviceTarget(trimmed)
         }
     }

@@ -1,5 +1,9 @@
 import DFUCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `--json`: one ``JSONEvent`` per line on standard output and nothing else there; failures are also
 /// named on standard error.

@@ -49,7 +49,7 @@ struct UploadSettings: Sendable {
         .value("scope", "all|system|application", help: "which parts of the package to send (default all)"),
         .value("scan-timeout", short: "t", "SECONDS", help: "how long to scan for a device (default 10)"),
         .value("connect-timeout", "SECONDS", help: "how long connecting and discovery may take (default 10)"),
-        .value("retries", "N", help: "connection retries and reconnections after a lost link (default 3)"),
+        .value("retries", "N", help: "N + 1 Connect calls per connection, N reconnections after a lost link (default 3)"),
         .flag("no-resume", help: "start every object over instead of resuming an interrupted upload"),
         .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: packets by WriteValue, notifications by signals"),
         .value("packet-size", "BYTES", help: "largest data packet (default: the MTU allows, multiple of 4)"),

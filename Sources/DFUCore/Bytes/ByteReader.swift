@@ -56,11 +56,4 @@ public struct ByteReader: Sendable, Hashable {
         readerIndex += count
         return slice
     }
-
-    /// Reads everything that is left.
-    public mutating func readRemainingBytes() -> ArraySlice<UInt8> {
-        let slice = bytes[readerIndex...]
-        readerIndex = bytes.endIndex
-        return slice
-    }
 }

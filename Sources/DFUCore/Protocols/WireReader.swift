@@ -41,12 +41,6 @@ public struct WireReader: Sendable {
         defer { offset += count }
         return Array(bytes[offset..<(offset + count)])
     }
-
-    /// Reads everything left.
-    public mutating func readRest() -> [UInt8] {
-        defer { offset = bytes.count }
-        return Array(bytes[offset...])
-    }
 }
 
 extension Array where Element == UInt8 {

@@ -95,8 +95,6 @@ public struct SecureDFUStateMachine: Sendable {
 
     /// Firmware bytes the device has executed (safe on the device).
     public private(set) var bytesExecuted = 0
-    /// Firmware bytes written in total on this connection (including repeats after a loss).
-    public private(set) var bytesWritten = 0
     /// Whether the PRN was lowered (to 1 by default) after detected losses.
     public var fellBackToPRN1: Bool { loweredPRN }
     /// Packet losses detected on this connection (a receipt or checksum short of what was sent).
@@ -397,7 +395,6 @@ public struct SecureDFUStateMachine: Sendable {
         }
         let batch = packets(of: image, from: sent, to: limit)
         packetsSinceReset += batch.count
-        bytesWritten += limit - sent
         sent = limit
         if awaitReceipt { phase = .awaitingReceipt }
         return .writePackets(batch, awaitReceipt: awaitReceipt)

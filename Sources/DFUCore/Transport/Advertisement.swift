@@ -1,5 +1,3 @@
-public import DFUCore
-
 /// One device heard while scanning.
 public struct Advertisement: Sendable, Hashable {
     /// Its address.
