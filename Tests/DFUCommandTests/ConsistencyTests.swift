@@ -1,4 +1,5 @@
 import DFUCommand
+import DFUSimulator
 import Foundation
 import Testing
 
@@ -55,5 +56,25 @@ import Testing
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(text == "package: builds app.zip\nkey: builds key.pem\n", "\(text)")
+    }
+}
+
+/// `-q` and `-v` where they make sense: trigger and scan too.
+@Suite struct QuietAndVerboseTests {
+    @Test func triggerVerboseShowsTheConnectionsAndQuietOnlyTheAnswer() async {
+        let device = SimulatedRig.firstAddress
+        let verbose = await SimulatedRig([device: SimulatedRig.secureDevice()]).dfu(["trigger", "-d", device, "-v"])
+        #expect(verbose.code == .success, "\(verbose.error)")
+        #expect(verbose.error.contains("\(device): connected to \(device)"), "\(verbose.error)")
+        let rig = SimulatedRig([device: SimulatedPeripheral(profile: SimulatedRig.secureDevice().profile, startInBootloader: true)])
+        let quiet = await rig.dfu(["trigger", "-d", device, "-q"])
+        #expect(quiet.code == .success, "\(quiet.error)")
+        #expect(quiet.error.isEmpty, "no 'already in its bootloader' note: \(quiet.error)")
+    }
+
+    @Test func scanQuietSaysNothingWhenNothingIsFound() async {
+        let run = await SimulatedRig([:]).dfu(["scan", "-q", "-t", "0.1"])
+        #expect(run.code == .success)
+        #expect(run.error.isEmpty && run.output.isEmpty, "\(run.error)")
     }
 }

@@ -27,6 +27,7 @@ enum ScanCommand: Subcommand {
         .flag("all", help: "list every device, not only those advertising a DFU service"),
         .value("adapter", short: "a", "hciN", help: "Bluetooth adapter to use (default: BlueZ's default)"),
         .flag("json", help: "print one JSON object on standard output: {\"devices\": [...]}"),
+        .flag("quiet", short: "q", help: "print only the list and errors (no 'no device found')"),
     ]
 
     /// The service UUIDs that mark a DFU device in an advertisement.
@@ -77,7 +78,7 @@ enum ScanCommand: Subcommand {
             let data = try encoder.encode(["devices": rows])
             context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
         } else if rows.isEmpty {
-            if !interrupted {
+            if !interrupted && !arguments.flag("quiet") {
                 context.writeError("no \(arguments.flag("all") ? "" : "DFU ")device found within \(ProgressText.seconds(timeout))\n")
             }
         } else {

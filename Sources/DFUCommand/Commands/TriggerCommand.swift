@@ -33,6 +33,8 @@ enum TriggerCommand: Subcommand {
         .value("connect-timeout", "SECONDS", help: "how long connecting may take (default 10)"),
         .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: writes by WriteValue, notifications by signals"),
         .flag("json", help: "print {\"bootloader\": ADDRESS, \"name\": NAME, \"switched\": BOOL} on standard output"),
+        .flag("quiet", short: "q", help: "print only the answer and errors"),
+        .flag("verbose", short: "v", repeatable: true, help: "connections on standard error; -vv traces every request and response"),
     ]
 
     static let exitCodes: [ExitCode] = [
@@ -68,12 +70,18 @@ enum TriggerCommand: Subcommand {
         if let seconds = try UploadSettings.seconds(arguments, "scan-timeout") { options.scanTimeout = seconds }
         if let seconds = try UploadSettings.seconds(arguments, "connect-timeout") { options.connectTimeout = seconds }
 
+        let quiet = arguments.flag("quiet")
+        let verbosity = arguments.count("verbose")
+        if quiet && verbosity > 0 { throw UsageError("options --quiet and --verbose exclude each other", command: name) }
         let preferences = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"))
         let session = try await context.transports.open(adapter, target.label, preferences: preferences)
         let asked = Mutex(false)
         let application = Mutex<DFUPeer?>(nil)
         let result = await switchDevice(target, session: session, options: options, interrupts: context.interrupts,
                                         clock: session.clock) { observation in
+            if verbosity >= 2 || (verbosity == 1 && { if case .connected = observation { true } else { false } }()) {
+                context.writeError(TerminalText.escaped("\(target.label): \(observation.traceLine)") + "\n")
+            }
             if case .write(let endpoint, let bytes) = observation, Self.isSwitchRequest(bytes, to: endpoint) {
                 asked.withLock { $0 = true }
             }
@@ -92,7 +100,7 @@ enum TriggerCommand: Subcommand {
         // renamed, and BlueZ may still show the application's name for it: name none.
         let sameAddress = switched && application.withLock { $0?.address } == peer.address
         let name = sameAddress ? nil : peer.name
-        if sameAddress, arguments.value("alt-name") != nil {
+        if sameAddress, arguments.value("alt-name") != nil, !quiet {
             context.writeError("dfu: --alt-name was not used: this bootloader keeps the application's address and is not renamed\n")
         }
         if arguments.flag("json") {
@@ -102,7 +110,7 @@ enum TriggerCommand: Subcommand {
             context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
         } else {
             context.writeOutput("\(peer.address)\(name.map { " \(TerminalText.escaped($0))" } ?? "")\n")
-            if !switched { context.writeError(TerminalText.escaped("dfu: \(target.label) was already in its bootloader") + "\n") }
+            if !switched && !quiet { context.writeError(TerminalText.escaped("dfu: \(target.label) was already in its bootloader") + "\n") }
         }
         return .success
     }
