@@ -2,6 +2,7 @@
 #   make            build a release binary (.build/release/dfu)
 #   make test       install what the tests need (as root), run every test, the real-BlueZ VM suite included
 #   make test-unit  only the Swift tests (no VM)
+#   make test-clients  clients written elsewhere: bleak against dfu-sim, dfu against bluezoo (Tests/Clients/README.md)
 #   make test-bluez only the real-BlueZ VM suite (Tests/BlueZVM/README.md)
 #   make test-sanitize  the Swift tests under AddressSanitizer (.build-asan) and ThreadSanitizer (.build-tsan);
 #                   make test-asan / make test-tsan for one (Sanitizers/README.md; not part of make test)
@@ -11,6 +12,9 @@
 #   make bench      the benchmark figures (Benchmarks/README.md); BENCH_JSON=out.json writes them as JSON
 #   make bench-bluez figure 3 through the real bluetoothd in the VM (Tests/BlueZVM/README.md)
 #   make install    PREFIX=/usr/local DESTDIR= (staging root)
+#   make deb        .build/deb/dfu_VERSION_ARCH.deb (+ -dbgsym): Swift runtime linked statically, no toolchain
+#                   needed to install it (docs/packaging.md); make dist: the same files as a tarball (.build/dist)
+#   make test-deb   install that package with apt-get in a fresh minimal Debian 12 root and use it there (root)
 #   make clean
 
 SWIFT   ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
@@ -23,7 +27,7 @@ BIN      = .build/release/dfu
 ASAN_OPTIONS ?= detect_leaks=0
 TSAN_OPTIONS ?= halt_on_error=0:suppressions=$(CURDIR)/Sanitizers/tsan.supp
 
-.PHONY: all build deps lint test test-unit test-sanitize test-asan test-tsan demo install uninstall clean
+.PHONY: all build deps lint test test-unit test-clients test-sanitize test-asan test-tsan demo install uninstall clean
 
 all: build
 
@@ -34,7 +38,7 @@ build: deps
 	$(SWIFT) build -c release --product dfu
 	$(SWIFT) build -c release --product dfu-sim
 
-test: test-unit test-bluez
+test: test-unit test-clients test-bluez
 
 lint:
 	@scripts/lint.sh
@@ -42,6 +46,10 @@ lint:
 test-unit: deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# bleak (PyPI) against dfu-sim and dfu against bluezoo (PyPI), with pytest in a venv under .build.
+test-clients: deps
+	SWIFT=$(SWIFT) Tests/Clients/run.sh
 
 # The Swift tests under the sanitizers, each in its own build directory (the dfu and dfu-sim the
 # tests start are built with the same sanitizer). Suppressions and options: Sanitizers/README.md.
@@ -73,11 +81,45 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/dfu
 	install -m 755 .build/release/dfu-sim $(DESTDIR)$(PREFIX)/bin/dfu-sim
-	install -m 644 docs/dfu.1 $(DESTDIR)$(PREFIX)/share/man/man1/dfu.1
+	@# The man pages' header names the version the installed dfu prints.
+	version=$$($(BIN) --version | sed -n 's/^dfu //p'); for page in dfu dfu-sim; do \
+	    sed "1s/\"dfu [^\"]*\"/\"dfu $$version\"/" docs/$$page.1 > $(DESTDIR)$(PREFIX)/share/man/man1/$$page.1 \
+	        && chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/$$page.1 || exit 1; done
 	install -m 644 docs/dfu.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dfu
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/dfu $(DESTDIR)$(PREFIX)/bin/dfu-sim $(DESTDIR)$(PREFIX)/share/man/man1/dfu.1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dfu
+	rm -f $(DESTDIR)$(PREFIX)/bin/dfu $(DESTDIR)$(PREFIX)/bin/dfu-sim $(DESTDIR)$(PREFIX)/share/man/man1/dfu.1 $(DESTDIR)$(PREFIX)/share/man/man1/dfu-sim.1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dfu
+
+# Packaging (docs/packaging.md). The release binaries with the Swift runtime, Dispatch and Foundation
+# linked statically, in their own build directory; the C libraries stay dynamic and become Depends.
+.PHONY: static deb dist test-deb deb-deps test-deb-deps
+STATIC_SCRATCH ?= .build/static
+DEB_DIR        ?= .build/deb
+DIST_DIR       ?= .build/dist
+
+deb-deps:
+	@scripts/install-deps.sh --for "make deb" dpkg-dev binutils lintian xz-utils
+
+test-deb-deps:
+	@scripts/install-deps.sh --for "make test-deb" debootstrap debian-archive-keyring python3 dpkg-dev
+
+static: deps
+	$(SWIFT) build -c release -Xswiftc -static-stdlib --scratch-path $(STATIC_SCRATCH) --product dfu
+	$(SWIFT) build -c release -Xswiftc -static-stdlib --scratch-path $(STATIC_SCRATCH) --product dfu-sim
+
+# lintian's warnings fail the build. The tags suppressed are about the maintainer's address, which
+# stays dfu@localhost until the project has a public one (DEB_MAINTAINER="Name <address>" sets it).
+DEB_LINTIAN_SUPPRESS ?= maintainer-address-is-on-localhost,bogus-mail-host-in-debian-changelog
+deb: deb-deps static
+	packaging/build-deb.sh --bin-dir $(STATIC_SCRATCH)/release --out $(DEB_DIR)
+	lintian --fail-on error,warning --suppress-tags $(DEB_LINTIAN_SUPPRESS) \
+	    $$(sed 's|^|$(DEB_DIR)/|' $(DEB_DIR)/dfu.debs)
+
+dist: deb
+	packaging/build-dist.sh $(DEB_DIR) $(DIST_DIR)
+
+test-deb: test-deb-deps deb
+	packaging/test-deb.sh $(DEB_DIR)
 
 clean:
 	rm -rf .build .build-asan .build-tsan

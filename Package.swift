@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus", "CLinux"], swiftSettings: strict),
         // Typed client of bluetoothd's org.bluez D-Bus API, and the engine's transport over it.
         .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
-        .target(name: "BlueZTransport", dependencies: ["BlueZ", "DBus", "DFUCore"], swiftSettings: strict),
+        .target(name: "BlueZTransport", dependencies: ["BlueZ", "DFUCore"], swiftSettings: strict),
         // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
         .target(name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
         .executableTarget(
@@ -53,6 +53,8 @@ let package = Package(
         .target(name: "DFUBenchmarks", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "BlueZTransport"],
                 swiftSettings: strict),
         .executableTarget(name: "dfu-bench", dependencies: ["DFUBenchmarks"], swiftSettings: strict),
+        // `make bench`'s measuring wrapper: a command's CPU (µs), peak RSS and context switches from wait4.
+        .executableTarget(name: "dfu-bench-rusage"),
 
         // Helpers shared by test targets (running command-line tools with a deadline).
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),

@@ -15,5 +15,6 @@ BENCH_BIN    = .build/release/dfu-bench
 bench: deps
 	$(SWIFT) build -c release --product dfu-bench
 	$(SWIFT) build -c release --product dfu
+	$(SWIFT) build -c release --product dfu-bench-rusage
 	@if grep -q '"dfu-sim"' Package.swift; then $(SWIFT) build -c release --product dfu-sim; fi
 	$(BENCH_BIN) --swift "$(SWIFT)" $(if $(BENCH_JSON),--json "$(BENCH_JSON)") $(BENCH_FLAGS)

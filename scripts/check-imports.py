@@ -2,7 +2,8 @@
 """Fails when a target's Swift files import a module that Package.swift does not declare as one of
 its direct dependencies, or declare a dependency they never import, or break the layering:
 C wrappers -> DBus -> BlueZ -> BlueZTransport, with DFUCore (the pure core) importing no D-Bus,
-BlueZ or C module, and DFUCommand importing neither DBus nor BlueZ.
+BlueZ or C module, BlueZTransport no D-Bus (the BlueZ layer keeps it inside), and DFUCommand
+neither DBus nor BlueZ.
 
 Usage: scripts/check-imports.py PACKAGE_JSON   (the output of `swift package dump-package`)"""
 import json
@@ -19,6 +20,7 @@ FORBIDDEN = {
     "DBus": {"BlueZ", "BlueZTransport", "DFUCore"},
     "BlueZ": {"BlueZTransport", "DFUCore"},
     "DFUCommand": {"DBus", "BlueZ", "CDBus", "DFUSimulator", "BlueZStandIn"},
+    "BlueZTransport": {"DBus", "CDBus"},
     "DFUCrypto": {"DFUCore"},
 }
 IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|package|private|fileprivate)\s+)?import\s+(?:(?:struct|class|enum|func|var|let|protocol|typealias)\s+)?(\w+)", re.M)

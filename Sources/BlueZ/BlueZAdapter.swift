@@ -1,9 +1,9 @@
-public import DBus
+import DBus
 
 /// An `org.bluez.Adapter1` object as read from its properties.
 public struct BlueZAdapter: Sendable, Hashable {
     /// The object path, e.g. `/org/bluez/hci0`.
-    public var path: ObjectPath
+    public var path: BlueZPath
     /// The adapter's address (`Address`), as printed.
     public var address: String?
     /// Whether the radio is on (`Powered`).
@@ -12,7 +12,7 @@ public struct BlueZAdapter: Sendable, Hashable {
     public var isDiscovering: Bool
 
     /// Makes an adapter description.
-    public init(path: ObjectPath, address: String?, isPowered: Bool, isDiscovering: Bool) {
+    public init(path: BlueZPath, address: String?, isPowered: Bool, isDiscovering: Bool) {
         self.path = path
         self.address = address
         self.isPowered = isPowered
@@ -20,7 +20,7 @@ public struct BlueZAdapter: Sendable, Hashable {
     }
 
     /// Decodes the properties of `org.bluez.Adapter1`; absent flags read as false.
-    public init(path: ObjectPath, properties: [String: DBusValue]) {
+    init(path: BlueZPath, properties: [String: DBusValue]) {
         self.init(
             path: path, address: properties["Address"]?.stringValue,
             isPowered: properties["Powered"]?.boolValue ?? false,
@@ -28,5 +28,5 @@ public struct BlueZAdapter: Sendable, Hashable {
     }
 
     /// The name users type, the last path element: `hci0`.
-    public var name: String { path.rawValue.split(separator: "/").last.map(String.init) ?? path.rawValue }
+    public var name: String { path.description.split(separator: "/").last.map(String.init) ?? path.description }
 }

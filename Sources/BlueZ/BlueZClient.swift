@@ -1,26 +1,56 @@
-public import DBus
+import DBus
 
-/// Typed calls to bluetoothd's org.bluez API over any ``DBusClient``; every failure is a ``BlueZError``.
+/// Typed calls to bluetoothd's org.bluez API; every failure is a ``BlueZError``. The bus stays
+/// inside: callers see adapters, devices, paths, events and sockets.
 public struct BlueZClient: Sendable {
     /// The bus connection (a real one, or a fake in tests).
-    public let bus: any DBusClient
+    let bus: any DBusClient
+    /// The connection ``open(busAddress:)`` made, closed by ``close()``.
+    private let ownedConnection: DBusConnection?
     /// Timeout for calls that only touch bluetoothd's own state.
     public var callTimeout: Duration
 
     /// Makes a client over `bus`.
-    public init(bus: any DBusClient, callTimeout: Duration = .seconds(10)) {
+    init(bus: any DBusClient, callTimeout: Duration = .seconds(10)) {
         self.bus = bus
+        ownedConnection = nil
         self.callTimeout = callTimeout
     }
 
+    private init(connection: DBusConnection) {
+        bus = connection
+        ownedConnection = connection
+        callTimeout = .seconds(10)
+    }
+
+    /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` when set), or the bus at `busAddress`.
+    /// Throws ``BlueZError/busUnavailable(_:)`` or ``BlueZError/accessDenied(_:)`` when it cannot.
+    public static func open(busAddress: String? = nil) throws(BlueZError) -> BlueZClient {
+        do {
+            if let busAddress {
+                return BlueZClient(connection: try DBusConnection(address: busAddress))
+            }
+            return BlueZClient(connection: try DBusConnection.systemBus())
+        } catch {
+            let mapped = BlueZError(error)
+            if case .accessDenied = mapped { throw mapped }
+            throw BlueZError.busUnavailable(error.message.isEmpty ? error.name : error.message)
+        }
+    }
+
+    /// Closes the bus connection ``open(busAddress:)`` made (a client over another's bus leaves it open).
+    public func close() {
+        ownedConnection?.close()
+    }
+
     /// Calls an org.bluez method; `timeout` defaults to ``callTimeout``.
-    public func call(
-        _ member: String, on interface: String, at path: ObjectPath, arguments: [DBusValue] = [],
+    func call(
+        _ member: String, on interface: String, at path: BlueZPath, arguments: [DBusValue] = [],
         timeout: Duration? = nil
     ) async throws(BlueZError) -> [DBusValue] {
         do {
             return try await bus.call(
-                destination: try BusName(BlueZInterfaces.service), path: path, interface: try InterfaceName(interface),
+                destination: try BusName(BlueZInterfaces.service), path: path.objectPath, interface: try InterfaceName(interface),
                 member: try MemberName(member), arguments: arguments, timeout: timeout ?? callTimeout)
         } catch {
             throw BlueZError(error)
@@ -40,36 +70,40 @@ public struct BlueZClient: Sendable {
     }
 
     /// Writes a property of an org.bluez object (`Properties.Set`).
-    public func setProperty(_ name: String, of interface: String, at path: ObjectPath, to value: DBusValue)
+    func setProperty(_ name: String, of interface: String, at path: BlueZPath, to value: DBusValue)
         async throws(BlueZError)
     {
         do {
             try await bus.setProperty(
-                name, of: try InterfaceName(interface), at: path, to: value,
+                name, of: try InterfaceName(interface), at: path.objectPath, to: value,
                 destination: try BusName(BlueZInterfaces.service), timeout: callTimeout)
         } catch {
             throw BlueZError(error)
         }
     }
 
-    /// Signals from org.bluez below `/org/bluez` (ObjectManager and Properties), in arrival order.
-    /// Subscribed before this returns; the stream ends when bluetoothd leaves the bus or the bus closes.
-    public func signals() async throws(BlueZError) -> AsyncStream<DBusMessage> {
+    /// What org.bluez announces (adapters and devices appearing, changing and going, characteristic
+    /// values), decoded, in arrival order: the events of one signal at a time. Subscribed before this
+    /// returns; the sequence ends when bluetoothd leaves the bus or the bus closes.
+    public func events() async throws(BlueZError) -> some AsyncSequence<[BlueZEvent], Never> & Sendable {
         do {
             let rule = DBusMatchRule(sender: try BusName(BlueZInterfaces.service))
-            return try await bus.signals(matching: rule)
+            // Decoded as the consumer reads them: no task or queue of its own in between.
+            return try await bus.signals(matching: rule).map(BlueZEvent.decode)
         } catch {
             throw BlueZError(error)
         }
     }
 
-    /// The bus's `NameOwnerChanged` signals for `org.bluez`: the last argument is empty when bluetoothd left the bus.
-    public func ownerChanges() async throws(BlueZError) -> AsyncStream<DBusMessage> {
+    /// Whether bluetoothd owns org.bluez, each time that changes (false: it left the bus, true: it
+    /// took the name again after a restart).
+    public func presenceChanges() async throws(BlueZError) -> some AsyncSequence<Bool, Never> & Sendable {
         do {
             let rule = DBusMatchRule(
                 sender: try BusName("org.freedesktop.DBus"), interface: try InterfaceName("org.freedesktop.DBus"),
                 member: try MemberName("NameOwnerChanged"), stringArguments: [0: BlueZInterfaces.service])
-            return try await bus.signals(matching: rule)
+            // NameOwnerChanged(name, old owner, new owner): the new owner is empty when it left.
+            return try await bus.signals(matching: rule).map { $0.arguments.last?.stringValue != "" }
         } catch {
             throw BlueZError(error)
         }
@@ -78,7 +112,7 @@ public struct BlueZClient: Sendable {
     // MARK: Adapter1
 
     /// `Adapter1.SetDiscoveryFilter`: LE only, optional service UUIDs, duplicates reported (RSSI updates).
-    public func setDiscoveryFilter(adapter: ObjectPath, serviceUUIDs: [String]) async throws(BlueZError) {
+    public func setDiscoveryFilter(adapter: BlueZPath, serviceUUIDs: [String]) async throws(BlueZError) {
         var filter: [String: DBusValue] = ["Transport": .string("le"), "DuplicateData": .boolean(true)]
         if !serviceUUIDs.isEmpty { filter["UUIDs"] = .stringArray(serviceUUIDs.map { $0.lowercased() }) }
         _ = try await call(
@@ -86,41 +120,41 @@ public struct BlueZClient: Sendable {
     }
 
     /// `Adapter1.StartDiscovery`.
-    public func startDiscovery(adapter: ObjectPath) async throws(BlueZError) {
+    public func startDiscovery(adapter: BlueZPath) async throws(BlueZError) {
         _ = try await call("StartDiscovery", on: BlueZInterfaces.adapter, at: adapter)
     }
 
     /// `Adapter1.StopDiscovery`.
-    public func stopDiscovery(adapter: ObjectPath) async throws(BlueZError) {
+    public func stopDiscovery(adapter: BlueZPath) async throws(BlueZError) {
         _ = try await call("StopDiscovery", on: BlueZInterfaces.adapter, at: adapter)
     }
 
     /// `Adapter1.RemoveDevice`: forgets the device, its bond and its cached GATT database.
-    public func removeDevice(_ device: ObjectPath, adapter: ObjectPath) async throws(BlueZError) {
-        _ = try await call("RemoveDevice", on: BlueZInterfaces.adapter, at: adapter, arguments: [.objectPath(device)])
+    public func removeDevice(_ device: BlueZPath, adapter: BlueZPath) async throws(BlueZError) {
+        _ = try await call("RemoveDevice", on: BlueZInterfaces.adapter, at: adapter, arguments: [.objectPath(device.objectPath)])
     }
 
     // MARK: Device1
 
     /// `Device1.Connect`, waiting at most `timeout` for the reply.
-    public func connect(device: ObjectPath, timeout: Duration) async throws(BlueZError) {
+    public func connect(device: BlueZPath, timeout: Duration) async throws(BlueZError) {
         _ = try await call("Connect", on: BlueZInterfaces.device, at: device, timeout: timeout)
     }
 
     /// `Device1.Disconnect`.
-    public func disconnect(device: ObjectPath) async throws(BlueZError) {
+    public func disconnect(device: BlueZPath) async throws(BlueZError) {
         _ = try await call("Disconnect", on: BlueZInterfaces.device, at: device)
     }
 
     /// `Device1.Pair`, waiting at most `timeout`.
-    public func pair(device: ObjectPath, timeout: Duration) async throws(BlueZError) {
+    public func pair(device: BlueZPath, timeout: Duration) async throws(BlueZError) {
         _ = try await call("Pair", on: BlueZInterfaces.device, at: device, timeout: timeout)
     }
 
     // MARK: GattCharacteristic1
 
     /// `GattCharacteristic1.ReadValue` with no options.
-    public func readValue(characteristic: ObjectPath) async throws(BlueZError) -> [UInt8] {
+    public func readValue(characteristic: BlueZPath) async throws(BlueZError) -> [UInt8] {
         let reply = try await call(
             "ReadValue", on: BlueZInterfaces.gattCharacteristic, at: characteristic,
             arguments: [.stringVariantDictionary([:])])
@@ -131,7 +165,7 @@ public struct BlueZClient: Sendable {
     }
 
     /// `GattCharacteristic1.WriteValue` with `type` = `request` (acknowledged) or `command` (not).
-    public func writeValue(_ bytes: [UInt8], characteristic: ObjectPath, withResponse: Bool, timeout: Duration? = nil)
+    public func writeValue(_ bytes: [UInt8], characteristic: BlueZPath, withResponse: Bool, timeout: Duration? = nil)
         async throws(BlueZError)
     {
         let options = DBusValue.stringVariantDictionary(["type": .string(withResponse ? "request" : "command")])
@@ -141,27 +175,27 @@ public struct BlueZClient: Sendable {
     }
 
     /// `GattCharacteristic1.StartNotify`: values then arrive as `PropertiesChanged` of `Value`.
-    public func startNotify(characteristic: ObjectPath) async throws(BlueZError) {
+    public func startNotify(characteristic: BlueZPath) async throws(BlueZError) {
         _ = try await call("StartNotify", on: BlueZInterfaces.gattCharacteristic, at: characteristic)
     }
 
     /// `GattCharacteristic1.StopNotify`.
-    public func stopNotify(characteristic: ObjectPath) async throws(BlueZError) {
+    public func stopNotify(characteristic: BlueZPath) async throws(BlueZError) {
         _ = try await call("StopNotify", on: BlueZInterfaces.gattCharacteristic, at: characteristic)
     }
 
     /// `GattCharacteristic1.AcquireWrite`: a SOCK_SEQPACKET descriptor for writes without response, and the MTU.
-    public func acquireWrite(characteristic: ObjectPath) async throws(BlueZError) -> (OwnedFileDescriptor, mtu: Int) {
+    public func acquireWrite(characteristic: BlueZPath) async throws(BlueZError) -> (BlueZSocket, mtu: Int) {
         try await acquire("AcquireWrite", characteristic: characteristic)
     }
 
     /// `GattCharacteristic1.AcquireNotify`: a SOCK_SEQPACKET descriptor carrying one notification per packet, and the MTU.
-    public func acquireNotify(characteristic: ObjectPath) async throws(BlueZError) -> (OwnedFileDescriptor, mtu: Int) {
+    public func acquireNotify(characteristic: BlueZPath) async throws(BlueZError) -> (BlueZSocket, mtu: Int) {
         try await acquire("AcquireNotify", characteristic: characteristic)
     }
 
-    private func acquire(_ member: String, characteristic: ObjectPath) async throws(BlueZError)
-        -> (OwnedFileDescriptor, mtu: Int)
+    private func acquire(_ member: String, characteristic: BlueZPath) async throws(BlueZError)
+        -> (BlueZSocket, mtu: Int)
     {
         let reply = try await call(
             member, on: BlueZInterfaces.gattCharacteristic, at: characteristic,
@@ -170,6 +204,6 @@ public struct BlueZClient: Sendable {
             for value in reply { value.fileDescriptorValue?.close() }
             throw BlueZError.unexpectedReply("\(member) returned \"\(DBusValue.signature(of: reply))\", not \"hq\"")
         }
-        return (descriptor, Int(mtu))
+        return (BlueZSocket(descriptor), Int(mtu))
     }
 }

@@ -1,11 +1,11 @@
-public import DBus
+import DBus
 
 /// An `org.bluez.Device1` object as read from its properties.
 public struct BlueZDevice: Sendable, Hashable {
     /// The object path, e.g. `/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF`.
-    public var path: ObjectPath
+    public var path: BlueZPath
     /// The adapter it belongs to (`Adapter`).
-    public var adapter: ObjectPath?
+    public var adapter: BlueZPath?
     /// `Address`, upper-case with colons.
     public var address: String
     /// `AddressType`: `public` or `random`.
@@ -28,10 +28,10 @@ public struct BlueZDevice: Sendable, Hashable {
     public var isBonded: Bool
 
     /// Decodes the properties of `org.bluez.Device1`; nil without an `Address`.
-    public init?(path: ObjectPath, properties: [String: DBusValue]) {
+    init?(path: BlueZPath, properties: [String: DBusValue]) {
         guard let address = properties["Address"]?.stringValue else { return nil }
         self.path = path
-        self.adapter = properties["Adapter"]?.objectPathValue
+        self.adapter = properties["Adapter"]?.objectPathValue.map(BlueZPath.init)
         self.address = address.uppercased()
         self.addressType = properties["AddressType"]?.stringValue
         self.name = properties["Name"]?.stringValue
@@ -46,7 +46,7 @@ public struct BlueZDevice: Sendable, Hashable {
 
     /// Applies the changed properties of a `PropertiesChanged` signal; `ServicesResolved` = true
     /// also means connected.
-    public mutating func apply(changed: [String: DBusValue], invalidated: [String]) {
+    mutating func apply(changed: [String: DBusValue], invalidated: [String]) {
         if let value = changed["Name"]?.stringValue { name = value }
         if let value = changed["Alias"]?.stringValue { alias = value }
         if let value = changed["RSSI"]?.integerValue { rssi = Int(value) }

@@ -1,4 +1,4 @@
-public import DBus
+import DBus
 
 /// A failure talking to BlueZ, in words a user can act on; mapped from D-Bus and `org.bluez.Error.*` errors.
 public enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -41,7 +41,7 @@ public enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
     case other(name: String, message: String)
 
     /// Classifies a D-Bus error (remote or local) from a call to BlueZ.
-    public init(_ error: DBusError) {
+    init(_ error: DBusError) {
         let message = error.message
         switch error.name {
         case "org.bluez.Error.InProgress", "org.bluez.Error.AlreadyExists", "org.bluez.Error.AlreadyConnected":

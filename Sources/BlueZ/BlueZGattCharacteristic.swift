@@ -1,11 +1,11 @@
-public import DBus
+import DBus
 
 /// An `org.bluez.GattCharacteristic1` object as read from its properties.
 public struct BlueZGattCharacteristic: Sendable, Hashable {
     /// The object path, below the service's path.
-    public var path: ObjectPath
+    public var path: BlueZPath
     /// The service it belongs to (`Service`).
-    public var service: ObjectPath?
+    public var service: BlueZPath?
     /// `UUID`, canonical form.
     public var uuid: String
     /// `Flags`, e.g. `write`, `write-without-response`, `notify`, `indicate`.
@@ -14,10 +14,10 @@ public struct BlueZGattCharacteristic: Sendable, Hashable {
     public var mtu: Int?
 
     /// Decodes the properties of `org.bluez.GattCharacteristic1`; nil without a `UUID`.
-    public init?(path: ObjectPath, properties: [String: DBusValue]) {
+    init?(path: BlueZPath, properties: [String: DBusValue]) {
         guard let uuid = properties["UUID"]?.stringValue else { return nil }
         self.path = path
-        self.service = properties["Service"]?.objectPathValue
+        self.service = properties["Service"]?.objectPathValue.map(BlueZPath.init)
         self.uuid = BlueZUUID.canonical(uuid)
         self.flags = properties["Flags"]?.stringArrayValue ?? []
         self.mtu = properties["MTU"]?.integerValue.map { Int($0) }

@@ -1,21 +1,21 @@
-public import DBus
+import DBus
 
 /// An `org.bluez.GattService1` object as read from its properties.
 public struct BlueZGattService: Sendable, Hashable {
     /// The object path, below the device's path.
-    public var path: ObjectPath
+    public var path: BlueZPath
     /// The device it belongs to (`Device`).
-    public var device: ObjectPath?
+    public var device: BlueZPath?
     /// `UUID`, canonical form.
     public var uuid: String
     /// `Primary`.
     public var isPrimary: Bool
 
     /// Decodes the properties of `org.bluez.GattService1`; nil without a `UUID`.
-    public init?(path: ObjectPath, properties: [String: DBusValue]) {
+    init?(path: BlueZPath, properties: [String: DBusValue]) {
         guard let uuid = properties["UUID"]?.stringValue else { return nil }
         self.path = path
-        self.device = properties["Device"]?.objectPathValue
+        self.device = properties["Device"]?.objectPathValue.map(BlueZPath.init)
         self.uuid = BlueZUUID.canonical(uuid)
         self.isPrimary = properties["Primary"]?.boolValue ?? true
     }

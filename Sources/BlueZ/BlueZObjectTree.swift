@@ -1,4 +1,4 @@
-public import DBus
+import DBus
 
 /// Everything BlueZ exports, decoded from `GetManagedObjects`.
 public struct BlueZObjectTree: Sendable, Hashable {
@@ -12,12 +12,13 @@ public struct BlueZObjectTree: Sendable, Hashable {
     public var characteristics: [BlueZGattCharacteristic]
 
     /// Decodes a `GetManagedObjects` result; objects with malformed properties are skipped.
-    public init(_ objects: [ObjectPath: [String: [String: DBusValue]]]) {
+    init(_ objects: [ObjectPath: [String: [String: DBusValue]]]) {
         var adapters: [BlueZAdapter] = []
         var devices: [BlueZDevice] = []
         var services: [BlueZGattService] = []
         var characteristics: [BlueZGattCharacteristic] = []
-        for (path, interfaces) in objects {
+        for (objectPath, interfaces) in objects {
+            let path = BlueZPath(objectPath)
             if let properties = interfaces[BlueZInterfaces.adapter] {
                 adapters.append(BlueZAdapter(path: path, properties: properties))
             }
@@ -42,17 +43,17 @@ public struct BlueZObjectTree: Sendable, Hashable {
     }
 
     /// The devices of one adapter.
-    public func devices(of adapter: ObjectPath) -> [BlueZDevice] {
+    public func devices(of adapter: BlueZPath) -> [BlueZDevice] {
         devices.filter { $0.adapter == adapter || (adapter.isAncestor(of: $0.path)) }
     }
 
     /// The services of one device.
-    public func services(of device: ObjectPath) -> [BlueZGattService] {
+    public func services(of device: BlueZPath) -> [BlueZGattService] {
         services.filter { $0.device == device || (device.isAncestor(of: $0.path)) }
     }
 
     /// The characteristics of one service.
-    public func characteristics(of service: ObjectPath) -> [BlueZGattCharacteristic] {
+    public func characteristics(of service: BlueZPath) -> [BlueZGattCharacteristic] {
         characteristics.filter { $0.service == service || (service.isAncestor(of: $0.path)) }
     }
 }

@@ -61,6 +61,12 @@ struct RadioDevice: Sendable {
     private var eventStart: Duration = .zero
     private var eventCursor: Duration = .zero
     private var packetsInEvent = Int.max
+    /// Link time the device's writes took that the wall clock has not caught up with yet (it drains as
+    /// real time passes): how far behind a device answering at the link's pace is.
+    private var linkDebt: Duration = .zero
+    private var linkDebtUpdated = ContinuousClock.now
+    /// When the last notification held back for the link's pace will have been delivered.
+    private var pacedDue = ContinuousClock.now
     /// When the client last asked to create a data object whose first packet has not come yet.
     private var dataObjectCreated: ContinuousClock.Instant?
 
@@ -155,7 +161,13 @@ struct RadioDevice: Sendable {
     {
         catchUp()
         let uuid = characteristic.uppercased()
+        let wallNow = ContinuousClock.now
+        linkDebt = max(.zero, linkDebt - (wallNow - linkDebtUpdated))
+        linkDebtUpdated = wallNow
+        let beforeExchange = modelled
         let arrival = advance(payload: bytes.count, request: type == .request)
+        linkDebt += modelled - beforeExchange
+        let afterExchange = modelled
         var delivered = bytes
         var dropAfter = false
         var hostEvent: HostEvent?
@@ -197,6 +209,10 @@ struct RadioDevice: Sendable {
         }
         var context = makeContext(at: arrival)
         var firmware = peripheral.firmware
+        // A Legacy bootloader's answers leave at the link's pace: 20-byte packets cannot reach it faster
+        // than the modelled connection events carry them, so its receipts and responses are held until the
+        // wall clock reaches their modelled time.
+        let pacedToLink = firmware is SimulatedLegacyBootloader
         let error = firmware.write(delivered, to: uuid, type: type, context: &context)
         peripheral.firmware = firmware
         peripheral.storage = context.storage
@@ -214,8 +230,13 @@ struct RadioDevice: Sendable {
                 if reboot.map({ at < $0.1 }) ?? true { reboot = (target, at) }
             }
         }
+        if let queued = reboot, let last = notifications.map(\.0).max() {
+            // The device resets only after the answers it queued before went on the air: the final
+            // Execute's response precedes the settings write and the reset whatever the interval
+            // (SDK 15–17 `on_data_obj_execute_request_sched`, then `on_dfu_complete`).
+            reboot = (queued.0, max(queued.1, last))
+        }
         for (time, target, payload) in notifications.sorted(by: { $0.0 < $1.0 }) {
-            if let reboot, time > reboot.1 { break }
             modelled = max(modelled, time)
             observe(notification: payload, on: target)
             var delay: Duration = .zero
@@ -223,6 +244,15 @@ struct RadioDevice: Sendable {
                 responseCount += 1
                 if droppedResponses.contains(responseCount) { continue }
                 delay = lateResponses[responseCount] ?? .zero
+            }
+            if pacedToLink {
+                // The stand-in delivers notifications one after another, each after its delay: count this
+                // one's delay from when the one before it will have gone.
+                let now = ContinuousClock.now
+                let due = now + linkDebt + max(.zero, time - afterExchange)
+                let start = max(now, pacedDue)
+                delay = max(delay, due - start)
+                pacedDue = start + delay
             }
             outcomes.append(.notify(characteristic: target, bytes: payload, delay: delay))
         }

@@ -1,11 +1,13 @@
 public import DFUCore
+import DFUCrypto
 public import DFUSimulator
+import Glibc
 
 /// One `--device KIND[,address=…][,name=…][,key=value…]`: what to simulate and how it starts.
 ///
 /// Keys: `address`, `name`, `hw_version`, `sd_id` (installed SoftDevice FWID), `sd_id_after`
 /// (the FWID a SoftDevice update installs), `app_version`, `bl_version`, `signature=required`
-/// or `public_key=FILE` (init packets must be signed), `legacy_version=MAJOR.MINOR|none`,
+/// or `public_key=FILE` (init packets must carry a signature this PEM key verifies), `legacy_version=MAJOR.MINOR|none`,
 /// `max_image` (bytes), `rssi` (dBm), `service_changed=yes` (the device indicates Service Changed,
 /// so the host's GATT cache is refreshed after a jump at the same address), `connect_delay_ms`
 /// (real time every Connect takes before the link is up; Disconnect meanwhile cancels it), `uuid.ROLE=UUID`
@@ -71,7 +73,10 @@ public struct SimulatedDeviceSpec: Sendable {
             }
             secure.requiresSignature = signature == "required"
         }
-        if fields.take("public_key") != nil { secure.requiresSignature = true }
+        if let path = fields.take("public_key") {
+            secure.publicKey = try Self.publicKey(at: path)
+            secure.requiresSignature = true
+        }
         if let maximum = try fields.takeInteger("max_image") {
             guard maximum > 0 else { throw StandInSpecError("max_image=\(maximum) must be positive") }
             secure.maximumImageSize = maximum
@@ -177,6 +182,31 @@ public struct SimulatedDeviceSpec: Sendable {
         }
         profile = SimulatedDeviceProfile(address: address, bootloader: bootloader, application: application)
         self.storage = storage
+    }
+
+    /// The PEM bytes of the ECDSA P-256 key at `path`, checked to parse.
+    private static func publicKey(at path: String) throws(StandInSpecError) -> [UInt8] {
+        guard !path.isEmpty else { throw StandInSpecError("public_key needs a FILE") }
+        guard let file = fopen(path, "r") else {
+            throw StandInSpecError("public_key=\(path): cannot read it (\(String(cString: strerror(errno))))")
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count <= 1 << 20 {
+            let count = fread(&chunk, 1, chunk.count, file)
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+        }
+        guard ferror(file) == 0 else {
+            throw StandInSpecError("public_key=\(path): cannot read it (\(String(cString: strerror(errno))))")
+        }
+        do {
+            _ = try ECDSAP256.PublicKey(pem: bytes)
+        } catch {
+            throw StandInSpecError("public_key=\(path) is not an ECDSA P-256 key in PEM (\(error.description))")
+        }
+        return bytes
     }
 
     private static var kindList: String { SimulatedDeviceKind.allCases.map(\.rawValue).joined(separator: ", ") }

@@ -1,5 +1,5 @@
 import BlueZ
-import DBus
+
 public import DFUCore
 
 extension BlueZTransport {

@@ -1,5 +1,4 @@
 public import BlueZ
-import DBus
 
 extension BlueZTransport {
     /// Discovers for `duration` (LE, optionally only `serviceUUIDs`) and returns every device heard, strongest first.

@@ -1,5 +1,5 @@
 public import BlueZ
-public import DBus
+
 public import DFUCore
 
 /// The engine's ``DFUTransport`` over BlueZ (bluetoothd's org.bluez D-Bus API).
@@ -25,12 +25,12 @@ public actor BlueZTransport: DFUTransport {
         usesAcquireNotify = notify
     }
 
-    /// The connection this transport opened itself (closed by ``close()``), if any.
-    let ownedConnection: DBusConnection?
+    /// Whether ``close()`` closes the client's bus connection.
+    let ownsClient: Bool
     /// Every device BlueZ reported on this adapter, kept current from signals.
-    var devices: [ObjectPath: BlueZDevice] = [:]
+    var devices: [BlueZPath: BlueZDevice] = [:]
     /// Devices heard advertising since the current discovery started.
-    var heard: Set<ObjectPath> = []
+    var heard: Set<BlueZPath> = []
     /// The connected (or connecting) device.
     var link: LinkContext?
     /// Waiters for a condition on the device table, resumed from the signal handler.
@@ -63,33 +63,22 @@ public actor BlueZTransport: DFUTransport {
     public static func open(adapter adapterName: String? = nil, busAddress: String? = nil) async throws(BlueZError)
         -> BlueZTransport
     {
-        let connection: DBusConnection
+        let client = try BlueZClient.open(busAddress: busAddress)
         do {
-            if let busAddress {
-                connection = try DBusConnection(address: busAddress)
-            } else {
-                connection = try DBusConnection.systemBus()
-            }
+            return try await open(client: client, adapter: adapterName, ownsClient: true)
         } catch {
-            let mapped = BlueZError(error)
-            if case .accessDenied = mapped { throw mapped }
-            throw BlueZError.busUnavailable(error.message.isEmpty ? error.name : error.message)
-        }
-        do {
-            return try await open(client: BlueZClient(bus: connection), adapter: adapterName, owning: connection)
-        } catch {
-            connection.close()
+            client.close()
             throw error
         }
     }
 
-    /// Uses an existing bus client (tests, or a caller sharing a connection); `owning` is closed by ``close()``.
-    public static func open(client: BlueZClient, adapter adapterName: String? = nil, owning: DBusConnection? = nil)
+    /// Uses an existing client (tests, or a caller sharing a connection); with `ownsClient`, ``close()`` closes it.
+    public static func open(client: BlueZClient, adapter adapterName: String? = nil, ownsClient: Bool = false)
         async throws(BlueZError) -> BlueZTransport
     {
         let tree = try await client.objects()
         let adapter = try chooseAdapter(in: tree, named: adapterName)
-        let transport = BlueZTransport(client: client, adapter: adapter, ownedConnection: owning)
+        let transport = BlueZTransport(client: client, adapter: adapter, ownsClient: ownsClient)
         try await transport.start()
         return transport
     }
@@ -98,7 +87,7 @@ public actor BlueZTransport: DFUTransport {
     public static func chooseAdapter(in tree: BlueZObjectTree, named name: String?) throws(BlueZError) -> BlueZAdapter {
         guard !tree.adapters.isEmpty else { throw BlueZError.noAdapter }
         if let name {
-            guard let adapter = tree.adapters.first(where: { $0.name == name || $0.path.rawValue == name }) else {
+            guard let adapter = tree.adapters.first(where: { $0.name == name || $0.path.description == name }) else {
                 throw BlueZError.adapterNotFound(name: name, available: tree.adapters.map(\.name))
             }
             guard adapter.isPowered else { throw BlueZError.adapterPoweredOff(adapter.name) }
@@ -110,29 +99,29 @@ public actor BlueZTransport: DFUTransport {
         return powered
     }
 
-    init(client: BlueZClient, adapter: BlueZAdapter, ownedConnection: DBusConnection?) {
+    init(client: BlueZClient, adapter: BlueZAdapter, ownsClient: Bool) {
         self.client = client
         self.adapter = adapter
-        self.ownedConnection = ownedConnection
+        self.ownsClient = ownsClient
     }
 
     /// Subscribes to BlueZ's signals, then loads the devices already known (so nothing falls between).
     func start() async throws(BlueZError) {
-        let stream = try await client.signals()
-        let owners = try await client.ownerChanges()
+        let events = try await client.events()
+        let presence = try await client.presenceChanges()
         signalTasks.append(Task { [weak self] in
-            for await message in stream {
+            for await batch in events {
                 guard let self else { return }
-                await self.handle(message)
+                await self.handle(batch)
             }
             await self?.blueZGone()
         })
         signalTasks.append(Task { [weak self] in
-            for await message in owners {
-                if message.arguments.last?.stringValue == "" {
-                    await self?.blueZGone()
-                } else {
+            for await present in presence {
+                if present {
                     await self?.blueZReturned()
+                } else {
+                    await self?.blueZGone()
                 }
             }
         })
@@ -152,67 +141,63 @@ public actor BlueZTransport: DFUTransport {
         for waiter in waiters.values { waiter.continuation.resume(returning: nil) }
         waiters = [:]
         resumeReturnWaiters()
-        ownedConnection?.close()
+        if ownsClient { client.close() }
     }
 
     // MARK: Signals
 
-    func handle(_ message: DBusMessage) {
-        if let added = DBusInterfacesAdded(message) {
-            if added.object == adapter.path, added.interfaces[BlueZInterfaces.adapter] != nil {
-                isAdapterGone = false
-                if !isBlueZGone { goneSince = nil }
-            }
-            if let properties = added.interfaces[BlueZInterfaces.device],
-                let device = BlueZDevice(path: added.object, properties: properties),
-                adapter.path.isAncestor(of: added.object)
-            {
-                devices[added.object] = device
-                heard.insert(added.object)
-            }
-        } else if let removed = DBusInterfacesRemoved(message) {
-            if removed.interfaces.contains(BlueZInterfaces.device) {
-                devices[removed.object] = nil
-                heard.remove(removed.object)
-                if link?.device == removed.object { linkDropped() }
-            }
-            if removed.interfaces.contains(BlueZInterfaces.adapter), removed.object == adapter.path {
-                isAdapterGone = true
-                goneSince = goneSince ?? ContinuousClock.now
-                linkDropped()
-            }
-        } else if let changed = DBusPropertiesChanged(message) {
-            handlePropertiesChanged(changed)
-        }
+    /// The events of one signal, then the waiters whose condition they may have met.
+    func handle(_ events: [BlueZEvent]) {
+        guard !events.isEmpty else { return }
+        for event in events { handle(event) }
         resumeWaiters()
         resumeReturnWaiters()
     }
 
-    private func handlePropertiesChanged(_ changed: DBusPropertiesChanged) {
-        switch changed.interface {
-        case BlueZInterfaces.device:
-            guard var device = devices[changed.path] else { return }
-            device.apply(changed: changed.changed, invalidated: changed.invalidated)
-            devices[changed.path] = device
-            let advertisingKeys = ["RSSI", "ManufacturerData", "ServiceData", "TxPower"]
-            if advertisingKeys.contains(where: { changed.changed[$0] != nil }) { heard.insert(changed.path) }
-            if let link, link.device == changed.path {
-                // ServicesResolved = true counts as connected: bluetoothd 5.66 can miss Connected = true.
-                if changed.changed["Connected"]?.boolValue == true || changed.changed["ServicesResolved"]?.boolValue == true {
-                    link.sawConnected = true
-                } else if changed.changed["Connected"]?.boolValue == false, link.sawConnected {
-                    linkDropped()
-                }
+    private func handle(_ event: BlueZEvent) {
+        switch event {
+        case .adapterAdded(let path):
+            if path == adapter.path {
+                isAdapterGone = false
+                if !isBlueZGone { goneSince = nil }
             }
-        case BlueZInterfaces.gattCharacteristic:
-            guard let link, let endpoint = link.valueWatch[changed.path],
-                let value = changed.changed["Value"]?.byteArrayValue
-            else { return }
-            link.events.post(DFUNotification(endpoint: endpoint, bytes: value))
-        case BlueZInterfaces.adapter:
-            if changed.path == adapter.path, changed.changed["Powered"]?.boolValue == false { linkDropped() }
-        default:
-            return
+        case .deviceAdded(let device):
+            if adapter.path.isAncestor(of: device.path) {
+                devices[device.path] = device
+                heard.insert(device.path)
+            }
+        case .deviceRemoved(let path):
+            devices[path] = nil
+            heard.remove(path)
+            if link?.device == path { linkDropped() }
+        case .adapterRemoved(let path):
+            if path == adapter.path {
+                isAdapterGone = true
+                goneSince = goneSince ?? ContinuousClock.now
+                linkDropped()
+            }
+        case .deviceChanged(let change):
+            handle(change)
+        case .valueChanged(let characteristic, let value):
+            if let link, let endpoint = link.valueWatch[characteristic] {
+                link.events.post(DFUNotification(endpoint: endpoint, bytes: value))
+            }
+        case .adapterPowered(let path, let powered):
+            if path == adapter.path, !powered { linkDropped() }
+        }
+    }
+
+    private func handle(_ change: BlueZDeviceChange) {
+        guard let device = devices[change.path] else { return }
+        devices[change.path] = change.applied(to: device)
+        if change.advertised { heard.insert(change.path) }
+        if let link, link.device == change.path {
+            // ServicesResolved = true counts as connected: bluetoothd 5.66 can miss Connected = true.
+            if change.connected == true || change.servicesResolved == true {
+                link.sawConnected = true
+            } else if change.connected == false, link.sawConnected {
+                linkDropped()
+            }
         }
     }
 

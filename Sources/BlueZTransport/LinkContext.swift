@@ -1,17 +1,17 @@
 import BlueZ
-import DBus
+
 import DFUCore
 
 /// The state of one connection: the device, its DFU characteristics, and what was acquired from BlueZ.
 final class LinkContext {
     /// The device object.
-    let device: ObjectPath
+    let device: BlueZPath
     /// Notifications and the link going down, for the engine.
     let events = LinkEvents()
     /// The DFU characteristics found, by role.
     var characteristics: [DFUEndpoint: BlueZGattCharacteristic] = [:]
     /// Characteristics notifying through StartNotify: their `Value` changes are notifications.
-    var valueWatch: [ObjectPath: DFUEndpoint] = [:]
+    var valueWatch: [BlueZPath: DFUEndpoint] = [:]
     /// Readers of AcquireNotify descriptors.
     var readers: [DFUEndpoint: NotificationReader] = [:]
     /// The AcquireWrite descriptor of the packet characteristic.
@@ -25,7 +25,7 @@ final class LinkContext {
     /// The ATT MTU of the link.
     var mtu = 23
 
-    init(device: ObjectPath) {
+    init(device: BlueZPath) {
         self.device = device
     }
 

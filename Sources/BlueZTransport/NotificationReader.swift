@@ -1,4 +1,4 @@
-import DBus
+import BlueZ
 import Glibc
 import Synchronization
 
@@ -98,7 +98,7 @@ final class NotificationReader: Sendable {
 
     /// Starts reading `descriptor`, which the reader now owns (and closes even when it cannot start).
     init(
-        descriptor: OwnedFileDescriptor, maximumLength: Int,
+        descriptor: BlueZSocket, maximumLength: Int,
         onPacket: @escaping @Sendable ([UInt8]) -> Void, onHangUp: @escaping @Sendable () -> Void
     ) throws(StartFailure) {
         guard let raw = descriptor.takeRawValue() else { throw StartFailure(code: EBADF) }

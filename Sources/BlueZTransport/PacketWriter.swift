@@ -1,4 +1,4 @@
-import DBus
+import BlueZ
 import Glibc
 import Synchronization
 
@@ -9,14 +9,14 @@ import Synchronization
 /// while bluetoothd drains it), which paces the writes to the link.
 final class PacketWriter: Sendable {
     /// The descriptor, closed exactly once by ``close()`` or when the writer goes away.
-    private let descriptor: OwnedFileDescriptor
+    private let descriptor: BlueZSocket
     /// The ATT MTU AcquireWrite reported.
     let mtu: Int
     /// Made on the first full buffer: most uploads never fill it.
     private let writable = Mutex<WritableEvent?>(nil)
 
     /// Takes ownership of `descriptor`.
-    init(descriptor: OwnedFileDescriptor, mtu: Int) {
+    init(descriptor: BlueZSocket, mtu: Int) {
         self.descriptor = descriptor
         self.mtu = mtu
     }

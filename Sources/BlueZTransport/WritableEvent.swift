@@ -16,11 +16,14 @@ final class WritableEvent: Sendable {
 
     private let state: Mutex<State>
     private let queue = DispatchQueue(label: "dfu.packet-writer")
+    /// The duplicate the source watches; open while `state.source` is set (its cancel handler closes it).
+    private let watched: Int32
 
     /// Watches a duplicate of `descriptor`; nil when it cannot be duplicated.
     init?(watching descriptor: Int32) {
         let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else { return nil }
+        watched = copy
         state = Mutex(State())
         let queue = queue
         state.withLock { state in
@@ -43,17 +46,27 @@ final class WritableEvent: Sendable {
         let remaining = ContinuousClock.now.duration(to: deadline)
         guard remaining > .zero else { return false }
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let identifier: Int? = state.withLock { state in
-                guard let source = state.source else { return nil }
+            enum Start { case closed, writable, waiting(Int) }
+            let start: Start = state.withLock { state in
+                guard let source = state.source else { return .closed }
+                // Room may have come between the failed send and now, before the source watched: look
+                // once after arming, so the wait never depends on an edge that already passed.
+                var poller = pollfd(fd: watched, events: Int16(POLLOUT), revents: 0)
+                if poll(&poller, 1, 0) > 0 { return .writable }
                 state.nextIdentifier += 1
                 state.waiter = (state.nextIdentifier, continuation)
                 if !state.running {
                     source.resume()
                     state.running = true
                 }
-                return state.nextIdentifier
+                return .waiting(state.nextIdentifier)
             }
-            guard let identifier else { return continuation.resume(returning: false) }
+            let identifier: Int
+            switch start {
+            case .closed: return continuation.resume(returning: false)
+            case .writable: return continuation.resume(returning: true)
+            case .waiting(let waiting): identifier = waiting
+            }
             let nanoseconds = remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000
             queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { [weak self] in
                 self?.finish(writable: false, identifier: identifier)

@@ -79,7 +79,9 @@ public enum BenchCommand {
             } else {
                 var measured = figure
                 measured.runs = quick ? 1 : runs
-                report.host += try measured.run(progress: log)
+                let (rows, startup) = try measured.run(progress: log)
+                report.host += rows
+                report.startup = startup
             }
             if FileManager.default.isExecutableFile(atPath: figure.dfuSim), let executable = ChildProcess.currentExecutable {
                 var engine = EngineHostCost(dfuSim: figure.dfuSim)

@@ -16,6 +16,8 @@ public struct BenchReport: Sendable, Hashable, Codable {
     public var slowFlash: [SlowFlashRow] = []
     /// Figure 2 rows.
     public var host: [HostCostRow] = []
+    /// Figure 2's start-up row: `dfu --version`.
+    public var startup: StartupCost?
     /// Figure 4 rows.
     public var scale: [ScaleFigureRow] = []
     /// Figures not measured.

@@ -36,11 +36,11 @@ public struct BenchTable: Sendable {
         }
         if !report.slowFlash.isEmpty {
             lines.append("")
-            lines.append("Figure 1b: flash slower than the pacer assumes (200 KB, 2M, 15 ms, MTU 247, PRN 0)")
-            lines += render(header: ["flash", "flash alone s", "actual s", "lost", "PRN fell back", "unpaced s (lost)"],
+            lines.append("Figure 1b: flash slower than the pacer assumes (200 KB, 2M, 15 ms, PRN 0)")
+            lines += render(header: ["MTU", "flash", "flash alone s", "actual s", "lost", "PRN fell back", "unpaced s (lost)"],
                             rows: report.slowFlash.map { row in
                 [
-                    "\(row.factor)x", Spread.format(row.flashSeconds, digits: 2),
+                    "\(row.mtu)", "\(row.factor)x", Spread.format(row.flashSeconds, digits: 2),
                     row.seconds.map { Spread.format($0, digits: 2) } ?? row.failure ?? "failed",
                     row.seconds == nil ? "–" : "\(row.lostPackets)", row.seconds == nil ? "–" : row.fellBack ? "yes" : "no",
                     row.unpacedSeconds.map { "\(Spread.format($0, digits: 2)) (\(row.unpacedLostPackets))" }
@@ -52,16 +52,24 @@ public struct BenchTable: Sendable {
             lines.append("")
             lines.append("Figure 2: host cost of a 500 KB upload through dfu-sim on a private dbus-daemon"
                          + " (`dfu upload`: the dfu process; engine: DFURunner + BlueZTransport in a child of dfu-bench)")
-            lines += render(header: ["writes", "upload s", "CPU s", "CPU s/MB", "peak RSS MB", "first byte ms",
-                                     "first firmware byte ms"],
+            lines += render(header: ["writes", "upload s", "CPU s", "CPU s/MB", "beyond start-up s/MiB", "peak RSS MB",
+                                     "context switches", "futex calls", "poll calls", "first byte ms", "first firmware byte ms"],
                             rows: report.host.map { row in
                 [
                     row.writeMode, row.wallSeconds.formatted(digits: 2), row.cpuSeconds.formatted(digits: 3),
-                    row.cpuSecondsPerMegabyte.formatted(digits: 3), row.peakRSSMegabytes.formatted(digits: 1),
+                    row.cpuSecondsPerMegabyte.formatted(digits: 3),
+                    row.cpuBeyondStartupSecondsPerMebibyte?.formatted(digits: 3) ?? "-",
+                    row.peakRSSMegabytes.formatted(digits: 1), row.contextSwitches?.formatted(digits: 0) ?? "-",
+                    row.futexCalls.map(String.init) ?? "-", row.pollCalls.map(String.init) ?? "-",
                     row.firstByteMilliseconds.formatted(digits: 0), row.firstFirmwareByteMilliseconds.formatted(digits: 0),
                 ]
             })
-            lines.append("goals (AcquireWrite): CPU ≤ 0.2 s/MB, peak RSS ≤ 32 MB, first byte ≤ 150 ms")
+            if let startup = report.startup {
+                lines.append("start-up, `dfu --version` (median of \(startup.runs)): \(startup.cpuMilliseconds.formatted(digits: 1)) ms CPU,"
+                             + " \(startup.peakRSSMegabytes.formatted(digits: 1)) MB peak RSS")
+            }
+            lines.append("goals: beyond start-up ≤ 0.15 s/MiB with AcquireWrite, ≤ 0.3 s/MiB with --no-acquire;"
+                         + " start-up ≤ 10 ms CPU and ≤ 12 MB; upload peak RSS ≤ 16 MB; first byte ≤ 150 ms")
         }
         if !report.scale.isEmpty {
             lines.append("")

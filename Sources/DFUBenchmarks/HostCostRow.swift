@@ -16,4 +16,12 @@ public struct HostCostRow: Sendable, Hashable, Codable {
     public var firstByteMilliseconds: Spread
     /// From the start of `dfu` to its first firmware packet, ms.
     public var firstFirmwareByteMilliseconds: Spread
+    /// CPU beyond what `dfu --version` costs, seconds per MiB (2^20 bytes); `dfu upload` rows only.
+    public var cpuBeyondStartupSecondsPerMebibyte: Spread? = nil
+    /// Voluntary plus involuntary context switches of the process; `dfu upload` rows only.
+    public var contextSwitches: Spread? = nil
+    /// futex(2) calls in one extra run under `strace -f -c` (not timed); nil without strace.
+    public var futexCalls: Int? = nil
+    /// poll/ppoll/epoll_wait calls in that run.
+    public var pollCalls: Int? = nil
 }

@@ -2,6 +2,8 @@
 public struct SlowFlashRow: Sendable, Hashable, Codable {
     /// How many times the datasheet maxima the simulated flash takes.
     public var factor: Int
+    /// The ATT MTU (247: 17 full packets per object; 23: 205 packets of 20 bytes, more than the 17 buffers).
+    public var mtu = 247
     /// Modelled seconds with the defaults (flash pacing adapting to the loss); nil when the upload failed.
     public var seconds: Double?
     /// Packets lost with the defaults.

@@ -12,6 +12,8 @@ public struct SecureBootloaderConfiguration: Sendable, Hashable {
     public var hardwareVersion: UInt32 = 52
     /// Whether init packets must be signed (extended error 0x08 otherwise).
     public var requiresSignature = false
+    /// The compiled-in public key (PEM, ECDSA P-256): init packets must carry a signature it verifies.
+    public var publicKey: [UInt8]?
     /// Built with `NRF_DFU_BLE_REQUIRES_BONDS`: keeps the application's address instead of address + 1.
     public var requiresBonds = false
     /// Largest image the bank can take (extended error 0x0D above it).

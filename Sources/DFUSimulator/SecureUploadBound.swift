@@ -11,7 +11,10 @@
 ///   after another. Writes overlap the arrival of later packets, so apart from this queue nothing of
 ///   the flash adds to the link path;
 /// - per object, when it has more packets than the bootloader has receive buffers: the page erase its
-///   Create starts, then the packets that did not fit, then Checksum, Execute and the next Create.
+///   Create starts, then the packets that did not fit, then Checksum, Execute and the next Create;
+/// - per object, the Execute's answer waits until the object's flash work is done (SDK 15–17
+///   `on_data_obj_execute_request_sched`): from its Create, the page erase (and bank preparation for the
+///   first) and the object's word writes, up to the next connection event, then one interval for the next request.
 ///
 /// After both, the bootloader hashes the image and resets (30 ms after its answer); neither overlaps.
 /// The client's own waits (first-object delay) are not included: they are not mandatory.
@@ -28,7 +31,10 @@ public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
     /// buffers, the rest can only arrive after the erase its Create started and the first buffer's write,
     /// from the next connection event on (small MTUs).
     public let eraseStalls: Duration
-    /// The link path: set-up + air + round trips + erase stalls.
+    /// Time the link waits for Execute answers held until an object's flash work is done, beyond the
+    /// object's own link time.
+    public let executeWaits: Duration
+    /// The link path: set-up + air + round trips + erase stalls + Execute waits.
     public let link: Duration
     /// Flash work: bank preparation, a page erase per object, and word writes of the whole image.
     public let flash: Duration
@@ -83,6 +89,7 @@ public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
         var airTotal = initBurst
         var requests = 1 + initRequests  // the CCCD write first
         var stalls = Duration.zero
+        var waits = Duration.zero
         var objects = 0
         var offset = 0
         while offset < imageSize {
@@ -94,6 +101,7 @@ public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
             // Only `receiveBuffers` packets fit while the page erases: the rest follow the erase. Both times
             // count from the start of the Create's event, up to the next Create.
             let linkTime = interval * (2 * (3 + all.receipts)) + all.air
+            var stall = Duration.zero
             if count > receiveBuffers {
                 var erase = model.flash.pageErase
                 if objects == 0 { erase += model.flash.firstObjectPreparation }
@@ -105,8 +113,21 @@ public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
                 let lateStart = interval * Int((max(0, ready.nanosecondsTotal) + interval.nanosecondsTotal - 1)
                                                / max(1, interval.nanosecondsTotal))
                 let eraseTime = lateStart + late.air + interval * (2 * late.receipts + 4)
-                stalls += max(.zero, eraseTime - linkTime)
+                stall = max(.zero, eraseTime - linkTime)
+                stalls += stall
             }
+            // The Execute is answered when the erase and the object's writes are done; the next request goes
+            // at least one interval later. The last object's answer is not waited for (the reset ends it).
+            let isLast = offset + size >= imageSize
+            var flashWork = model.flash.pageErase + model.flash.writeTime(bytes: size)
+            if objects == 0 { flashWork += model.flash.firstObjectPreparation }
+            // The Create is the first exchange of its event, so the answer goes at the first event after the
+            // flash is done, a whole number of intervals after the Create's event.
+            let ready = createExchange + flashWork
+            let answered = interval * Int((ready.nanosecondsTotal + interval.nanosecondsTotal - 1) / max(1, interval.nanosecondsTotal))
+            let objectFlash = isLast ? ready : answered + interval
+            let objectLink = linkTime + stall - (isLast ? interval * 2 : .zero)
+            waits += max(.zero, objectFlash - objectLink)
             objects += 1
             offset += size
         }
@@ -114,7 +135,8 @@ public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
         air = airTotal
         roundTrips = interval * (2 * (requests - 1))
         eraseStalls = stalls
-        link = setup + air + roundTrips + stalls
+        executeWaits = waits
+        link = setup + air + roundTrips + stalls + waits
         flash = model.flash.pageErase * objects + model.flash.writeTime(bytes: imageSize) + model.flash.firstObjectPreparation
         flashStart = setup + interval * (2 * (1 + initRequests)) + initBurst
         finish = model.flash.hashPerKilobyte * (imageSize / 1024 + 1) + .milliseconds(30)
@@ -123,12 +145,14 @@ public struct SecureUploadBound: Sendable, Hashable, CustomStringConvertible {
     /// max(link path, flash start + flash) + finish.
     public var total: Duration { max(link, flashStart + flash) + finish }
 
-    /// Which path limits: "link" or "flash".
-    public var limitedBy: String { link >= flashStart + flash ? "link" : "flash" }
+    /// Which path limits: "flash" when the flash queue is longer than the link path or the link waits for
+    /// held Execute answers, else "link".
+    public var limitedBy: String { link >= flashStart + flash && executeWaits == .zero ? "link" : "flash" }
 
     /// e.g. "link 6.8 s (set-up 0.23 s, air 2.1 s, round trips 4.5 s) vs flash 0.5 s + 6.6 s; + finish 0.07 s → 7.0 s".
     public var description: String {
-        "link \(link) (set-up \(setup), air \(air), round trips \(roundTrips), erase stalls \(eraseStalls)) vs flash \(flashStart) + \(flash);"
+        "link \(link) (set-up \(setup), air \(air), round trips \(roundTrips), erase stalls \(eraseStalls), Execute waits \(executeWaits))"
+            + " vs flash \(flashStart) + \(flash);"
             + " + finish \(finish) → \(total)"
     }
 }

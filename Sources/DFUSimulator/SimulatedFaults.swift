@@ -25,6 +25,11 @@ public struct SimulatedFaults: Sendable, Hashable {
     public var droppedPackets: Set<Int> = []
     /// Packet writes (1-based) delivered with their first byte inverted.
     public var corruptedPackets: Set<Int> = []
+    /// Notifications (1-based, counted over the whole session) lost on the air.
+    public var droppedNotifications: Set<Int> = []
+    /// Notifications (1-based) that reach the client this much later (and every one after them with them,
+    /// as notifications on one link stay in order).
+    public var lateNotifications: [Int: Duration] = [:]
     /// Extra delay before every notification.
     public var responseDelay: Duration = .zero
     /// This many connection attempts fail (after the device was found) before one succeeds.

@@ -178,17 +178,22 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
             initCommand = nil
             respond(.createObject, .success, context: &context)
         case .data:
+            // The checks of SDK 15–17 `on_data_obj_create_request`, in its order.
             guard let initCommand else { return respond(.createObject, .operationNotPermitted, context: &context) }
             guard size > 0 else { return respond(.createObject, .invalidParameter, context: &context) }
+            guard size % 4096 == 0 || lastExecuted + size == initCommand.imageSize else {
+                // Only the last object may be shorter than a page.
+                return respond(.createObject, .invalidParameter, context: &context)
+            }
             guard size <= configuration.dataObjectMaxSize else {
                 return respond(.createObject, .insufficientResources, context: &context)
+            }
+            guard lastExecuted + size <= initCommand.imageSize else {
+                return respond(.createObject, .operationNotPermitted, context: &context)
             }
             // A new object starts at the end of the last executed one; anything after it is discarded.
             received.removeLast(received.count - lastExecuted)
             receivedCRC = CRC32(continuingFrom: lastExecutedCRC)
-            guard lastExecuted + size <= initCommand.imageSize else {
-                return respond(.createObject, .invalidParameter, context: &context)
-            }
             objectStart = lastExecuted
             objectSize = size
             objectOpen = true
@@ -250,10 +255,10 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
             guard commandSize > 0, command.count == commandSize else {
                 return respond(.execute, .operationNotPermitted, context: &context)
             }
-            let (parsed, error) = validateInitPacket(storage: context.storage)
+            let (parsed, rejection) = validateInitPacket(storage: context.storage)
             initCommand = parsed
-            if let error {
-                return respond(.execute, .extendedError, extended: error, context: &context)
+            if let rejection {
+                return respond(.execute, rejection.result, extended: rejection.extended, context: &context)
             }
             if commandCreatedFresh {
                 received = []
@@ -273,22 +278,47 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
             lastExecuted = received.count
             lastExecutedCRC = receivedCRC.value
             guard let initCommand, received.count == initCommand.imageSize else {
-                return respond(.execute, .success, context: &context)
+                // SDK 15–17 `on_data_obj_execute_request_sched` reschedules itself while
+                // `nrf_fstorage_is_busy`: the response waits until every queued erase and write is done,
+                // so every receive buffer is free again when the client may send the next object.
+                return respond(.execute, .success, after: max(.zero, flashBusyUntil - context.now), context: &context)
             }
             postValidate(initCommand, context: &context)
         }
     }
 
-    private func validateInitPacket(storage: SimulatedStorage) -> (SecureInitCommand?, SecureDFUExtendedError?) {
-        if let forced = configuration.rejectInitPacketWith { return (nil, forced) }
-        guard let parsed = SecureInitCommand(packet: command), parsed.opCode == 1 else { return (nil, .initCommandInvalid) }
-        if let error = check(parsed, storage: storage) { return (nil, error) }
+    /// Why an init packet is refused: the result code and, for `extendedError`, the extended code.
+    private typealias Rejection = (result: SecureDFUResultCode, extended: SecureDFUExtendedError?)
+
+    private func validateInitPacket(storage: SimulatedStorage) -> (SecureInitCommand?, Rejection?) {
+        if let forced = configuration.rejectInitPacketWith { return (nil, (.extendedError, forced)) }
+        guard let parsed = SecureInitCommand(packet: command), parsed.opCode == 1 else {
+            return (nil, (.extendedError, .initCommandInvalid))
+        }
+        if let rejection = checkSignature(parsed) { return (nil, rejection) }
+        if let error = check(parsed, storage: storage) { return (nil, (.extendedError, error)) }
         return (parsed, nil)
     }
 
+    /// The signature check of SDK 15–17 `nrf_dfu_validation_signature_check` (SDK 12
+    /// `dfu_req_handling.c`): no signature → extended 0x08; a type other than ECDSA P-256 → 0x09; a
+    /// signature over the init command that the compiled-in key does not verify → result 0x05
+    /// (Invalid Object), not an extended error; a signature that is not 64 bytes → 0x0A.
+    private func checkSignature(_ parsed: SecureInitCommand) -> Rejection? {
+        let required = configuration.requiresSignature || configuration.publicKey != nil
+        guard let signature = parsed.signature else { return required ? (.extendedError, .signatureMissing) : nil }
+        if let signatureType = parsed.signatureType, signatureType != 0 { return (.extendedError, .wrongSignatureType) }
+        guard let pem = configuration.publicKey else { return nil }
+        // It hashes the serialized command (SHA-256) and verifies r‖s, each half stored little-endian.
+        guard signature.count == 64 else { return (.operationFailed, nil) }
+        guard let key = try? ECDSAP256.PublicKey(pem: pem),
+            let decoded = try? SecureInitPacket(bytes: command), let stored = decoded.signature,
+            ECDSAP256.verify(signature: stored.bigEndianRS, of: decoded.initCommandBytes, with: key)
+        else { return (.invalidObject, nil) }
+        return nil
+    }
+
     private func check(_ parsed: SecureInitCommand, storage: SimulatedStorage) -> SecureDFUExtendedError? {
-        if parsed.signature == nil, configuration.requiresSignature { return .signatureMissing }
-        if let signatureType = parsed.signatureType, signatureType != 0 { return .wrongSignatureType }
         switch parsed.type {
         case .application, .externalApplication:
             guard parsed.applicationSize > 0 else { return .initCommandInvalid }
@@ -298,6 +328,12 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
             guard parsed.bootloaderSize > 0 else { return .initCommandInvalid }
         case .softdeviceBootloader:
             guard parsed.softdeviceSize > 0, parsed.bootloaderSize > 0 else { return .initCommandInvalid }
+        }
+        // SDK 15–17 `nrf_dfu_ver_validation_check`: type, hash type, then (skipped for a debug packet, as a
+        // bootloader built with NRF_DFU_DEBUG does) hardware, SoftDevice and firmware versions.
+        switch parsed.hashType {
+        case .sha256, .crc, .none: break
+        default: return .wrongHashType
         }
         if !parsed.isDebug, parsed.hardwareVersion != configuration.hardwareVersion { return .hardwareVersionFailure }
         let anySoftDevice: UInt32 = 0xFFFE
@@ -314,10 +350,6 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
             case .softdevice:
                 break
             }
-        }
-        switch parsed.hashType {
-        case .sha256, .crc, .none: break
-        default: return .wrongHashType
         }
         if parsed.imageSize > configuration.maximumImageSize { return .insufficientSpace }
         return nil

@@ -47,6 +47,7 @@ public final class SimulatedTransport: DFUTransport {
         var byteFaultFired = false
         var requestFaultFired = false
         var droppedByTargets = 0
+        var notifications = 0
     }
 
     /// A radio with these devices in range.
@@ -332,16 +333,24 @@ public final class SimulatedTransport: DFUTransport {
         device.storage = context.storage
         air.peripherals[connection.index] = device
         air.violations += context.violations
+        var lastSent: Duration = .zero
         for effect in context.effects {
             switch effect {
             case .notify(let characteristic, let bytes, let delay):
+                air.notifications += 1
                 let ready = time + delay + air.faults.responseDelay
-                let delivered = nextEvent(after: ready, connection: connection, link: link)
+                var delivered = nextEvent(after: ready, connection: connection, link: link)
                     + link.exchangeTime(attPayload: bytes.count)
+                lastSent = max(lastSent, delivered)
+                if air.faults.droppedNotifications.contains(air.notifications) { continue }
+                // Notifications on one link stay in order: a late one holds back those after it.
+                delivered += air.faults.lateNotifications[air.notifications] ?? .zero
+                delivered = max(delivered, connection.pending.map(\.time).max() ?? .zero)
                 connection.pending.append(PendingNotification(time: delivered, characteristic: characteristic, bytes: bytes))
             case .reboot(let target, let delay):
-                // The device resets after its answers went out.
-                let at = time + delay + air.faults.responseDelay
+                // The device resets only after the answers it queued before went on the air (the final
+                // Execute's response precedes the settings write and the reset, whatever the interval).
+                let at = max(time + delay + air.faults.responseDelay, lastSent)
                 connection.dropAt = min(connection.dropAt ?? at, at)
                 connection.pendingBoot = (target, at)
             }

@@ -1,4 +1,4 @@
-import BlueZ
+@testable import BlueZ
 import DBus
 import Testing
 

@@ -1,5 +1,5 @@
 @testable import BlueZTransport
-import DBus
+import BlueZ
 import Glibc
 import Synchronization
 import Testing
@@ -12,7 +12,7 @@ import Testing
         let hangUps = Mutex(0)
 
         /// A reader on `descriptor` that delivers into this collection.
-        func reader(on descriptor: OwnedFileDescriptor, maximumLength: Int = 23) throws -> NotificationReader {
+        func reader(on descriptor: BlueZSocket, maximumLength: Int = 23) throws -> NotificationReader {
             try NotificationReader(
                 descriptor: descriptor, maximumLength: maximumLength,
                 onPacket: { bytes in self.packets.withLock { $0.append(bytes) } },
@@ -28,11 +28,11 @@ import Testing
     }
 
     /// BlueZ's end (raw, closed by the test) and the reader's end.
-    static func pair() throws -> (peer: Int32, reader: OwnedFileDescriptor) {
+    static func pair() throws -> (peer: Int32, reader: BlueZSocket) {
         var ends: [Int32] = [-1, -1]
         let made = socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends)
         try #require(made == 0)
-        return (ends[0], OwnedFileDescriptor(taking: ends[1]))
+        return (ends[0], BlueZSocket(taking: ends[1]))
     }
 
     static func send(_ bytes: [UInt8], to descriptor: Int32) {

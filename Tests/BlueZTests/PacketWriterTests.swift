@@ -1,4 +1,4 @@
-import DBus
+import BlueZ
 import Foundation
 import Glibc
 import Synchronization
@@ -13,7 +13,7 @@ import Testing
     static func pair() throws -> (PacketWriter, Int32) {
         var ends: [Int32] = [-1, -1]
         try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0)
-        return (PacketWriter(descriptor: OwnedFileDescriptor(taking: ends[0]), mtu: 247), ends[1])
+        return (PacketWriter(descriptor: BlueZSocket(taking: ends[0]), mtu: 247), ends[1])
     }
 
     @Test func unreadBytesCountWhatThePeerHasNotReadYet() async throws {

@@ -32,6 +32,28 @@ import Testing
         #expect(pacer.earliestWrite(at: .milliseconds(102)) == .milliseconds(102))
     }
 
+    /// An answered data Execute means the bootloader's flash queue is empty (SDK 15–17): the model, which
+    /// errs late, frees every buffer then.
+    @Test func anAnsweredExecuteFreesEveryBuffer() {
+        var pacer = FlashPacer(pacing: Self.pacing(), bankPrepared: true)
+        pacer.objectCreated(at: .zero)  // erase 0–100 ms
+        pacer.packetWritten(bytes: 4, at: .milliseconds(1))
+        pacer.packetWritten(bytes: 4, at: .milliseconds(2))
+        #expect(pacer.earliestWrite(at: .milliseconds(50)) == .milliseconds(101))
+        pacer.flashIdle(at: .milliseconds(60))
+        #expect(pacer.busyBuffers(at: .milliseconds(60)) == 0)
+        #expect(pacer.earliestWrite(at: .milliseconds(60)) == .milliseconds(60))
+        // The next Create's erase counts from the answer, not from the model's queue.
+        pacer.objectCreated(at: .milliseconds(61))
+        pacer.packetWritten(bytes: 4, at: .milliseconds(61))
+        pacer.packetWritten(bytes: 4, at: .milliseconds(61))
+        #expect(pacer.earliestWrite(at: .milliseconds(62)) == .milliseconds(162))
+        // A slow-down now assumes twice the work queued since the answer (erase 100 ms + 2 × 1 ms, from 61 ms),
+        // not since the first Create.
+        pacer.slowDown(at: .milliseconds(62))
+        #expect(pacer.earliestWrite(at: .milliseconds(62)) == .milliseconds(61 + 204))
+    }
+
     @Test func aSenderThatMustWaitCanWaitForSeveralFreeBuffersAtOnce() {
         var pacer = FlashPacer(pacing: Self.pacing(buffers: 3), bankPrepared: true)
         pacer.objectCreated(at: .zero)  // erase 0–100 ms

@@ -92,9 +92,11 @@ import Testing
         }
     }
 
-    @Test func receiptWithTheWrongCountFails() {
+    /// A machine that sent the first two packets with PRN 2 and awaits their receipt.
+    static func awaitingTheFirstReceipt(restarted: Bool) -> LegacyDFUStateMachine {
         var machine = LegacyDFUStateMachine(part: Self.part, configuration: .init(packetReceiptNotifications: 2,
-                                                                                  version: LegacyDFUVersion(major: 0, minor: 8)))
+                                                                                  version: LegacyDFUVersion(major: 0, minor: 8),
+                                                                                  restarted: restarted))
         _ = machine.start()
         _ = machine.requestWritten()
         _ = machine.received([0x10, 0x01, 0x01])
@@ -103,8 +105,35 @@ import Testing
         _ = machine.received([0x10, 0x02, 0x01])
         _ = machine.requestWritten()
         _ = machine.requestWritten()
-        guard case .fail(.crcMismatch(.sendingFirmware, "firmware image", 40, 20, _, _, _)) = machine.received([0x11, 0x14, 0, 0, 0]) else {
-            Issue.record("expected lost bytes to fail")
+        return machine
+    }
+
+    /// 11 14 00 00 00: the bootloader counted 20 bytes where 40 were sent. It cannot be told where to go on
+    /// from: reset and start over while restarts are left, then fail.
+    @Test func receiptWithTheWrongCountResetsAndRestartsThenFails() {
+        var first = Self.awaitingTheFirstReceipt(restarted: false)
+        guard case .resetAndRestart = first.received([0x11, 0x14, 0, 0, 0]) else {
+            Issue.record("expected lost bytes to reset and restart")
+            return
+        }
+        var last = Self.awaitingTheFirstReceipt(restarted: true)
+        guard case .fail(.crcMismatch(.sendingFirmware, "firmware image", 40, 20, _, _, _)) = last.received([0x11, 0x14, 0, 0, 0]) else {
+            Issue.record("expected lost bytes to fail when no restart is left")
+            return
+        }
+    }
+
+    /// No receipt at all (a packet was lost): the same, after the receipt timeout.
+    @Test func missingReceiptResetsAndRestartsThenTimesOut() {
+        var first = Self.awaitingTheFirstReceipt(restarted: false)
+        #expect(first.awaitsPacketReceipt)
+        guard case .resetAndRestart = first.timedOut(after: .seconds(1)) else {
+            Issue.record("expected a missing receipt to reset and restart")
+            return
+        }
+        var last = Self.awaitingTheFirstReceipt(restarted: true)
+        guard case .fail(.timeout(.sendingFirmware, _)) = last.timedOut(after: .seconds(1)) else {
+            Issue.record("expected a timeout when no restart is left")
             return
         }
     }

@@ -135,7 +135,7 @@ import Testing
         }
     }
 
-    @Test func lostBytesSwitchToPRN1AndRecreateTheObjectUpToThreeAttempts() {
+    @Test func lostBytesSwitchToPRN1AndRecreateTheObject() {
         var machine = Self.atDataSelect(image: Self.big)
         _ = machine.received([0x60, 0x06, 0x01] + Self.le32(4096) + Self.le32(0) + Self.le32(0))
         _ = machine.received([0x60, 0x01, 0x01])
@@ -147,14 +147,51 @@ import Testing
         #expect(machine.fellBackToPRN1)
         // With PRN 1 every packet is followed by a receipt.
         #expect(machine.received([0x60, 0x01, 0x01]) == .writePackets([Array(Self.big[0..<244])], awaitReceipt: true))
-        // The receipt reports a wrong CRC (corruption): second retry.
+        // The receipt reports a wrong CRC (corruption, not a loss): an attempt.
         let bad = [0x60, 0x03, 0x01] + Self.le32(244) + Self.le32(0xDEAD_BEEF)
         #expect(machine.received(bad) == .send(.create(.data, size: 4096)))
         _ = machine.received([0x60, 0x01, 0x01])
+        #expect(machine.received(bad) == .send(.create(.data, size: 4096)))
+        _ = machine.received([0x60, 0x01, 0x01])
         guard case .fail(.crcMismatch(_, _, 244, 244, _, 0xDEAD_BEEF, 3)) = machine.received(bad) else {
-            Issue.record("expected a checksum error after three attempts")
+            Issue.record("expected a checksum error after three corrupted attempts")
             return
         }
+    }
+
+    /// Losses while the device answers are retried beyond the three attempts (the client slows down each
+    /// time), up to eight per object; only then do they count as attempts.
+    @Test func lossesAreRetriedWithLongerWaitsBeforeTheyCountAsAttempts() {
+        var machine = Self.atDataSelect(image: Self.big)
+        _ = machine.received([0x60, 0x06, 0x01] + Self.le32(4096) + Self.le32(0) + Self.le32(0))
+        _ = machine.received([0x60, 0x01, 0x01])
+        _ = machine.packetsWritten()
+        // 60 03 01, offset 0: nothing of the object arrived.
+        let nothing = [0x60, 0x03, 0x01] + Self.le32(0) + Self.le32(0)
+        #expect(machine.received(nothing) == .send(.setPRN(1)))
+        _ = machine.received([0x60, 0x02, 0x01])
+        var waits: [Duration] = []
+        var failed = false
+        for _ in 0..<12 {
+            // After a loss with PRN 1 already set, every Create is followed by a wait for the page erase.
+            switch machine.received([0x60, 0x01, 0x01]) {
+            case .wait(let wait):
+                waits.append(wait)
+                _ = machine.delayElapsed()
+            case .writePackets:
+                waits.append(.zero)
+            default:
+                Issue.record("expected packets or a wait after the Create")
+            }
+            if case .fail(.crcMismatch) = machine.received(nothing) {
+                failed = true
+                break
+            }
+        }
+        // Eight free retries and three attempts: the eleventh loss of the object is fatal.
+        #expect(waits == [0, 100, 200, 400, 800, 1600, 3200, 3200, 3200, 3200].map { .milliseconds($0) })
+        #expect(failed)
+        #expect(machine.lossesDetected == 10)
     }
 
     @Test func aMissingReceiptIsFollowedByAChecksumRequest() {

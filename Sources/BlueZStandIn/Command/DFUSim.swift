@@ -39,6 +39,10 @@ public enum DFUSim {
             writeOutput(DFUSimArguments.usage)
             return 0
         }
+        if let path = parsed.reportPath, let problem = unwritable(path) {
+            writeError("dfu-sim: --report \(path): cannot write it (\(problem))\n" + "Try 'dfu-sim --help'.\n")
+            return 64
+        }
         let daemon: DBusDaemon
         let connection: DBusConnection
         let standIn: BlueZStandIn
@@ -121,6 +125,16 @@ public enum DFUSim {
             if null >= 0 { close(null) }
         }
         return try body()
+    }
+
+    /// Why the report could not be written at `path`, or nil: checked before COMMAND starts, by
+    /// opening it for writing as the report will (creating it when absent; its content stays until then).
+    private static func unwritable(_ path: String) -> String? {
+        guard !path.isEmpty else { return "an empty path" }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        close(descriptor)
+        return nil
     }
 
     private static func write(_ text: String, to path: String) throws(StandInSpecError) {

@@ -34,8 +34,9 @@ public struct FlashPacer: Sendable {
     public mutating func slowDown(at time: Duration) {
         guard slowdowns < Self.maximumSlowdowns else { return }
         slowdowns += 1
-        // The device's queue has been busy at most since the first Create, with all the work sent since,
-        // at the new rate; until that is done every buffer may be busy.
+        // The device's queue has been busy at most since the first Create (or since the last answered Execute,
+        // when it was empty), with all the work sent since, at the new rate; until that is done every buffer
+        // may be busy.
         if let firstCreate {
             flashBusyUntil = max(flashBusyUntil, firstCreate + work * scale)
         }
@@ -83,6 +84,16 @@ public struct FlashPacer: Sendable {
         if firstCreate == nil { firstCreate = time }
         work += erase
         prune(before: time)
+    }
+
+    /// The bootloader said its flash queue is empty at `time` (SDK 15–17 answer a data Execute only then):
+    /// every buffer is free and nothing is queued, whatever the model still assumed.
+    public mutating func flashIdle(at time: Duration) {
+        flashBusyUntil = min(flashBusyUntil, time)
+        releases.removeAll()
+        // A later slow-down assumes only the work queued from here on.
+        firstCreate = nil
+        work = .zero
     }
 
     /// A packet of `bytes` bytes was written at `time`: it holds a buffer until its flash write is done.

@@ -7,7 +7,7 @@ extension DFURunner {
     func upload(_ part: FirmwarePart, peer: DFUPeer, mode: Mode, context: inout UpdateContext) async throws(DFUError) -> DFUPeer {
         var peer = peer
         var reconnections = 0
-        var restarted = false
+        var restarts = 0
         var lastStep = DFUStep.connecting
         context.meter = TransferMeter()
         while true {
@@ -16,7 +16,8 @@ extension DFURunner {
             context.meter.end()
             switch mode {
             case .legacyBootloader(let version):
-                outcome = try await runLegacy(part, version: version, restarted: restarted, context: &context)
+                outcome = try await runLegacy(part, version: version, restarted: restarts >= options.objectAttempts,
+                                              context: &context)
             default:
                 outcome = try await runSecure(part, peer: peer, context: &context)
             }
@@ -24,9 +25,13 @@ extension DFURunner {
             case .completed:
                 return peer
             case .restart:
-                restarted = true
+                restarts += 1
             case .linkLost(let error):
                 if case .disconnected(let step, _) = error { lastStep = step }
+                if case .timeout(let step, _) = error { lastStep = step }
+                // A Legacy bootloader whose link was lost mid-transfer refuses Start DFU until it is reset
+                // (SDK 11 `dfu_start_pkt_handle`): after every lost link it may be reset again.
+                restarts = 0
                 guard reconnections < options.reconnectAttempts else {
                     if case .disconnected(let step, _) = error { throw .disconnected(step: step, attempts: reconnections + 1) }
                     throw error
@@ -36,15 +41,27 @@ extension DFURunner {
             }
             await transport.disconnect()
             report(.connecting, part: context.partNumber, context: context, bytes: 0, total: part.image.count)
+            // After the last Execute the device may have reset into the new image: what the host cached of the
+            // bootloader's GATT table at this address may be stale, so discover afresh.
             let parameters = DFUConnectParameters(
                 selector: DFUDeviceSelector(addresses: [peer.address], serviceUUIDs: options.uuids.bootloaderServices),
-                scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout, uuids: options.uuids)
+                scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout, uuids: options.uuids,
+                discardCachedServices: lastStep == .validatingFirmware)
+            let bootloader = peer
             do {
                 peer = try await connect(parameters, step: .findingBootloader)
             } catch .bootloaderNotFound where lastStep == .validatingFirmware {
                 // The link dropped after the last Execute and no bootloader advertises any more:
                 // the device activated the image and reset into it.
-                return peer
+                return bootloader
+            }
+            if lastStep == .validatingFirmware, !peer.endpoints.contains(.secureControlPoint),
+                !peer.endpoints.contains(.legacyControlPoint) {
+                // The last Execute's answer was lost, and what answers at the address now is an application
+                // (a buttonless one still advertises the DFU service): the device installed the image and
+                // started it, as Nordic's libraries count a disconnect after the last Execute.
+                await transport.disconnect()
+                return bootloader
             }
         }
     }
@@ -87,10 +104,15 @@ extension DFURunner {
                     report(.validating, part: context.partNumber, context: context, bytes: part.image.count, total: part.image.count)
                 }
                 do {
+                    let executedBefore = machine.bytesExecuted
                     try await transport.write(request.bytes, to: .secureControlPoint, type: .withResponse)
                     action = try await awaitNotification(from: .secureControlPoint, within: options.responseTimeout)
                         .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
                     if case .create(.data, _) = request { pacer?.objectCreated(at: origin.duration(to: clock.now)) }
+                    if request == .execute, machine.bytesExecuted > executedBefore {
+                        // SDK 15–17 answer a data Execute only once every queued erase and write is done.
+                        pacer?.flashIdle(at: origin.duration(to: clock.now))
+                    }
                 } catch .disconnected {
                     action = machine.disconnected()
                 } catch {
@@ -146,6 +168,9 @@ extension DFURunner {
             case .fail(let error):
                 context.report.fellBackToPRN1 = context.report.fellBackToPRN1 || machine.fellBackToPRN1
                 if case .disconnected = error { return .linkLost(error) }
+                // No answer to the last Execute: the device may have reset into the image without the link
+                // loss being seen yet. Reconnect and look (the new application, or the bootloader to resume).
+                if case .timeout(step: .validatingFirmware, _) = error { return .linkLost(error) }
                 // The link stays up: after a rejected system part the application goes over it.
                 throw error
             }
@@ -199,8 +224,11 @@ extension DFURunner {
                         report(.uploading, part: context.partNumber, context: &context, bytes: machine.bytesSent, total: part.image.count)
                     }
                     if awaitReceipt {
-                        action = try await awaitNotification(from: .legacyControlPoint, within: options.responseTimeout)
-                            .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
+                        // A receipt comes within a few connection events unless packets were lost: do not wait
+                        // out the response timeout for it.
+                        let timeout = machine.awaitsPacketReceipt ? options.receiptTimeout : options.responseTimeout
+                        action = try await awaitNotification(from: .legacyControlPoint, within: timeout)
+                            .map { machine.received($0) } ?? machine.timedOut(after: timeout)
                     } else {
                         action = machine.packetsWritten()
                     }

@@ -8,7 +8,8 @@ public struct LegacyDFUStateMachine: Sendable {
         public var packetReceiptNotifications: UInt16
         /// The bootloader's DFU Version; nil when the characteristic is absent (SDK ≤ 6: slow mode).
         public var version: LegacyDFUVersion?
-        /// Whether this run follows a Reset after "invalid state" (restart only once).
+        /// Whether no more restarts are allowed (after "invalid state", lost packets or a wrong receipt the
+        /// runner resets the bootloader and starts over a few times).
         public var restarted: Bool
 
         /// Makes a configuration.
@@ -150,6 +151,11 @@ public struct LegacyDFUStateMachine: Sendable {
             // SDK 5.2 fills only 16 bits: compare what was filled.
             let matches = count == UInt32(sent) || (count <= 0xFFFF && count == UInt32(sent) & 0xFFFF)
             guard matches else {
+                if !configuration.restarted {
+                    // The bootloader counted other bytes than were sent: start over after a reset.
+                    phase = .done
+                    return .resetAndRestart
+                }
                 return fail(.crcMismatch(step: step, object: "firmware image", expectedOffset: UInt32(sent),
                                          reportedOffset: count, expectedCRC: 0, reportedCRC: 0, attempts: 1))
             }
@@ -196,8 +202,19 @@ public struct LegacyDFUStateMachine: Sendable {
 
     /// No notification came in time.
     public mutating func timedOut(after duration: Duration) -> LegacyDFUAction {
-        fail(.timeout(step: step, after: duration))
+        if awaitsPacketReceipt, !configuration.restarted {
+            // Packets were lost: the bootloader waits for bytes that never come and cannot say how many it
+            // has. It takes no new Start DFU until it is reset (SDK 11 `dfu_start_pkt_handle` accepts one only
+            // in DFU_STATE_IDLE): reset it and start over.
+            phase = .done
+            return .resetAndRestart
+        }
+        return fail(.timeout(step: step, after: duration))
     }
+
+    /// Whether the machine waits for a packet receipt, or for the answer to the last packet, with receipts on:
+    /// either comes within a few connection events unless packets were lost.
+    public var awaitsPacketReceipt: Bool { prn > 0 && (phase == .awaitingReceipt || phase == .awaitingReceived) }
 
     /// The link dropped; after Activate that is the expected reset.
     public mutating func disconnected() -> LegacyDFUAction {

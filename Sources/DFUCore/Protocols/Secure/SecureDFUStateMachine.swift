@@ -23,15 +23,30 @@ public struct SecureDFUStateMachine: Sendable {
         public var objectAttempts: Int
         /// PRN interval for the rest of the transfer after a detected loss (at least 1).
         public var packetReceiptNotificationsAfterLoss: UInt16
-        /// Detected losses before the PRN is lowered (at least 1). With flash pacing the first loss only
-        /// slows the pacer down (the flash was slower than it assumed), so the default with pacing is 2.
+        /// Detected losses before the PRN is lowered (at least 1). With flash pacing each loss first slows the
+        /// pacer down (the flash was slower than it assumed), so the default with pacing is one more than the
+        /// pacer's slow-downs: a receipt per packet costs two connection intervals each, far more than a
+        /// slower pacer with 20-byte packets.
         public var lossesBeforePRNFallback: Int
+        /// Losses per object (the device answers, short of what was sent) retried without counting as an
+        /// attempt: each makes the client slower (pacer, PRN, waits), so a flash slower than assumed costs
+        /// time, never the update.
+        public var lossRetries: Int
+        /// The wait after every data Create once losses go on after the PRN fell back; doubled at each further
+        /// loss, up to ``maximumLossDelay``, so that a slow flash can finish the page erase a Create starts.
+        public var lossDelay: Duration
+        /// The longest wait after a Create that losses lead to.
+        public var maximumLossDelay: Duration
 
         /// Makes a configuration.
         public init(packetReceiptNotifications: UInt16 = 12, packetSize: Int = 244, resume: Bool = true,
                     firstObjectDelay: Duration = .milliseconds(400), objectDelay: Duration = .zero,
                     objectAttempts: Int = 3, packetReceiptNotificationsAfterLoss: UInt16 = 1,
-                    lossesBeforePRNFallback: Int = 1) {
+                    lossesBeforePRNFallback: Int = 1, lossRetries: Int = 8, lossDelay: Duration = .milliseconds(100),
+                    maximumLossDelay: Duration = .milliseconds(3200)) {
+            self.lossRetries = max(0, lossRetries)
+            self.lossDelay = lossDelay
+            self.maximumLossDelay = maximumLossDelay
             self.packetReceiptNotifications = packetReceiptNotifications
             self.packetSize = max(1, packetSize)
             self.resume = resume
@@ -49,7 +64,7 @@ public struct SecureDFUStateMachine: Sendable {
                       resume: options.resume, firstObjectDelay: options.effectiveFirstObjectDelay,
                       objectDelay: options.objectDelay, objectAttempts: options.objectAttempts,
                       packetReceiptNotificationsAfterLoss: options.packetReceiptNotificationsAfterLoss,
-                      lossesBeforePRNFallback: options.flashPacing == nil ? 1 : 2)
+                      lossesBeforePRNFallback: options.flashPacing == nil ? 1 : FlashPacer.maximumSlowdowns + 1)
         }
     }
 
@@ -140,6 +155,20 @@ public struct SecureDFUStateMachine: Sendable {
             // A receipt that arrived after its timeout was answered by a checksum request: already handled.
             return .awaitNotification
         }
+        if response.request != .calculateChecksum {
+            // Notifications stay in order: a late receipt would have come before this answer.
+            lateReceiptOffset = nil
+        } else if let late = lateReceiptOffset, response.result == .success, response.offset == late,
+            phase != .checkingLostReceipt, expectedChecksumOffset != late {
+            // A receipt and a checksum answer look the same (`60 03 01` offset CRC): this one reports the
+            // offset of the receipt given up on, not where the transfer is now. It is that late receipt,
+            // or the checksum answer that followed it; either way it was already acted on.
+            lateReceiptOffset = nil
+            return .awaitNotification
+        } else if phase == .checkingLostReceipt, response.offset != lateReceiptOffset {
+            // Short of the receipt's offset: packets were lost and that receipt never comes.
+            lateReceiptOffset = nil
+        }
         guard response.request == expectedOpCode else { return fail(.unexpectedResponse(step: step, bytes: bytes)) }
         if response.result != .success {
             return failed(response)
@@ -170,8 +199,8 @@ public struct SecureDFUStateMachine: Sendable {
             return executedObject()
         case .creatingData:
             packetsSinceReset = 0
-            let delay = createdFirstObject ? configuration.objectDelay
-                : max(configuration.firstObjectDelay, configuration.objectDelay)
+            let delay = max(createdFirstObject ? configuration.objectDelay
+                : max(configuration.firstObjectDelay, configuration.objectDelay), delayAfterLosses)
             createdFirstObject = true
             if delay > .zero {
                 phase = .delaying
@@ -194,6 +223,22 @@ public struct SecureDFUStateMachine: Sendable {
     }
 
     private var createdFirstObject = false
+    /// The wait after each Create that the losses so far call for (zero before the first).
+    private var delayAfterLosses: Duration = .zero
+    /// Losses of the current object retried without counting as attempts.
+    private var lossRetries = 0
+    /// The offset of the packet receipt last given up on, while a late copy of it may still arrive.
+    private var lateReceiptOffset: UInt32?
+
+    /// The offset a checksum answer or receipt must report now, when one is awaited.
+    private var expectedChecksumOffset: UInt32? {
+        switch phase {
+        case .awaitingReceipt: UInt32(sent)
+        case .checkingData: UInt32(objectEnd)
+        case .checkingCommand: UInt32(initPacket.count)
+        default: nil
+        }
+    }
 
     /// The packets of the last `.writePackets(…, awaitReceipt: false)` were written.
     public mutating func packetsWritten() -> SecureDFUAction {
@@ -220,7 +265,9 @@ public struct SecureDFUStateMachine: Sendable {
     /// No notification came within `duration`.
     public mutating func timedOut(after duration: Duration) -> SecureDFUAction {
         if phase == .awaitingReceipt {
-            // A dropped packet means the receipt never comes: ask where the device is.
+            // A dropped packet means the receipt never comes: ask where the device is. A receipt that is
+            // only late still comes, before the answer or after it was taken for the answer.
+            lateReceiptOffset = UInt32(sent)
             phase = .checkingLostReceipt
             return .send(.calculateChecksum)
         }
@@ -371,6 +418,7 @@ public struct SecureDFUStateMachine: Sendable {
         crcAtObjectStart = crcKnown ?? CRC32.checksum(image[0..<objectStart])
         sent = objectStart
         attempts = 0
+        lossRetries = 0
     }
 
     private mutating func createObject() -> SecureDFUAction {
@@ -440,7 +488,12 @@ public struct SecureDFUStateMachine: Sendable {
     }
 
     private mutating func retryObject(reportedOffset: UInt32, reportedCRC: UInt32, lost: Bool) -> SecureDFUAction {
-        attempts += 1
+        if lost, lossRetries < configuration.lossRetries {
+            // The device answers but holds less than was sent: it could not keep up. Slow down and go again.
+            lossRetries += 1
+        } else {
+            attempts += 1
+        }
         if attempts >= configuration.objectAttempts {
             let index = objectStart / max(1, dataMaxSize) + 1
             let count = (image.count + dataMaxSize - 1) / max(1, dataMaxSize)
@@ -450,6 +503,11 @@ public struct SecureDFUStateMachine: Sendable {
         }
         if lost {
             lossesDetected += 1
+            if loweredPRN {
+                // Losses go on after the PRN fell back: wait for the page erase after every Create, longer each time.
+                delayAfterLosses = delayAfterLosses == .zero ? configuration.lossDelay
+                    : min(delayAfterLosses * 2, max(configuration.maximumLossDelay, configuration.lossDelay))
+            }
             let fallback = configuration.packetReceiptNotificationsAfterLoss
             if lossesDetected >= configuration.lossesBeforePRNFallback {
                 loweredPRN = true
