@@ -35,7 +35,9 @@ struct RigScriptTests {
         _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
         let process = Process()
         process.executableURL = DFUSimRun.executable
-        process.arguments = ["run"] + devices.flatMap { ["--device", $0] }
+        // Interrupted: every connection takes half a second, so the rig is still busy when Ctrl-C comes.
+        let specs = interrupt ? devices.map { $0 + ",connect_delay_ms=500" } : devices
+        process.arguments = ["run"] + specs.flatMap { ["--device", $0] }
             + ["--", "/bin/sh", script.path, package, list.path, log.path]
         var environment = ProcessInfo.processInfo.environment
         environment["DFU_SIMULATE"] = nil
