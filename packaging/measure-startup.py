@@ -5,6 +5,9 @@
 
 Each run is one fork/exec of PROGRAM --version with its output discarded; the figures are the
 child's own, from wait4()'s rusage (ru_utime + ru_stime, ru_maxrss in KiB), plus wall time.
+The peak RSS is only an upper bound: Linux carries this Python process's own peak into the child
+across exec, so a child smaller than Python shows Python's figure (dfu-bench-rusage, a small C
+program, measures it exactly; docs/packaging.md).
 """
 import argparse
 import os

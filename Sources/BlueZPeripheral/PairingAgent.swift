@@ -1,7 +1,10 @@
 import DBus
 
 /// A BlueZ pairing agent (org.bluez.Agent1) with NoInputNoOutput capability that accepts every
-/// Just Works pairing, as an nRF5 target with bonds does: the simulated device's side of bonding.
+/// Just Works pairing, as an nRF5 application with bonds does: the simulated device's side of
+/// bonding. While the simulated device runs a Secure DFU bootloader it refuses every pairing, as
+/// that bootloader answers "pairing not supported" (SDK 15–17 `nrf_dfu_ble.c` `ble_evt_handler`,
+/// BLE_GAP_EVT_SEC_PARAMS_REQUEST).
 ///
 /// bluetoothd asks an agent to confirm even a Just Works pairing (RequestAuthorization, or
 /// RequestConfirmation for LE Secure Connections) and refuses the pairing when no agent is
@@ -14,12 +17,18 @@ struct PairingAgent: Sendable {
     private let service: BusName
     private let manager: InterfaceName
     private let log: PeripheralHost.Log
+    private let refusesPairing: @Sendable () async -> Bool
 
-    /// Prepares the agent; nothing is exported until ``register()``.
-    init(connection: DBusConnection, service: BusName, log: @escaping PeripheralHost.Log) throws(DBusError) {
+    /// Prepares the agent; nothing is exported until ``register()``. `refusesPairing` says whether the
+    /// simulated device refuses pairing now.
+    init(
+        connection: DBusConnection, service: BusName, log: @escaping PeripheralHost.Log,
+        refusesPairing: @escaping @Sendable () async -> Bool
+    ) throws(DBusError) {
         self.connection = connection
         self.service = service
         self.log = log
+        self.refusesPairing = refusesPairing
         path = try ObjectPath("/org/dfusim/peripheral/agent")
         manager = try InterfaceName("org.bluez.AgentManager1")
     }
@@ -51,7 +60,12 @@ struct PairingAgent: Sendable {
     private func interface() throws(DBusError) -> DBusInterface {
         let device = DBusArgument("device", "o")
         let log = log
+        let refuses = refusesPairing
         let accept: DBusMethod.Handler = { message in
+            if await refuses() {
+                log("pairing refused (a Secure DFU bootloader does not pair): \(message.member?.rawValue ?? "?")")
+                throw DBusError(name: "org.bluez.Error.Rejected", message: "Pairing not supported")
+            }
             log("pairing accepted: \(message.member?.rawValue ?? "?") for \(message.arguments.first?.objectPathValue?.rawValue ?? "?")")
             return []
         }

@@ -112,6 +112,9 @@ public actor PeripheralHost {
     /// The report as it stands.
     public var currentReport: PeripheralReport { report }
 
+    /// Whether the simulated device runs a Secure DFU bootloader now (which refuses pairing).
+    var runsSecureBootloader: Bool { peripheral.firmware is SimulatedSecureBootloader }
+
     /// Powers the adapters on, watches links, and registers the current role.
     public func start() async throws(PeripheralError) {
         let adapters = [configuration.adapter] + (configuration.bootloaderAdapter.map { [$0] } ?? [])
@@ -121,7 +124,9 @@ public actor PeripheralHost {
         if configuration.acceptsPairing {
             let agent: PairingAgent
             do {
-                agent = try PairingAgent(connection: connection, service: names.service, log: log)
+                agent = try PairingAgent(
+                    connection: connection, service: names.service, log: log,
+                    refusesPairing: { [weak self] in await self?.runsSecureBootloader ?? false })
             } catch {
                 throw .bluez(what: "preparing the pairing agent", reason: error.description)
             }

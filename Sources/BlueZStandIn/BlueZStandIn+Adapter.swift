@@ -109,7 +109,6 @@ extension BlueZStandIn {
                 DBusProperty(try member("Alias"), value: .string(alias), access: .readWrite, onSet: accept),
                 DBusProperty(try member("Class"), value: .uint32(0)),
                 DBusProperty(try member("Powered"), value: .boolean(powered), access: .readWrite, onSet: powerHandler),
-                DBusProperty(try member("PowerState"), value: .string(powered ? "on" : "off")),
                 DBusProperty(try member("Discoverable"), value: .boolean(false), access: .readWrite, onSet: accept),
                 DBusProperty(try member("DiscoverableTimeout"), value: .uint32(180), access: .readWrite, onSet: accept),
                 DBusProperty(try member("Pairable"), value: .boolean(true), access: .readWrite, onSet: accept),
@@ -121,16 +120,19 @@ extension BlueZStandIn {
                         "00001800-0000-1000-8000-00805f9b34fb", "00001801-0000-1000-8000-00805f9b34fb",
                         "0000180a-0000-1000-8000-00805f9b34fb",
                     ])),
-                DBusProperty(try member("Modalias"), value: .string("usb:v1D6Bp0246d0542")),
+                // The Linux Foundation's USB vendor 1D6B, product 0246 (BlueZ), and the version claimed.
+                DBusProperty(
+                    try member("Modalias"),
+                    value: .string("usb:v1D6Bp0246d" + configuration.host.version.deviceIDVersion)),
                 DBusProperty(try member("Roles"), value: .stringArray(["central", "peripheral"])),
+                // Listed by introspection, absent from GetAll: it exists only when bluetoothd runs with -E.
+                DBusProperty(try member("ExperimentalFeatures"), signature: "as"),
             ])
     }
 
     func setPowered(_ on: Bool) {
         guard on != powered else { return }
         powered = on
-        try? connection.setProperty(
-            member("PowerState"), to: .string(on ? "on" : "off"), interface: names.adapter, at: adapterPath)
         if !on {
             for path in devices.keys.sorted() where devices[path]?.connected == true {
                 tearDown(path, reboot: nil, announce: false)
@@ -199,44 +201,66 @@ extension BlueZStandIn {
     func announceDevicesInRange() {
         guard powered else { return }
         for index in radios.indices {
-            let radio = radios[index]
-            guard !radio.isConnected else { continue }
-            let firmware = radio.firmware
-            let address = radio.address
-            let admitted = discoverySessions.values.contains {
-                $0.admits(
-                    address: address.description, name: firmware.advertisedName,
-                    serviceUUIDs: firmware.advertisedServiceUUIDs, rssi: radio.spec.rssi)
-            }
-            guard admitted, let path = devicePath(for: address) else { continue }
+            guard let address = admittedAddress(of: index), let path = devicePath(for: address) else { continue }
             advertise(radio: index, at: path)
         }
     }
 
-    /// Creates or refreshes the Device1 object for an advertisement from `radio`.
+    /// The address of radio device `index` when it advertises now and a discovery session admits it.
+    private func admittedAddress(of index: Int) -> DFUDeviceAddress? {
+        let radio = radios[index]
+        guard powered, !radio.isConnected else { return nil }
+        let firmware = radio.firmware
+        let address = radio.address
+        let admitted = discoverySessions.values.contains {
+            $0.admits(
+                address: address.description, name: firmware.advertisedName,
+                serviceUUIDs: firmware.advertisedServiceUUIDs, rssi: radio.spec.rssi)
+        }
+        return admitted ? address : nil
+    }
+
+    /// Whether a running discovery hears a device advertising at `address` now.
+    func isHeardNow(_ address: DFUDeviceAddress) -> Bool {
+        radios.indices.contains { admittedAddress(of: $0) == address }
+    }
+
+    /// Creates or refreshes the Device1 object for an advertisement from `radio`: only what changed
+    /// is signalled (BlueZ 5.66 `src/device.c` `btd_device_device_set_name`, `device_add_eir_uuids`,
+    /// which ignores advertised UUIDs once services were resolved); TemporaryTimeout starts again.
     private func advertise(radio index: Int, at path: ObjectPath) {
         let radio = radios[index]
         let firmware = radio.firmware
         let advertisedUUIDs = firmware.advertisedServiceUUIDs.map { $0.lowercased() }
         if var object = devices[path] {
-            let uuids = Array(Set(object.uuids + advertisedUUIDs)).sorted()
-            object.uuids = uuids
+            let previousUUIDs = object.uuids
+            object.advertisedUUIDs = Array(Set(object.advertisedUUIDs + advertisedUUIDs)).sorted()
             devices[path] = object
             var changed: [MemberName: DBusValue] = [:]
-            if let name = try? member("Name") { changed[name] = .string(firmware.advertisedName) }
-            if let alias = try? member("Alias") { changed[alias] = .string(firmware.advertisedName) }
-            if let rssi = try? member("RSSI") { changed[rssi] = .int16(radio.spec.rssi) }
-            if let key = try? member("UUIDs") { changed[key] = .stringArray(uuids) }
-            try? connection.setProperties(changed, interface: names.device, at: path)
+            let values: [(String, DBusValue)] = [
+                ("Name", .string(firmware.advertisedName)), ("Alias", .string(firmware.advertisedName)),
+                ("RSSI", .int16(radio.spec.rssi)),
+            ]
+            for (name, value) in values {
+                guard let key = try? member(name),
+                    connection.exportedProperty(key, interface: names.device, at: path) != value
+                else { continue }
+                changed[key] = value
+            }
+            if !changed.isEmpty { try? connection.setProperties(changed, interface: names.device, at: path) }
+            publishUUIDs(of: path, previous: previousUUIDs)
+            scheduleExpiry(path)
             return
         }
-        let object = DeviceObject(path: path, address: radio.address, uuids: advertisedUUIDs.sorted())
+        let object = DeviceObject(path: path, address: radio.address, advertisedUUIDs: advertisedUUIDs.sorted())
         devices[path] = object
         do {
-            try connection.export([try deviceInterface(for: object, radio: radio)], at: path)
+            try connection.export([try deviceInterface(for: object, radio: radio)].map(Self.asBluetoothd), at: path)
         } catch {
             devices[path] = nil
+            return
         }
+        scheduleExpiry(path)
     }
 
     func removeDevice(_ message: DBusMessage) throws -> [DBusValue] {
@@ -244,8 +268,9 @@ extension BlueZStandIn {
             throw BlueZNames.error("DoesNotExist", "Does Not Exist")
         }
         if devices[path]?.connected == true { tearDown(path, reboot: nil, announce: true) }
-        devices[path] = nil
-        try connection.unexport(at: path)
+        // The device goes with its bond and its GATT database, objects included
+        // (`src/adapter.c` `remove_device`, `btd_adapter_remove_device`).
+        removeObjects(of: path)
         return []
     }
 }

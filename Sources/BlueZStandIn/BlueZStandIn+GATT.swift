@@ -14,8 +14,7 @@ extension BlueZStandIn {
                         DBusProperty(try member("Device"), value: .objectPath(device)),
                         DBusProperty(try member("Primary"), value: .boolean(true)),
                         DBusProperty(try member("Includes"), value: .array(elementSignature: "o", elements: [])),
-                        DBusProperty(try member("Handle"), value: .uint16(service.handle)),
-                    ])
+                    ] + (exportsHandles ? [DBusProperty(try member("Handle"), value: .uint16(service.handle))] : []))
             ]
         }
         if let characteristicPath = table.descriptors[path] {
@@ -30,23 +29,27 @@ extension BlueZStandIn {
                         DBusMethod(
                             try member("WriteValue"),
                             inputs: [DBusArgument("value", "ay"), DBusArgument("options", "a{sv}")],
-                            handler: { _ in throw BlueZNames.error("NotPermitted", "Write not permitted") }),
+                            handler: handler { standIn, message in try await standIn.writeDescriptor(message) }),
                     ],
                     properties: [
                         DBusProperty(try member("UUID"), value: .string("00002902-0000-1000-8000-00805f9b34fb")),
                         DBusProperty(try member("Characteristic"), value: .objectPath(characteristicPath)),
                         DBusProperty(try member("Value"), value: .byteArray([])),
-                        DBusProperty(try member("Handle"), value: .uint16(table.descriptorHandles[path] ?? 0)),
-                    ])
+                    ]
+                        + (exportsHandles
+                            ? [DBusProperty(try member("Handle"), value: .uint16(table.descriptorHandles[path] ?? 0))]
+                            : []))
             ]
         }
         guard let characteristic = table.characteristics[path] else { return [] }
+        // The properties of BlueZ 5.66 `src/gatt-client.c` `characteristic_properties`, each with its
+        // `*_exists` rule; `Handle` only from 5.70.
         var properties = [
             DBusProperty(try member("UUID"), value: .string(characteristic.uuid.lowercased())),
             DBusProperty(try member("Service"), value: .objectPath(characteristic.servicePath)),
             DBusProperty(try member("Value"), value: .byteArray([])),
-            DBusProperty(try member("Handle"), value: .uint16(characteristic.handle)),
         ]
+        if exportsHandles { properties.append(DBusProperty(try member("Handle"), value: .uint16(characteristic.handle))) }
         if characteristic.canNotify {
             properties.append(DBusProperty(try member("Notifying"), value: .boolean(false)))
         }
@@ -54,7 +57,7 @@ extension BlueZStandIn {
         if characteristic.properties.contains(.writeWithoutResponse) {
             properties.append(DBusProperty(try member("WriteAcquired"), value: .boolean(false)))
         }
-        if characteristic.canNotify {
+        if characteristic.properties.contains(.notify) {
             properties.append(DBusProperty(try member("NotifyAcquired"), value: .boolean(false)))
         }
         properties.append(
@@ -89,18 +92,30 @@ extension BlueZStandIn {
         ]
     }
 
+    /// Whether GATT objects export `Handle` (bluetoothd 5.70 and later).
+    private var exportsHandles: Bool { configuration.host.version.exportsHandles }
+
     // MARK: - Lookup
 
-    /// The connected device, its radio, and the characteristic a call addresses.
+    /// The device and characteristic a call addresses, connected or not.
+    private func cachedCharacteristic(for message: DBusMessage) throws -> (
+        device: DeviceObject, GATTTable.Characteristic
+    ) {
+        guard let path = message.path,
+            let device = devices.values.first(where: { $0.gatt?.characteristics[path] != nil }),
+            let characteristic = device.gatt?.characteristics[path]
+        else { throw BlueZNames.error("Failed", "Not connected") }
+        return (device, characteristic)
+    }
+
+    /// The connected device, its radio, and the characteristic a call addresses; a cached object of a
+    /// device that is not connected answers `Failed "Not connected"` (`src/gatt-client.c`, every
+    /// method that needs the link).
     private func characteristic(for message: DBusMessage) throws -> (
         device: ObjectPath, radio: Int, GATTTable.Characteristic
     ) {
-        guard let path = message.path,
-            let device = devices.values.first(where: { $0.gatt?.characteristics[path] != nil })
-        else { throw BlueZNames.error("Failed", "Not connected") }
-        guard device.connected, let radio = device.radio, let characteristic = device.gatt?.characteristics[path] else {
-            throw BlueZNames.error("NotConnected", "Not Connected")
-        }
+        let (device, characteristic) = try cachedCharacteristic(for: message)
+        guard device.connected, let radio = device.radio else { throw BlueZNames.error("Failed", "Not connected") }
         return (device.path, radio, characteristic)
     }
 
@@ -108,15 +123,18 @@ extension BlueZStandIn {
         devices[device]?.gatt?.characteristics[characteristic.path] = characteristic
     }
 
-    /// The D-Bus error bluetoothd sends for an ATT error code.
+    /// The D-Bus error bluetoothd sends for an ATT error code (BlueZ 5.66 `src/gatt-client.c`
+    /// `create_gatt_dbus_error`, messages from `src/error.c`).
     static func error(forATT code: UInt8) -> DBusError {
         switch code {
         case 0x02: BlueZNames.error("NotPermitted", "Read not permitted")
         case 0x03: BlueZNames.error("NotPermitted", "Write not permitted")
-        case 0x05, 0x08, 0x0F: BlueZNames.error("NotAuthorized", "Not Authorized")
-        case 0x06: BlueZNames.error("NotSupported", "Not Supported")
-        case 0x07: BlueZNames.error("InvalidOffset", "Invalid offset")
-        case 0x0D: BlueZNames.error("InvalidValueLength", "Invalid Length")
+        case 0x05, 0x0F, 0x0C: BlueZNames.error("NotPermitted", "Not paired")
+        case 0x08: BlueZNames.error("NotAuthorized", "Operation Not Authorized")
+        case 0x06: BlueZNames.error("NotSupported", "Operation is not supported")
+        case 0x07: BlueZNames.error("InvalidArguments", "Invalid offset")
+        case 0x0D: BlueZNames.error("InvalidArguments", "Invalid Length")
+        case 0x00: BlueZNames.error("Failed", "Operation failed")
         default:
             BlueZNames.error(
                 "Failed", "Operation failed with ATT error: 0x" + (code < 0x10 ? "0" : "") + String(code, radix: 16))
@@ -127,7 +145,15 @@ extension BlueZStandIn {
 
     func readValue(_ message: DBusMessage) throws -> [DBusValue] {
         var (device, radio, characteristic) = try characteristic(for: message)
+        guard message.arguments.count == 1, let options = message.arguments[0].stringKeyedDictionary,
+            Self.optionsAreWellTyped(options)
+        else { throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call") }
         drainAcquiredWrites(device)
+        // The attribute's read permission is checked by the peer's stack before its firmware sees the
+        // read: the DFU Control Point and Packet have none (ATT 0x02), the buttonless characteristic
+        // is open (SDK 15–17 `nrf_dfu_ble.c` `dfu_pkt_char_add`/`dfu_ctrl_pt_add`, `ble_dfu_bonded.c`/
+        // `ble_dfu_unbonded.c` `ble_dfu_buttonless_char_add`).
+        guard characteristic.readable else { throw Self.error(forATT: 0x02) }
         switch radios[radio].read(characteristic.uuid) {
         case .success(let bytes):
             characteristic.value = bytes
@@ -135,42 +161,59 @@ extension BlueZStandIn {
             try connection.setProperty(
                 member("Value"), to: .byteArray(bytes), interface: names.gattCharacteristic, at: characteristic.path)
             return [.byteArray(bytes)]
+        case .failure(let error) where error == .attributeNotFound:
+            // Readable but the firmware keeps no value of its own: the stack answers the attribute's
+            // current (empty) value.
+            return [.byteArray(characteristic.value)]
         case .failure(let error):
             throw Self.error(forATT: error.code)
         }
     }
 
+    /// `parse_options` of BlueZ 5.66 `src/gatt-client.c`: `offset` must be a `q` and `type` an `s`.
+    static func optionsAreWellTyped(_ options: [String: DBusValue]) -> Bool {
+        for (key, value) in options {
+            switch key.lowercased() {
+            case "offset": if value.unwrappingVariant.signature.rawValue != "q" { return false }
+            case "type": if value.unwrappingVariant.signature.rawValue != "s" { return false }
+            default: continue
+            }
+        }
+        return true
+    }
+
+    /// WriteValue as BlueZ 5.66 `src/gatt-client.c` `characteristic_write_value` picks the ATT
+    /// procedure: `type=request` (or no type on a `write` characteristic) sends a Write Request whatever
+    /// the flags, `type=command` (or no type on a write-without-response one) a Write Command whatever
+    /// the flags, any other type is NotSupported; `offset` must be a `q`.
     func writeValue(_ message: DBusMessage) throws -> [DBusValue] {
         let (device, radio, characteristic) = try characteristic(for: message)
-        guard message.arguments.count == 2, let bytes = message.arguments[0].byteArrayValue,
-            let options = message.arguments[1].stringKeyedDictionary
-        else { throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call") }
         guard characteristic.writeChannel == nil else { throw BlueZNames.error("NotPermitted", "Write acquired") }
+        guard message.arguments.count == 2, let bytes = message.arguments[0].byteArrayValue,
+            let options = message.arguments[1].stringKeyedDictionary, Self.optionsAreWellTyped(options)
+        else { throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call") }
         drainAcquiredWrites(device)
-        let offset = options["offset"]?.integerValue ?? 0
-        guard offset == 0 else { throw Self.error(forATT: 0x07) }
-        let requested = options["type"]?.stringValue
+        let offset = options.first { $0.key.lowercased() == "offset" }?.value.integerValue ?? 0
+        let requested = options.first { $0.key.lowercased() == "type" }?.value.stringValue?.lowercased()
         let type: SimulatedWriteType
-        switch requested {
-        case "command":
-            guard characteristic.properties.contains(.writeWithoutResponse) else {
-                throw BlueZNames.error("NotSupported", "Operation is not supported")
-            }
-            type = .command
-        case "request", "reliable":
-            guard characteristic.properties.contains(.write) else { throw Self.error(forATT: 0x03) }
+        let canCommand = characteristic.properties.contains(.writeWithoutResponse)
+        if requested == "request" || requested == "reliable" || (requested == nil && characteristic.properties.contains(.write)) {
             type = .request
-        case nil:
-            if characteristic.properties.contains(.write) {
-                type = .request
-            } else if characteristic.properties.contains(.writeWithoutResponse) {
-                type = .command
-            } else {
-                throw Self.error(forATT: 0x03)
-            }
-        default:
-            throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call")
+        } else if requested == "command" || (requested == nil && canCommand) {
+            // An offset cannot go with a Write Command.
+            guard offset == 0 else { throw BlueZNames.error("NotSupported", "Operation is not supported") }
+            type = .command
+        } else {
+            throw BlueZNames.error("NotSupported", "Operation is not supported")
         }
+        if type == .request, offset != 0 {
+            // A prepared (long) write at an offset: the nRF5 DFU characteristics do not take one.
+            throw Self.error(forATT: 0x07)
+        }
+        // The peer's stack refuses a Write Request to an attribute without write permission; a Write
+        // Command that its permissions refuse is dropped without an answer (ATT has none for commands).
+        if type == .request, !characteristic.properties.contains(.write) { throw Self.error(forATT: 0x03) }
+        if type == .command, !characteristic.properties.contains(.writeWithoutResponse) { return [] }
         if type == .command, bytes.count > configuration.link.model.maximumWriteLength {
             throw BlueZNames.error("Failed", "Failed to initiate write")
         }
@@ -230,14 +273,15 @@ extension BlueZStandIn {
         }
     }
 
+    /// Checks in the order of BlueZ 5.66 `characteristic_acquire_write`.
     func acquireWrite(_ message: DBusMessage) throws -> [DBusValue] {
         var (device, _, characteristic) = try characteristic(for: message)
-        guard characteristic.properties.contains(.writeWithoutResponse) else {
-            throw BlueZNames.error("NotSupported", "Operation is not supported")
-        }
         drainAcquiredWrites(device)
         if let current = devices[device]?.gatt?.characteristics[characteristic.path] { characteristic = current }
         guard characteristic.writeChannel == nil else { throw BlueZNames.error("NotPermitted", "Write acquired") }
+        guard characteristic.properties.contains(.writeWithoutResponse) else {
+            throw BlueZNames.error("NotSupported", "Operation is not supported")
+        }
         let (ours, theirs) = try SequencedPacketChannel.makePair()
         guard let generation = devices[device]?.generation else {
             throw BlueZNames.error("NotConnected", "Not Connected")
@@ -257,33 +301,52 @@ extension BlueZStandIn {
         return [.unixFileDescriptor(theirs), .uint16(UInt16(clamping: configuration.link.model.mtu))]
     }
 
+    /// Checks in the order of BlueZ 5.66 `characteristic_acquire_notify`: only a `notify`
+    /// characteristic (an indicate-only one is NotSupported until 5.80).
     func acquireNotify(_ message: DBusMessage) throws -> [DBusValue] {
         var (device, radio, characteristic) = try characteristic(for: message)
-        guard characteristic.canNotify else { throw BlueZNames.error("NotSupported", "Operation is not supported") }
         releaseHungUpNotify(&characteristic, device: device, radio: radio)
         guard characteristic.notifyChannel == nil else { throw BlueZNames.error("NotPermitted", "Notify acquired") }
         guard characteristic.notifySenders.isEmpty else { throw BlueZNames.error("InProgress", "In Progress") }
+        let acquirable =
+            characteristic.properties.contains(.notify)
+            || (configuration.host.version.acquiresIndications && characteristic.properties.contains(.indicate))
+        guard acquirable else { throw BlueZNames.error("NotSupported", "Operation is not supported") }
         drainAcquiredWrites(device)
         let (ours, theirs) = try SequencedPacketChannel.makePair()
         characteristic.notifyChannel = ours
         update(characteristic, on: device)
         radios[radio].setSubscribed(characteristic.uuid, true)
         radios[radio].count(\.acquireNotifies)
-        try connection.setProperties(
-            [try member("NotifyAcquired"): .boolean(true), try member("Notifying"): .boolean(true)],
-            interface: names.gattCharacteristic, at: characteristic.path)
+        // NotifyAcquired exists only on a `notify` characteristic (`characteristic_notify_acquired_exists`).
+        var changed: [MemberName: DBusValue] = [try member("Notifying"): .boolean(true)]
+        if characteristic.properties.contains(.notify) { changed[try member("NotifyAcquired")] = .boolean(true) }
+        try connection.setProperties(changed, interface: names.gattCharacteristic, at: characteristic.path)
         return [.unixFileDescriptor(theirs), .uint16(UInt16(clamping: configuration.link.model.mtu))]
     }
 
+    /// StartNotify as BlueZ 5.66 `characteristic_start_notify`: a second call from the same client
+    /// succeeds once its session is registered with the peer (InProgress while the device is not
+    /// connected); on a cached object of a device that is not connected the session is kept and
+    /// registered when the link comes back.
     func startNotify(_ message: DBusMessage) throws -> [DBusValue] {
-        var (device, radio, characteristic) = try characteristic(for: message)
-        guard characteristic.canNotify else { throw BlueZNames.error("NotSupported", "Operation is not supported") }
+        let (object, cached) = try cachedCharacteristic(for: message)
+        let sender = message.sender?.rawValue ?? ""
+        guard object.connected, let radio = object.radio else {
+            guard cached.notifyChannel == nil else { throw BlueZNames.error("NotPermitted", "Notify acquired") }
+            guard cached.canNotify else { throw BlueZNames.error("NotSupported", "Operation is not supported") }
+            guard !cached.notifySenders.contains(sender) else { throw BlueZNames.error("InProgress", "In Progress") }
+            var characteristic = cached
+            characteristic.notifySenders.insert(sender)
+            update(characteristic, on: object.path)
+            return []
+        }
+        let device = object.path
+        var characteristic = cached
         releaseHungUpNotify(&characteristic, device: device, radio: radio)
         guard characteristic.notifyChannel == nil else { throw BlueZNames.error("NotPermitted", "Notify acquired") }
-        let sender = message.sender?.rawValue ?? ""
-        guard !characteristic.notifySenders.contains(sender) else {
-            throw BlueZNames.error("InProgress", "In Progress")
-        }
+        guard characteristic.canNotify else { throw BlueZNames.error("NotSupported", "Operation is not supported") }
+        guard !characteristic.notifySenders.contains(sender) else { return [] }
         drainAcquiredWrites(device)
         let wasNotifying = characteristic.isNotifying
         characteristic.notifySenders.insert(sender)
@@ -297,15 +360,35 @@ extension BlueZStandIn {
         return []
     }
 
+    /// StopNotify as BlueZ 5.66 `characteristic_stop_notify`: it also ends an AcquireNotify session.
     func stopNotify(_ message: DBusMessage) throws -> [DBusValue] {
-        var (device, radio, characteristic) = try characteristic(for: message)
+        let (object, cached) = try cachedCharacteristic(for: message)
+        var characteristic = cached
+        let device = object.path
+        if let channel = characteristic.notifyChannel {
+            channel.close()
+            characteristic.notifyChannel = nil
+            update(characteristic, on: device)
+            if characteristic.properties.contains(.notify) {
+                try connection.setProperty(
+                    member("NotifyAcquired"), to: .boolean(false), interface: names.gattCharacteristic,
+                    at: characteristic.path)
+            }
+            if !characteristic.isNotifying {
+                if let radio = object.radio { radios[radio].setSubscribed(characteristic.uuid, false) }
+                try connection.setProperty(
+                    member("Notifying"), to: .boolean(false), interface: names.gattCharacteristic,
+                    at: characteristic.path)
+            }
+            return []
+        }
         let sender = message.sender?.rawValue ?? ""
         guard characteristic.notifySenders.remove(sender) != nil else {
             throw BlueZNames.error("Failed", "No notify session started")
         }
         update(characteristic, on: device)
         if !characteristic.isNotifying {
-            radios[radio].setSubscribed(characteristic.uuid, false)
+            if let radio = object.radio { radios[radio].setSubscribed(characteristic.uuid, false) }
             try connection.setProperty(
                 member("Notifying"), to: .boolean(false), interface: names.gattCharacteristic, at: characteristic.path)
         }
@@ -318,8 +401,11 @@ extension BlueZStandIn {
         channel.close()
         characteristic.notifyChannel = nil
         update(characteristic, on: device)
-        try? connection.setProperty(
-            member("NotifyAcquired"), to: .boolean(false), interface: names.gattCharacteristic, at: characteristic.path)
+        if characteristic.properties.contains(.notify) {
+            try? connection.setProperty(
+                member("NotifyAcquired"), to: .boolean(false), interface: names.gattCharacteristic,
+                at: characteristic.path)
+        }
         if !characteristic.isNotifying {
             radios[radio].setSubscribed(characteristic.uuid, false)
             try? connection.setProperty(
@@ -327,12 +413,21 @@ extension BlueZStandIn {
         }
     }
 
+    /// The only descriptor served is a CCCD, which bluetoothd does not let clients write: StartNotify
+    /// and StopNotify do (`gatt-client.c` `descriptor_write_value`).
+    func writeDescriptor(_ message: DBusMessage) throws -> [DBusValue] {
+        guard let path = message.path,
+            let device = devices.values.first(where: { $0.gatt?.descriptors[path] != nil }), device.connected
+        else { throw BlueZNames.error("Failed", "Not connected") }
+        throw BlueZNames.error("NotPermitted", "Write not permitted")
+    }
+
     func readDescriptor(_ message: DBusMessage) throws -> [DBusValue] {
         guard let path = message.path,
             let device = devices.values.first(where: { $0.gatt?.descriptors[path] != nil }), device.connected,
             let characteristicPath = device.gatt?.descriptors[path],
             let characteristic = device.gatt?.characteristics[characteristicPath]
-        else { throw BlueZNames.error("NotConnected", "Not Connected") }
+        else { throw BlueZNames.error("Failed", "Not connected") }
         let value: [UInt8] =
             characteristic.isNotifying
             ? (characteristic.properties.contains(.notify) ? [0x01, 0x00] : [0x02, 0x00]) : [0x00, 0x00]

@@ -15,7 +15,7 @@ extension BlueZStandIn {
         pendingFilters = [:]
         discoveryGeneration += 1
         for path in devices.keys.sorted() {
-            try? connection.unexport(at: path)
+            removeObjects(of: path)
         }
         devices = [:]
         try? connection.unexport(at: adapterPath)
@@ -32,10 +32,10 @@ extension BlueZStandIn {
         try? await connection.releaseName(names.service)
         try? await Task.sleep(for: Self.restartPause)
         // As bluetoothd starts: it takes the name first, then announces its adapters (InterfacesAdded).
-        if let interfaces = try? rootInterfaces() { try? connection.export(interfaces, at: names.root) }
+        if let interfaces = try? rootInterfaces() { try? connection.export(interfaces.map(Self.asBluetoothd), at: names.root) }
         try? await connection.requestName(names.service)
         if configuration.hasAdapter, let adapter = try? adapterInterface() {
-            try? connection.export([adapter], at: adapterPath)
+            try? connection.export([Self.asBluetoothd(adapter)], at: adapterPath)
             adapterPresent = true
         }
     }

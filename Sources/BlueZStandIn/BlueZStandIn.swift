@@ -5,10 +5,12 @@ import DFUSimulator
 /// bluetoothd's stand-in: serves the org.bluez D-Bus API (adapter, devices, GATT objects) on a
 /// bus from simulated nRF5 devices, so that BlueZ clients run without a radio.
 ///
-/// One adapter (`hci0` by default). Devices appear on discovery; Connect exports the GATT tree of
-/// what the device runs (or, at the same address, the tree cached from an earlier connection, as
-/// bluetoothd's `Cache=always` does); writes reach the simulated firmware; its notifications come
-/// back as PropertiesChanged(Value) or through AcquireNotify sockets; reboots drop the link.
+/// One adapter (`hci0` by default). Devices appear on discovery and expire `TemporaryTimeout` after
+/// they were last seen unless paired or connected. Connect re-discovers the device's primary services
+/// against the GATT objects cached from earlier connections (kept across disconnects and reboots, as
+/// bluetoothd's `Cache = always` keeps them), removes what changed and exports what is new, then sets
+/// ServicesResolved; writes reach the simulated firmware; its notifications come back as
+/// PropertiesChanged(Value) or through AcquireNotify sockets; reboots drop the link.
 public actor BlueZStandIn {
     /// A Device1 object on the bus.
     struct DeviceObject: Sendable {
@@ -21,13 +23,26 @@ public actor BlueZStandIn {
         /// The radio device linked now.
         var radio: Int?
         var generation = 0
-        /// Services cached for this address (bluetoothd's GATT cache).
-        var cachedServices: [SimulatedService]?
+        /// The GATT database bluetoothd holds for the device, exported on the bus (its cache: it
+        /// stays after a disconnect while the cache policy keeps it).
         var gatt: GATTTable?
         var connecting = false
         /// Set by Disconnect while a delayed Connect is pending: that Connect fails.
         var connectCancelled = false
-        var uuids: [String] = []
+        /// Service UUIDs heard in advertisements (Device1.UUIDs until services were resolved).
+        var advertisedUUIDs: [String] = []
+        /// Whether bluetoothd would forget the device after TemporaryTimeout: true for a device only
+        /// heard, false once Device1.Connect was called or its services were resolved (`src/device.c`
+        /// `dev_connect`, `register_gatt_services`). (A failed pairing makes an unpaired device
+        /// temporary again in `device_bonding_complete`, but the GATT discovery of the same link makes
+        /// it permanent once more, so that is not modelled.)
+        var temporary = true
+        /// The pending TemporaryTimeout expiry.
+        var expiry: Task<Void, Never>?
+
+        /// Device1.UUIDs: the resolved primary services while a GATT database is held, else what was
+        /// advertised (BlueZ 5.66 `src/device.c` `dev_property_get_uuids`, `device_add_eir_uuids`).
+        var uuids: [String] { gatt?.serviceUUIDs ?? advertisedUUIDs }
     }
 
     /// The connection it serves on.
@@ -85,9 +100,9 @@ public actor BlueZStandIn {
             }
         }
         connection.addObjectManager(at: .root)
-        try connection.export(try rootInterfaces(), at: names.root)
+        try connection.export(try rootInterfaces().map(Self.asBluetoothd), at: names.root)
         if configuration.hasAdapter {
-            try connection.export([try adapterInterface()], at: adapterPath)
+            try connection.export([Self.asBluetoothd(try adapterInterface())], at: adapterPath)
             adapterPresent = true
         }
         // Like bluetoothd, end the discovery sessions and notify subscriptions of clients that leave the bus.
@@ -111,13 +126,14 @@ public actor BlueZStandIn {
         pendingFilters[name] = nil
         if discoverySessions.removeValue(forKey: name) != nil, discoverySessions.isEmpty { discoveryEnded() }
         for path in devices.keys.sorted() {
-            guard let object = devices[path], let table = object.gatt, let radio = object.radio else { continue }
+            // Cached objects of unconnected devices hold sessions too (they wait for the next link).
+            guard let object = devices[path], let table = object.gatt else { continue }
             for (characteristicPath, var characteristic) in table.characteristics
             where characteristic.notifySenders.contains(name) {
                 characteristic.notifySenders.remove(name)
                 devices[path]?.gatt?.characteristics[characteristicPath] = characteristic
                 if !characteristic.isNotifying {
-                    radios[radio].setSubscribed(characteristic.uuid, false)
+                    if let radio = object.radio { radios[radio].setSubscribed(characteristic.uuid, false) }
                     try? connection.setProperty(
                         member("Notifying"), to: .boolean(false), interface: names.gattCharacteristic,
                         at: characteristicPath)
@@ -131,6 +147,7 @@ public actor BlueZStandIn {
         for path in devices.keys.sorted() where devices[path]?.connected == true {
             tearDown(path, reboot: nil, announce: false)
         }
+        for object in devices.values { object.expiry?.cancel() }
         events.finish()
         eventTask?.cancel()
         ownerTask?.cancel()
@@ -148,6 +165,14 @@ public actor BlueZStandIn {
         try? adapterPath.appending("dev_" + address.description.replacingColons)
     }
 
+    /// An interface as bluetoothd's gdbus serves it: a Get of a property it lacks is
+    /// `InvalidArgs "No such property '…'"` (`gdbus/object.c` `properties_get`).
+    static func asBluetoothd(_ interface: DBusInterface) -> DBusInterface {
+        var served = interface
+        served.unknownPropertyOnGet = .invalidArgs
+        return served
+    }
+
     nonisolated func enqueue(_ event: DeferredEvent) {
         events.yield(event)
     }
@@ -163,11 +188,7 @@ public actor BlueZStandIn {
             tearDown(device, reboot: reboot, announce: true)
         case .resolve(let device, let generation):
             try? await Task.sleep(for: configuration.link.resolveDelay)
-            guard var object = devices[device], object.generation == generation, object.connected else { return }
-            object.servicesResolved = true
-            devices[device] = object
-            try? connection.setProperty(
-                member("ServicesResolved"), to: .boolean(true), interface: names.device, at: device)
+            resolveServices(device, generation: generation)
         case .announce(let generation):
             try? await Task.sleep(for: configuration.link.discoveryDelay)
             guard generation == discoveryGeneration, !discoverySessions.isEmpty else { return }

@@ -1,8 +1,11 @@
 import DBus
 import DFUSimulator
 
-/// The GATT objects bluetoothd exports for one connected device: paths named after attribute
-/// handles (`service000a/char000b/desc000d`), as in bluetoothd.
+/// The GATT objects bluetoothd exports for one device: paths named after attribute handles
+/// (`service000a/char000b/desc000d`), as in bluetoothd. They outlive the link: with the default
+/// `Cache = always` bluetoothd keeps a device's GATT database, and its objects, until a
+/// re-discovery finds a service changed, Service Changed is indicated or the device is removed
+/// (BlueZ 5.66 `src/device.c` `gatt_cache_is_enabled`, `gatt_cache_cleanup`).
 struct GATTTable: Sendable {
     /// One exported characteristic and its client state.
     struct Characteristic: Sendable {
@@ -11,6 +14,8 @@ struct GATTTable: Sendable {
         /// Upper-case UUID, as the simulator names it.
         let uuid: String
         let properties: SimulatedCharacteristic.Properties
+        /// Whether its value may be read (its read permission).
+        let readable: Bool
         /// The Client Characteristic Configuration descriptor, when notify or indicate is allowed.
         let descriptorPath: ObjectPath?
         /// The value handle (the declaration's handle + 1).
@@ -44,6 +49,15 @@ struct GATTTable: Sendable {
         let characteristics: [ObjectPath]
         /// The service declaration's handle.
         let handle: UInt16
+        /// The service's last handle (its End Group Handle in primary service discovery).
+        let endHandle: UInt16
+
+        /// Whether a re-discovery finds `other` where this one was: bluetoothd keeps a cached service
+        /// only when start handle, end handle and UUID all match (`src/shared/gatt-db.c`
+        /// `gatt_db_insert_service`).
+        func matches(_ other: Service) -> Bool {
+            handle == other.handle && endHandle == other.endHandle && uuid.uppercased() == other.uuid.uppercased()
+        }
     }
 
     /// The Generic Attribute service every nRF5 firmware has (bluetoothd shows it; GAP is hidden).
@@ -59,8 +73,17 @@ struct GATTTable: Sendable {
     private(set) var descriptors: [ObjectPath: ObjectPath] = [:]
     /// Descriptor path → its handle.
     private(set) var descriptorHandles: [ObjectPath: UInt16] = [:]
-    /// The service UUIDs, lower case, for Device1.UUIDs.
-    private(set) var serviceUUIDs: [String] = []
+    /// The service UUIDs, lower case, for Device1.UUIDs: every primary service, GAP included
+    /// (bluetoothd hides the GAP service's objects, which its GAP plugin claims, but lists its UUID).
+    var serviceUUIDs: [String] {
+        Array(Set([Self.genericAccessUUID] + services.map { $0.uuid.lowercased() })).sorted()
+    }
+
+    /// The Generic Access service (GAP, handles 0x0001–0x0009 on an nRF5), present in every Nordic firmware.
+    static let genericAccessUUID = "00001800-0000-1000-8000-00805f9b34fb"
+
+    /// An empty table.
+    private init() {}
 
     /// Lays out `services` (after the Generic Attribute service) from handle 0x000A, as an nRF5 does after GAP.
     init(services simulated: [SimulatedService], device: ObjectPath) throws(DBusError) {
@@ -84,15 +107,66 @@ struct GATTTable: Sendable {
                 }
                 characteristics[path] = Characteristic(
                     path: path, servicePath: servicePath, uuid: characteristic.uuid,
-                    properties: characteristic.properties,
+                    properties: characteristic.properties, readable: characteristic.readable,
                     descriptorPath: descriptor, handle: valueHandle)
                 characteristicPaths.append(path)
             }
             services.append(
                 Service(
-                    path: servicePath, uuid: service.uuid, characteristics: characteristicPaths, handle: serviceHandle))
-            serviceUUIDs.append(service.uuid.lowercased())
+                    path: servicePath, uuid: service.uuid, characteristics: characteristicPaths, handle: serviceHandle,
+                    endHandle: UInt16(truncatingIfNeeded: handle - 1)))
         }
+    }
+
+    /// What bluetoothd holds after re-discovering `fresh` over this cached table, and the objects that
+    /// change: a cached service whose start handle, end handle and UUID match a discovered one is kept
+    /// with its characteristics (not discovered again); the others are removed and the new ones added
+    /// (BlueZ 5.66 `src/shared/gatt-client.c` `discovery_parse_services`, `discovery_found_service`,
+    /// `discovery_op_complete`). With `keepingMatches` false (a Service Changed indication covering the
+    /// services) everything is discovered again.
+    func reconciled(with fresh: GATTTable, keepingMatches: Bool) -> (
+        table: GATTTable, removed: [ObjectPath], added: [ObjectPath]
+    ) {
+        var result = GATTTable()
+        var kept: Set<ObjectPath> = []
+        var added: [ObjectPath] = []
+        for service in fresh.services {
+            if keepingMatches, let cached = services.first(where: { $0.matches(service) }) {
+                result.adopt(cached, from: self)
+                kept.insert(cached.path)
+            } else {
+                result.adopt(service, from: fresh)
+                added += fresh.paths(of: service)
+            }
+        }
+        var removed: [ObjectPath] = []
+        for service in services where !kept.contains(service.path) {
+            removed += paths(of: service).reversed()
+        }
+        return (result, removed, added)
+    }
+
+    /// Copies `service` and its characteristics and descriptors from `table`.
+    private mutating func adopt(_ service: Service, from table: GATTTable) {
+        services.append(service)
+        for path in service.characteristics {
+            guard let characteristic = table.characteristics[path] else { continue }
+            characteristics[path] = characteristic
+            if let descriptor = characteristic.descriptorPath {
+                descriptors[descriptor] = path
+                descriptorHandles[descriptor] = table.descriptorHandles[descriptor]
+            }
+        }
+    }
+
+    /// The service's object paths, parents first.
+    func paths(of service: Service) -> [ObjectPath] {
+        var paths = [service.path]
+        for path in service.characteristics {
+            paths.append(path)
+            if let descriptor = characteristics[path]?.descriptorPath { paths.append(descriptor) }
+        }
+        return paths
     }
 
     /// The first characteristic with `uuid` (upper case).
@@ -104,17 +178,7 @@ struct GATTTable: Sendable {
     }
 
     /// Every path, parents first (the order to export in).
-    var pathsInOrder: [ObjectPath] {
-        var paths: [ObjectPath] = []
-        for service in services {
-            paths.append(service.path)
-            for path in service.characteristics {
-                paths.append(path)
-                if let descriptor = characteristics[path]?.descriptorPath { paths.append(descriptor) }
-            }
-        }
-        return paths
-    }
+    var pathsInOrder: [ObjectPath] { services.flatMap { paths(of: $0) } }
 
     private static func hex(_ value: Int) -> String {
         let digits = String(value, radix: 16)

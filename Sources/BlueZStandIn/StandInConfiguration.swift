@@ -2,12 +2,17 @@ public import DFUCore
 
 /// Everything a stand-in serves: the adapter, the simulated devices, the link and the faults.
 public struct StandInConfiguration: Sendable {
+    /// The GATT cache policy in force: `host.cache`, or `no` under the `no-stale-cache` fault.
+    var cache: StandInHost.Cache { faults.cachesServices ? host.cache : .no }
+
     /// The simulated devices, in `--device` order.
     public var devices: [SimulatedDeviceSpec]
     /// The link figures and host timings.
     public var link: StandInLink
     /// Faults applied to every device.
     public var faults: StandInFaults
+    /// The bluetoothd it plays: version, GATT cache policy, TemporaryTimeout.
+    public var host = StandInHost()
     /// The adapter's name (`hci0`).
     public var adapterName = "hci0"
     /// The adapter's address.

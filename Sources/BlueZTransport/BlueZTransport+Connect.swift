@@ -17,17 +17,12 @@ extension BlueZTransport {
                 BlueZError.adapterNotFound(name: adapter.name, available: []).description + " (it was removed)")
         }
         if parameters.discardCachedServices { await forgetDevices(parameters.selector) }
-        var device = try await discover(parameters.selector, within: parameters.scanTimeout)
-        var peer = try await connectAndResolve(device, parameters: parameters)
-        if peer.endpoints.isEmpty, !parameters.discardCachedServices, !peer.isBonded {
-            // The GATT cache trap: BlueZ may hand out the services of the app that had this address.
-            // (Never for a bonded device: RemoveDevice would delete the user's bond.)
-            await disconnect()
-            await forgetDevices(.address(try Self.address(of: device)))
-            device = try await discover(parameters.selector, within: parameters.scanTimeout)
-            peer = try await connectAndResolve(device, parameters: parameters)
-        }
-        return peer
+        // bluetoothd re-discovers the primary services on every connection before ServicesResolved,
+        // so a device without DFU services really has none (its cached objects of an earlier firmware
+        // were replaced); the runner handles the one case the cache survives (a same-address bootloader
+        // whose DFU service has the application's handles) with discardCachedServices.
+        let device = try await discover(parameters.selector, within: parameters.scanTimeout)
+        return try await connectAndResolve(device, parameters: parameters)
     }
 
     /// Drops the link (idempotent): closes descriptors, stops notifications, Device1.Disconnect.

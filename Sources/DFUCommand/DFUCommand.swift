@@ -5,7 +5,23 @@ public enum DFUCommand {
     /// The version `dfu --version` prints.
     public static let version = "0.1.0"
 
-    static let subcommands: [any Subcommand.Type] = [UploadCommand.self, ScanCommand.self, TriggerCommand.self, InspectCommand.self]
+    static let subcommands: [any Subcommand.Type] = [
+        UploadCommand.self, ScanCommand.self, TriggerCommand.self, InspectCommand.self, PkgGenerateCommand.self,
+        PkgDisplayCommand.self, KeysGenerateCommand.self, KeysDisplayCommand.self,
+    ]
+
+    /// Commands of two words (`pkg generate`, `keys display`): the first words.
+    static let commandGroups: Set<String> = ["pkg", "keys"]
+
+    /// The command the arguments start with (one or two words).
+    private static func lookUp(_ arguments: ArraySlice<String>) -> (any Subcommand.Type)? {
+        guard let first = arguments.first else { return nil }
+        if commandGroups.contains(first), arguments.count > 1 {
+            let full = "\(first) \(arguments[arguments.startIndex + 1])"
+            return subcommands.first(where: { $0.name == full })
+        }
+        return subcommands.first(where: { $0.name == first })
+    }
 
     private static func unknownCommandMessage(_ word: String) -> String {
         if word.hasPrefix("-") { return "unknown option \(word)" }
@@ -77,18 +93,25 @@ public enum DFUCommand {
                 context.writeOutput(Help.overview())
                 return .success
             }
-            guard let command = subcommands.first(where: { $0.name == arguments[1] }) else {
-                return ErrorReport.report(UsageError("unknown command '\(arguments[1])'"), context: context)
+            guard let command = lookUp(arguments.dropFirst()) else {
+                return ErrorReport.report(UsageError("unknown command '\(arguments.dropFirst().joined(separator: " "))'"), context: context)
             }
             context.writeOutput(Help.help(for: command))
             return .success
         default:
             break
         }
-        guard let command = subcommands.first(where: { $0.name == first }) else {
+        guard let found = lookUp(arguments[...]) else {
+            if commandGroups.contains(first) {
+                var choices: [String] = []
+                for command in subcommands where command.name.hasPrefix(first + " ") { choices.append(command.name) }
+                let given = arguments.count > 1 ? "unknown command '\(first) \(arguments[1])'" : "missing command after '\(first)'"
+                return ErrorReport.report(UsageError("\(given); expected \(choices.joined(separator: ", "))"), context: context)
+            }
             return ErrorReport.report(UsageError(unknownCommandMessage(first)), context: context)
         }
-        let rest = Array(arguments.dropFirst())
+        let command = found
+        let rest = Array(arguments.dropFirst(command.name.split(separator: " ").count))
         if rest.contains("--help") || rest.contains("-h") {
             context.writeOutput(Help.help(for: command))
             return .success

@@ -23,9 +23,11 @@ public enum ECDSAP256 {
                 pem.withUnsafeBytes { raw -> OpaquePointer? in
                     guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
                     defer { BIO_free(bio) }
+                    // A passphrase callback that has none: an encrypted private key fails at once
+                    // instead of OpenSSL asking for its passphrase on the terminal.
                     return readPublic
-                        ? PEM_read_bio_PUBKEY(bio, nil, nil, nil)
-                        : PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+                        ? PEM_read_bio_PUBKEY(bio, nil, { _, _, _, _ in -1 }, nil)
+                        : PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
                 }
             }
             guard let parsed = parse(true) ?? parse(false) else {

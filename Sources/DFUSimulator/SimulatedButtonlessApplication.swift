@@ -30,8 +30,10 @@ public struct SimulatedButtonlessApplication: SimulatedFirmware {
             dfu = SimulatedService(uuid: uuids.experimentalButtonlessService, characteristics: [
                 SimulatedCharacteristic(uuid: characteristic, properties: [.write, .notify])])
         case .withoutBonds, .withBonds:
+            // Write and indicate, read access open (SDK 15–17 `ble_dfu_bonded.c`/`ble_dfu_unbonded.c`
+            // `ble_dfu_buttonless_char_add`).
             dfu = SimulatedService(uuid: uuids.secureService, characteristics: [
-                SimulatedCharacteristic(uuid: characteristic, properties: [.write, .indicate])])
+                SimulatedCharacteristic(uuid: characteristic, properties: [.write, .indicate], readable: true)])
         }
         return otherServices + [dfu]
     }

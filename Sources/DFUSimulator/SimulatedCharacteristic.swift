@@ -22,10 +22,15 @@ public struct SimulatedCharacteristic: Sendable, Hashable {
     public var uuid: String
     /// Its properties.
     public var properties: Properties
+    /// Whether its value attribute may be read (its read permission, which the peer's stack checks:
+    /// without it a read gets ATT error 0x02). Usually what the `read` property says; Nordic's
+    /// buttonless characteristic is readable without announcing `read`.
+    public var readable: Bool
 
-    /// Makes a characteristic.
-    public init(uuid: String, properties: Properties) {
+    /// Makes a characteristic; `readable` defaults to the `read` property.
+    public init(uuid: String, properties: Properties, readable: Bool? = nil) {
         self.uuid = uuid.uppercased()
         self.properties = properties
+        self.readable = readable ?? properties.contains(.read)
     }
 }

@@ -46,11 +46,13 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
     private var controlPoint: String { configuration.uuids.secureControlPoint.uppercased() }
     private var packet: String { configuration.uuids.securePacket.uppercased() }
 
-    /// FE59 with Control Point and Packet.
+    /// FE59 with the Packet (write without response only) added before the Control Point (write,
+    /// notify), neither readable (SDK 15–17 `nrf_dfu_ble.c` `ble_dfu_init`: `dfu_pkt_char_add`, then
+    /// `dfu_ctrl_pt_add`).
     public var services: [SimulatedService] {
         [SimulatedService(uuid: configuration.uuids.secureService, characteristics: [
+            SimulatedCharacteristic(uuid: packet, properties: [.writeWithoutResponse]),
             SimulatedCharacteristic(uuid: controlPoint, properties: [.write, .notify]),
-            SimulatedCharacteristic(uuid: packet, properties: [.writeWithoutResponse, .notify]),
         ])]
     }
 

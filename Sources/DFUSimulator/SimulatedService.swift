@@ -11,8 +11,17 @@ public struct SimulatedService: Sendable, Hashable {
         self.characteristics = characteristics
     }
 
-    /// A service that is not DFU (e.g. Heart Rate 180D), for application GATT tables.
+    /// A service that is not DFU (e.g. Heart Rate 180D), for application GATT tables: one readable
+    /// characteristic whose UUID is the service's with its first group incremented (a valid UUID).
     public static func other(_ uuid: String) -> SimulatedService {
-        SimulatedService(uuid: uuid, characteristics: [SimulatedCharacteristic(uuid: uuid + "-0001", properties: [.read])])
+        SimulatedService(uuid: uuid, characteristics: [SimulatedCharacteristic(uuid: characteristicUUID(in: uuid), properties: [.read])])
+    }
+
+    /// `uuid` with its first 32-bit group plus one, e.g. `0000180D-…` → `0000180E-…`.
+    static func characteristicUUID(in uuid: String) -> String {
+        let upper = uuid.uppercased()
+        guard upper.count == 36, let first = UInt32(upper.prefix(8), radix: 16) else { return upper }
+        let next = String(first &+ 1, radix: 16, uppercase: true)
+        return String(repeating: "0", count: 8 - next.count) + next + upper.dropFirst(8)
     }
 }

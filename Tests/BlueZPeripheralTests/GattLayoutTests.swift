@@ -24,7 +24,8 @@ import Testing
     static let flagCases: [FlagCase] = [
         FlagCase(name: "Secure bootloader", firmware: SimulatedSecureBootloader(), flags: [
             "8EC90001-F315-4F60-9FB8-838830DAEA50": ["write", "notify"],
-            "8EC90002-F315-4F60-9FB8-838830DAEA50": ["write-without-response", "notify"],
+            // SDK 15–17 nrf_dfu_ble.c dfu_pkt_char_add: write without response only.
+            "8EC90002-F315-4F60-9FB8-838830DAEA50": ["write-without-response"],
         ]),
         FlagCase(name: "Legacy bootloader", firmware: SimulatedLegacyBootloader(), flags: [
             "00001531-1212-EFDE-1523-785FEABCD123": ["write", "notify"],
@@ -73,7 +74,7 @@ import Testing
     @Test func acquireNotifyIsOfferedOnNotifyCharacteristicsOnlyWhenAsked() throws {
         #expect(try Self.layout(SimulatedSecureBootloader()).characteristics.allSatisfy { !$0.offersAcquireNotify })
         let asked = try Self.layout(SimulatedSecureBootloader(), acquireNotify: true)
-        #expect(asked.characteristics.filter(\.offersAcquireNotify).count == 2)
+        #expect(asked.characteristics.filter(\.offersAcquireNotify).map(\.uuid) == ["8EC90001-F315-4F60-9FB8-838830DAEA50"])
         let indicating = try Self.layout(SimulatedButtonlessApplication(variant: .withoutBonds), acquireNotify: true)
         #expect(indicating.characteristics.allSatisfy { !$0.offersAcquireNotify })
     }
@@ -86,14 +87,21 @@ import Testing
         #expect(packet.writeType == .command)
     }
 
-    @Test func labelUUIDsOfOtherServicesGetValidStandIns() throws {
-        // SimulatedService.other labels its characteristic "<service UUID>-0001", not a UUID.
+    @Test func everyCharacteristicOfASimulatedFirmwareHasA36CharacterUUID() throws {
+        // SimulatedService.other gives its characteristic the service UUID's successor (180D → 180E).
         let layout = try Self.layout(SimulatedButtonlessApplication(variant: .withoutBonds))
         let heartRate = try #require(layout.services.first)
         let characteristic = try #require(heartRate.characteristics.first)
-        #expect(!GattLayout.isValidUUID(characteristic.simulatedUUID))
-        #expect(GattLayout.isValidUUID(characteristic.uuid))
-        #expect(layout.characteristics.allSatisfy { GattLayout.isValidUUID($0.uuid) })
+        #expect(characteristic.simulatedUUID == "0000180E-0000-1000-8000-00805F9B34FB")
+        #expect(characteristic.uuid == characteristic.simulatedUUID)
+        #expect(layout.characteristics.allSatisfy { GattLayout.isValidUUID($0.simulatedUUID) })
+    }
+
+    @Test func theSecureBootloaderDeclaresThePacketBeforeTheControlPoint() throws {
+        let layout = try Self.layout(SimulatedSecureBootloader())
+        #expect(layout.characteristics.map(\.uuid) == [
+            "8EC90002-F315-4F60-9FB8-838830DAEA50", "8EC90001-F315-4F60-9FB8-838830DAEA50",
+        ])
     }
 
     @Test(arguments: [

@@ -52,7 +52,7 @@ struct PeripheralHostLiveTests {
                     return (uuid, flags)
                 })
             #expect(flags[Self.secureControlPoint] == ["write", "notify"])
-            #expect(flags[Self.securePacket] == ["write-without-response", "notify"])
+            #expect(flags[Self.securePacket] == ["write-without-response"])
             let packet = try #require(characteristics.first { $0["UUID"]?.stringValue == Self.securePacket })
             #expect(packet["WriteAcquired"]?.boolValue == false, "AcquireWrite is offered")
             let services = objects.values.compactMap { $0["org.bluez.GattService1"] }
@@ -163,6 +163,19 @@ struct PeripheralHostLiveTests {
             #expect(try await bluez.callAgent("RequestConfirmation", [device, .uint32(0)]).isEmpty)
             // A method that needs a display or a keyboard is refused, as such a target has neither.
             await #expect(throws: DBusError.self) { try await bluez.callAgent("RequestPasskey", [device]) }
+        }
+    }
+
+    @Test func aSecureBootloaderRefusesPairing() async throws {
+        // SDK 15–17 nrf_dfu_ble.c answers every pairing request "pairing not supported".
+        let device = DBusValue.objectPath(try ObjectPath("/org/bluez/hci1/dev_00_AA_01_02_00_02"))
+        try await withPeripheral("secure", acceptsPairing: true) { bluez, _ in
+            await #expect(throws: DBusError(name: "org.bluez.Error.Rejected", message: "Pairing not supported")) {
+                try await bluez.callAgent("RequestAuthorization", [device])
+            }
+            await #expect(throws: DBusError(name: "org.bluez.Error.Rejected", message: "Pairing not supported")) {
+                try await bluez.callAgent("RequestConfirmation", [device, .uint32(0)])
+            }
         }
     }
 

@@ -126,6 +126,24 @@ import Testing
         }
     }
 
+    @Test func bluetoothdSpecSetsVersionCacheAndTemporaryTimeout() throws {
+        let defaults = StandInHost()
+        #expect(defaults.version == .v5_66 && defaults.cache == .always && defaults.temporaryTimeout == .seconds(30))
+        let host = try StandInHost(parsing: "version=5.80,cache=yes,temporary_timeout_s=2")
+        #expect(host.version == .v5_80 && host.cache == .yes && host.temporaryTimeout == .seconds(2))
+        #expect(throws: StandInSpecError("version=5.55 must be one of 5.66, 5.80")) {
+            try StandInHost(parsing: "version=5.55")
+        }
+        #expect(throws: StandInSpecError("cache=maybe must be always, yes or no")) {
+            try StandInHost(parsing: "cache=maybe")
+        }
+        #expect(throws: StandInSpecError("unknown key 'caching' in --bluetoothd caching=no")) {
+            try StandInHost(parsing: "caching=no")
+        }
+        let arguments = try DFUSimArguments(["serve", "--bluetoothd", "cache=no"])
+        #expect(arguments.configuration.host.cache == .no)
+    }
+
     @Test func faultSpecsAccumulate() throws {
         var faults = StandInFaults()
         try faults.add(parsing: "drop-packet=3:7")

@@ -45,7 +45,9 @@ struct StandInLiveTests {
         }
     }
 
-    @Test func connectExportsTheGATTTreeAndThenResolvesServices() async throws {
+    /// B1/B2: the Secure bootloader's table as bluetoothd exports it (Packet before Control Point,
+    /// Packet write-without-response only), and the objects stay after the link goes (Cache=always).
+    @Test func connectExportsTheGATTTreeWhichOutlivesTheLink() async throws {
         try await withStandIn(devices: ["secure"]) { bus in
             let device = try await bus.discover("C0:FF:EE:00:00:10")
             try await bus.connect(device)
@@ -56,27 +58,53 @@ struct StandInLiveTests {
                 services.keys.map(\.rawValue).sorted() == [
                     device.rawValue + "/service000a", device.rawValue + "/service000e",
                 ])
-            let controlPoint = try #require(objects[try device.appending("service000e").appending("char000f")])
+            // FE59 at 0x000E: Packet declared at 0x000F (value 0x0010), Control Point at 0x0011
+            // (value 0x0012, CCCD 0x0013).
+            let packet = try #require(objects[try device.appending("service000e").appending("char000f")])
+            let packetProperties = try #require(packet[BlueZNames.gattCharacteristic])
+            #expect(packetProperties["UUID"]?.stringValue == SecureDFUByHand.packet)
+            #expect(packetProperties["Flags"]?.stringArrayValue == ["write-without-response"])
+            #expect(packetProperties["WriteAcquired"]?.boolValue == false)
+            #expect(packetProperties["Notifying"] == nil)
+            #expect(packetProperties["Handle"] == nil)
+            let controlPoint = try #require(objects[try device.appending("service000e").appending("char0011")])
             let properties = try #require(controlPoint[BlueZNames.gattCharacteristic])
             #expect(properties["UUID"]?.stringValue == SecureDFUByHand.controlPoint)
             #expect(properties["Flags"]?.stringArrayValue == ["write", "notify"])
             #expect(properties["MTU"]?.integerValue == 247)
             #expect(properties["Notifying"]?.boolValue == false)
-            let packet = try #require(objects[try device.appending("service000e").appending("char0012")])
-            #expect(
-                packet[BlueZNames.gattCharacteristic]?["Flags"]?.stringArrayValue == [
-                    "write-without-response", "notify",
-                ])
-            #expect(packet[BlueZNames.gattCharacteristic]?["WriteAcquired"]?.boolValue == false)
             let descriptor = try #require(
-                objects[try device.appending("service000e").appending("char000f").appending("desc0011")])
+                objects[try device.appending("service000e").appending("char0011").appending("desc0013")])
             #expect(
                 descriptor[BlueZNames.gattDescriptor]?["UUID"]?.stringValue == "00002902-0000-1000-8000-00805f9b34fb")
+            #expect(
+                try await bus.property("UUIDs", of: BlueZNames.device, at: device).stringArrayValue == [
+                    "00001800-0000-1000-8000-00805f9b34fb", "00001801-0000-1000-8000-00805f9b34fb",
+                    "0000fe59-0000-1000-8000-00805f9b34fb",
+                ])
+            let tree = try await bus.gattObjects(of: device)
 
             _ = try await bus.call(device, BlueZNames.device, "Disconnect")
             #expect(try await bus.property("Connected", of: BlueZNames.device, at: device).boolValue == false)
-            let after = try await bus.client.managedObjects(destination: bus.service)
-            #expect(after.keys.filter { device.isAncestor(of: $0) }.isEmpty)
+            #expect(try await bus.property("ServicesResolved", of: BlueZNames.device, at: device).boolValue == false)
+            #expect(try await bus.gattObjects(of: device) == tree)
+            // The cached objects answer, but without a link.
+            await #expect(throws: DBusError(name: "org.bluez.Error.Failed", message: "Not connected")) {
+                _ = try await bus.call(
+                    try device.appending("service000e").appending("char0011"), BlueZNames.gattCharacteristic,
+                    "WriteValue", [.byteArray([0x06, 0x01]), Self.request])
+            }
+        }
+    }
+
+    /// B1 with `Cache = no`: the objects go with the link, as `gatt_cache_cleanup` clears the database.
+    @Test func withoutTheCacheTheObjectsGoWithTheLink() async throws {
+        try await withStandIn(devices: ["secure"], bluetoothd: "cache=no") { bus in
+            let device = try await bus.discover("C0:FF:EE:00:00:10")
+            try await bus.connect(device)
+            #expect(try await bus.gattObjects(of: device).count == 7)
+            _ = try await bus.call(device, BlueZNames.device, "Disconnect")
+            #expect(try await bus.gattObjects(of: device).isEmpty)
         }
     }
 
@@ -201,12 +229,16 @@ struct StandInLiveTests {
         }
     }
 
-    @Test func sameAddressJumpServesTheCachedServicesUntilRemoveDevice() async throws {
+    /// B1: after a jump at the same address the reconnection re-discovers the primary services:
+    /// the application's services that changed are removed (InterfacesRemoved) and the bootloader's
+    /// exported (InterfacesAdded) before ServicesResolved turns true; no RemoveDevice is needed.
+    @Test func sameAddressJumpReplacesTheChangedServicesBeforeServicesResolved() async throws {
         try await withStandIn(devices: ["legacy-app,address=C0:00:00:00:00:20"]) { bus in
             let device = try await bus.discover("C0:00:00:00:00:20")
             try await bus.connect(device)
-            let controlPoint = try #require(
-                try await bus.characteristics(of: device)["00001531-1212-efde-1523-785feabcd123"])
+            let application = try await bus.characteristics(of: device)
+            #expect(application.keys.contains { $0.hasPrefix("0000180e") })
+            let controlPoint = try #require(application["00001531-1212-efde-1523-785feabcd123"])
             _ = try await bus.call(controlPoint, BlueZNames.gattCharacteristic, "StartNotify")
             _ = try await bus.call(
                 controlPoint, BlueZNames.gattCharacteristic, "WriteValue",
@@ -214,26 +246,36 @@ struct StandInLiveTests {
             try await bus.waitUntil("the application drops the link") {
                 try await bus.property("Connected", of: BlueZNames.device, at: device).boolValue == false
             }
-            // Same address, now the bootloader: bluetoothd's cache still has the application's table.
+            // Disconnected: bluetoothd still holds (and exports) the application's table.
+            #expect(try await bus.characteristics(of: device).keys.contains { $0.hasPrefix("0000180e") })
+            let mark = bus.signals.messages.count
             try await bus.connect(device)
-            let stale = try await bus.characteristics(of: device)
-            let heartRate = try #require(stale.keys.first { $0.hasPrefix("0000180d") }.flatMap { stale[$0] })
-            await #expect(
-                throws: DBusError(name: "org.bluez.Error.Failed", message: "Operation failed with ATT error: 0x0a")
-            ) {
-                _ = try await bus.call(heartRate, BlueZNames.gattCharacteristic, "ReadValue", [Self.noOptions])
-            }
-            // The remedy: disconnect, RemoveDevice, discover again, reconnect.
-            _ = try await bus.call(device, BlueZNames.device, "Disconnect")
-            _ = try await bus.call(try bus.adapter, BlueZNames.adapter, "RemoveDevice", [.objectPath(device)])
-            #expect(try await bus.client.managedObjects(destination: bus.service)[device] == nil)
-            let again = try await bus.discover("C0:00:00:00:00:20")
-            try await bus.connect(again)
-            let fresh = try await bus.characteristics(of: again)
-            #expect(!fresh.keys.contains { $0.hasPrefix("0000180d") })
+            let fresh = try await bus.characteristics(of: device)
+            #expect(!fresh.keys.contains { $0.hasPrefix("0000180e") })
             let version = try #require(fresh["00001534-1212-efde-1523-785feabcd123"])
             let value = try await bus.call(version, BlueZNames.gattCharacteristic, "ReadValue", [Self.noOptions])
             #expect(value.first?.byteArrayValue == [0x08, 0x00])
+            // Signal order: Connected, the stale services removed, the new ones added, then ServicesResolved.
+            let after = Array(bus.signals.messages.dropFirst(mark))
+            let removedAt = try #require(after.firstIndex { DBusInterfacesRemoved($0) != nil })
+            let addedAt = try #require(after.firstIndex { DBusInterfacesAdded($0) != nil })
+            let connectedAt = try #require(
+                after.firstIndex { DBusPropertiesChanged($0)?.changed["Connected"]?.boolValue == true })
+            let resolvedAt = try #require(
+                after.firstIndex { DBusPropertiesChanged($0)?.changed["ServicesResolved"]?.boolValue == true })
+            #expect(connectedAt < removedAt && removedAt < addedAt && addedAt < resolvedAt)
+        }
+    }
+
+    /// B1: RemoveDevice takes the device's cached GATT objects with it.
+    @Test func removeDeviceDropsTheCachedObjects() async throws {
+        try await withStandIn(devices: ["secure"]) { bus in
+            let device = try await bus.discover("C0:FF:EE:00:00:10")
+            try await bus.connect(device)
+            _ = try await bus.call(device, BlueZNames.device, "Disconnect")
+            #expect(try await bus.gattObjects(of: device).count == 7)
+            _ = try await bus.call(try bus.adapter, BlueZNames.adapter, "RemoveDevice", [.objectPath(device)])
+            #expect(try await bus.gattObjects(of: device).isEmpty)
         }
     }
 
@@ -270,7 +312,7 @@ struct StandInLiveTests {
             // Writing the CCCD directly is refused; StartNotify is the way.
             await #expect(throws: DBusError(name: "org.bluez.Error.NotPermitted", message: "Write not permitted")) {
                 _ = try await bus.call(
-                    try controlPoint.appending("desc0011"), BlueZNames.gattDescriptor, "WriteValue",
+                    try controlPoint.appending("desc0013"), BlueZNames.gattDescriptor, "WriteValue",
                     [.byteArray([0x01, 0x00]), Self.noOptions])
             }
             // The control point refuses writes until notifications are on (CCCD improperly configured).
@@ -376,7 +418,7 @@ struct StandInLiveTests {
     @Test func aPoweredOffAdapterAnswersNotReady() async throws {
         try await withStandIn(devices: ["secure"], powered: false) { bus in
             let adapter = try bus.adapter
-            #expect(try await bus.property("PowerState", of: BlueZNames.adapter, at: adapter).stringValue == "off")
+            #expect(try await bus.property("Powered", of: BlueZNames.adapter, at: adapter).boolValue == false)
             await #expect(throws: DBusError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready")) {
                 _ = try await bus.call(adapter, BlueZNames.adapter, "StartDiscovery")
             }

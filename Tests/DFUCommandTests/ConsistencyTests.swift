@@ -20,7 +20,7 @@ import Testing
 
     @Test func theOverviewListsHelp() async {
         let run = await RecordedRun.dfu("--help")
-        #expect(run.output.contains("\n  help        show the help of a command"))
+        #expect(run.output.contains("\n  help           show the help of a command"))
     }
 
     @Test func theScanTimeoutHasOneNameAndShortFormEverywhere() async {

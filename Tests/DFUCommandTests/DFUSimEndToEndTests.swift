@@ -41,13 +41,48 @@ import Testing
         #expect(run.error.contains("Legacy DFU"), "the trace names the Legacy characteristics")
     }
 
-    @Test func bondedButtonlessKeepsTheAddressAndSeesThroughTheCachedServices() throws {
-        // With bonds the bootloader keeps the application's address, and the stand-in serves the
-        // application's cached GATT table there until dfu removes the device and discovers again.
+    @Test func bondedButtonlessKeepsTheAddressAndItsBootloaderIsFoundThere() throws {
+        // With bonds the bootloader keeps the application's address; bluetoothd holds the
+        // application's GATT objects from the first connection and replaces them when it
+        // re-discovers the services on the next.
         let run = try Self.upload([], devices: ["buttonless-bonded,address=\(Self.address),sd_id=0xB7"])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.imageSize(Self.address, "application") == 4096)
         #expect(run.stat(Self.address, "connections") ?? 0 >= 2, "application, then bootloader at the same address")
+    }
+
+    @Test(arguments: ["version=5.66,cache=always", "version=5.80,cache=always", "version=5.66,cache=yes",
+                      "version=5.66,cache=no"])
+    func uploadWorksAgainstEachBluetoothdVersionAndCachePolicy(_ bluetoothd: String) throws {
+        // A buttonless application with bonds (same address, pairing, Service Changed) and one
+        // without (address + 1), as each bluetoothd release and main.conf cache policy serves them.
+        for device in ["buttonless-bonded,address=\(Self.address),sd_id=0xB7", Self.buttonless] {
+            let run = try DFUSimRun.run(devices: [device], simulator: ["--bluetoothd", bluetoothd],
+                                        ["upload", Self.app, "-d", Self.address])
+            #expect(run.status == 0, "\(bluetoothd) \(device): \(run.error)")
+            #expect(run.imageSize(Self.address, "application") == 4096)
+        }
+    }
+
+    @Test func aDeviceThatNowRunsItsNewApplicationIsSaidNotToOfferDFU() throws {
+        // A device that started in its bootloader is updated; its new application has no DFU service.
+        // bluetoothd still holds the bootloader's GATT objects (and lists FE59 in UUIDs), so scan
+        // connects to it: the re-discovered services show its real mode. The same upload again
+        // exits 1 saying the device does not offer DFU, not a link failure on stale objects.
+        let package = Self.app
+        let dfu = TestData.dfuExecutable.path
+        let script = """
+            "$0" upload "$1" -d \(Self.address); echo "first run: $?" >&2
+            "$0" scan --all --timeout 1
+            "$0" upload "$1" -d \(Self.address); echo "second run: $?" >&2
+            """
+        let run = try DFUSimRun.run(devices: ["secure,address=\(Self.address),sd_id=0xB7"],
+                                    command: ["/bin/sh", "-c", script, dfu, package])
+        #expect(run.error.contains("first run: 0\n"), "\(run.error)")
+        let row = try #require(run.output.split(separator: "\n").first { $0.hasPrefix(Self.address) }, "\(run.output)")
+        #expect(row.hasSuffix("no DFU service"), "\(row)")
+        #expect(run.error.contains("second run: 1\n"), "\(run.error)")
+        #expect(run.error.contains("\(Self.address): the device does not offer DFU"), "\(run.error)")
     }
 
     @Test func disconnectInTheMiddleOfADataObjectIsResumed() throws {

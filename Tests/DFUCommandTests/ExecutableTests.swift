@@ -9,10 +9,17 @@ import Testing
         let error: String
     }
 
-    static func run(_ arguments: [String]) throws -> Outcome {
+    static func run(_ arguments: [String], through wrapper: [String]? = nil) throws -> Outcome {
         let process = Process()
-        process.executableURL = TestData.dfuExecutable
-        process.arguments = arguments
+        if let wrapper, let tool = wrapper.first {
+            // e.g. script(1): the wrapper's own command line carries dfu and its arguments.
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = Array(wrapper.dropFirst())
+            process.standardInput = FileHandle.nullDevice
+        } else {
+            process.executableURL = TestData.dfuExecutable
+            process.arguments = arguments
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

@@ -22,8 +22,8 @@ public struct DFUSimArguments: Sendable {
 
     /// The usage text.
     public static let usage = """
-        usage: dfu-sim run [--device SPEC]... [--link SPEC] [--fault SPEC]... [--report FILE] -- COMMAND [ARG]...
-               dfu-sim serve [--device SPEC]... [--link SPEC] [--fault SPEC]... [--report FILE]
+        usage: dfu-sim run [--device SPEC]... [--link SPEC] [--bluetoothd SPEC] [--fault SPEC]... [--report FILE] -- COMMAND [ARG]...
+               dfu-sim serve [--device SPEC]... [--link SPEC] [--bluetoothd SPEC] [--fault SPEC]... [--report FILE]
                dfu-sim peripheral --adapter hciN --device SPEC ...   (a GATT peripheral on the real bluetoothd; --help)
                dfu-sim image --size BYTES --bin FILE --dat FILE      (a synthetic image and its init packet; --help)
 
@@ -42,6 +42,10 @@ public struct DFUSimArguments: Sendable {
                       secure-control-point, secure-packet, buttonless-without-bonds, legacy-service, ...)
           --link KEY=VALUE[,...]   mtu, interval_ms, phy=1m|2m, packets_per_event, connect_timeout_ms,
                                    resolve_ms, discovery_ms
+          --bluetoothd KEY=VALUE[,...]
+                                   the bluetoothd played: version=5.66 (default) or 5.80, cache=always
+                                   (default), yes or no (main.conf [GATT] Cache), temporary_timeout_s=N
+                                   (main.conf TemporaryTimeout, default 30; 0 keeps devices)
           --fault SPEC             drop-packet=N[:M...], corrupt-packet=N[:M...], disconnect-after-bytes=N,
                                    disconnect-at=OPCODE[:OCCURRENCE], fail-connections=N, fail-pairing,
                                    response-delay-ms=N, no-stale-cache, drop-response=N[:M...],
@@ -88,7 +92,7 @@ public struct DFUSimArguments: Sendable {
                 inline = String(option[option.index(after: equals)...])
                 option = String(option[..<equals])
             }
-            let takesValue = ["--device", "--link", "--fault", "--report"].contains(option)
+            let takesValue = ["--device", "--link", "--bluetoothd", "--fault", "--report"].contains(option)
             var argument = ""
             if takesValue {
                 if let inline { argument = inline } else { argument = try value(of: option) }
@@ -98,6 +102,7 @@ public struct DFUSimArguments: Sendable {
             switch option {
             case "--device": devices.append(argument)
             case "--link": configuration.link = try StandInLink(parsing: argument)
+            case "--bluetoothd": configuration.host = try StandInHost(parsing: argument)
             case "--fault": try configuration.faults.add(parsing: argument)
             case "--report": reportPath = argument
             case "--adapter-off": configuration.powered = false

@@ -8,6 +8,17 @@ public struct DBusInterface: Sendable {
     public var properties: [DBusProperty]
     /// The signals it declares.
     public var signals: [DBusSignalDescription]
+    /// The error a `Properties.Get` of a property it does not have gets.
+    public var unknownPropertyOnGet = UnknownPropertyError.unknownProperty
+
+    /// How `Properties.Get` answers for a property an interface does not have.
+    public enum UnknownPropertyError: Sendable {
+        /// `org.freedesktop.DBus.Error.UnknownProperty` (the specification's name).
+        case unknownProperty
+        /// `org.freedesktop.DBus.Error.InvalidArgs "No such property 'NAME'"`, as services built on
+        /// gdbus (bluetoothd's `gdbus/object.c` `properties_get`) answer.
+        case invalidArgs
+    }
 
     /// Describes an interface.
     public init(

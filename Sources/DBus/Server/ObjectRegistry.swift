@@ -292,6 +292,9 @@ struct ObjectRegistry {
                 DBusError(name: DBusError.Names.unknownInterface, message: "\(path) has no interface \(interface)"))
         }
         guard let property = exported.interface.properties.first(where: { $0.name == name }) else {
+            if exported.interface.unknownPropertyOnGet == .invalidArgs, arguments.count == 2 {
+                return .failure(DBusError.invalidArguments("No such property '\(name)'"))
+            }
             return .failure(
                 DBusError(name: DBusError.Names.unknownProperty, message: "\(interface) has no property \(name)"))
         }

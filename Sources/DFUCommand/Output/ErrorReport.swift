@@ -1,4 +1,5 @@
 import DFUCore
+import DFUCrypto
 
 /// The one place that turns an error into a one-line message on standard error and an exit code.
 enum ErrorReport {
@@ -19,6 +20,9 @@ enum ErrorReport {
         switch error {
         case let error as UsageError: (.usage, error.description)
         case let error as FileReadError: (.noInput, error.description)
+        case let error as FileWriteError: (.noInput, error.description)
+        case let error as PackageGenerationError: (error.isUsage ? .usage : .badPackage, error.description)
+        case let error as ECDSAP256.KeyError: (.badPackage, error.description)
         case let error as BadInputError: (.badPackage, error.description)
         case let error as TransportUnavailableError: (.unavailable, error.description)
         // bluetoothd refused to open the adapter or to scan (not a device's answer).

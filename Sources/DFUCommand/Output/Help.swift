@@ -7,7 +7,7 @@ enum Help {
         (.deviceNotFound, "device not found, or it stopped answering within its timeouts"),
         (.usage, "usage error: unknown option, bad value, missing argument"),
         (.badPackage, "bad package or firmware file, hash or signature check failed"),
-        (.noInput, "a file named on the command line cannot be read"),
+        (.noInput, "a file named on the command line cannot be read (or an output written)"),
         (.unavailable, "BlueZ, the D-Bus system bus or the Bluetooth adapter is unavailable"),
         (.software, "internal error (a bug in dfu; please report it)"),
         (.outputFailed, "standard output could not be written (e.g. a full disk)"),
@@ -25,9 +25,9 @@ enum Help {
 
             """
         for command in DFUCommand.subcommands {
-            text += "  \(command.name.padding(12))\(command.abstract)\n"
+            text += "  \(command.name.padding(15))\(command.abstract)\n"
         }
-        text += "  \("help".padding(12))show the help of a command: dfu help COMMAND\n"
+        text += "  \("help".padding(15))show the help of a command: dfu help COMMAND\n"
         text += """
 
             Run 'dfu COMMAND --help' for a command's options and examples.

@@ -16,7 +16,9 @@ final class StandInHarness: Sendable {
     let service: BusName
     private let listener: Task<Void, Never>
 
-    init(devices: [String], link: String? = nil, faults: [String] = [], powered: Bool = true) async throws {
+    init(
+        devices: [String], link: String? = nil, bluetoothd: String? = nil, faults: [String] = [], powered: Bool = true
+    ) async throws {
         service = try BusName(BlueZNames.service)
         daemon = try DBusDaemon(ownableNames: [service])
         server = try DBusConnection(address: daemon.address)
@@ -24,6 +26,7 @@ final class StandInHarness: Sendable {
         var configuration = StandInConfiguration(
             devices: try devices.enumerated().map { try SimulatedDeviceSpec(parsing: $0.element, index: $0.offset) })
         if let link { configuration.link = try StandInLink(parsing: link) }
+        if let bluetoothd { configuration.host = try StandInHost(parsing: bluetoothd) }
         for fault in faults { try configuration.faults.add(parsing: fault) }
         configuration.powered = powered
         standIn = try BlueZStandIn(connection: server, configuration: configuration)
@@ -86,6 +89,12 @@ final class StandInHarness: Sendable {
         }
     }
 
+    /// The object paths under `device` (its GATT objects), sorted.
+    func gattObjects(of device: ObjectPath) async throws -> [String] {
+        try await client.managedObjects(destination: service).keys.filter { device.isAncestor(of: $0) }
+            .map(\.rawValue).sorted()
+    }
+
     /// The characteristic paths of a connected device by lower-case UUID.
     func characteristics(of device: ObjectPath) async throws -> [String: ObjectPath] {
         var result: [String: ObjectPath] = [:]
@@ -125,10 +134,11 @@ final class StandInHarness: Sendable {
 
 /// Runs `body` with a fresh harness, closing it in every path.
 func withStandIn(
-    devices: [String], link: String? = nil, faults: [String] = [], powered: Bool = true,
+    devices: [String], link: String? = nil, bluetoothd: String? = nil, faults: [String] = [], powered: Bool = true,
     _ body: (StandInHarness) async throws -> Void
 ) async throws {
-    let harness = try await StandInHarness(devices: devices, link: link, faults: faults, powered: powered)
+    let harness = try await StandInHarness(
+        devices: devices, link: link, bluetoothd: bluetoothd, faults: faults, powered: powered)
     do {
         try await body(harness)
     } catch {
