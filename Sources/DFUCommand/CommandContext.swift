@@ -21,6 +21,11 @@ public struct CommandContext: Sendable {
     public var interrupts: InterruptController
     /// The width of the terminal on standard error, when it is one and the width is known.
     public var terminalColumns: Int?
+    /// Whether an upload takes a per-device lock so another `dfu` process cannot write to the same
+    /// device (on for BlueZ; simulated devices live in one process).
+    public var locksDevices = false
+    /// Why standard output could not be written, when a write to it failed (e.g. "No space left on device").
+    public var outputError: @Sendable () -> String?
 
     /// Makes a context from its parts.
     public init(
@@ -33,8 +38,10 @@ public struct CommandContext: Sendable {
         transports: TransportProvider = .unavailable(
             "this dfu was built without a Bluetooth stack; BlueZ is not available"),
         interrupts: InterruptController = InterruptController(),
+        outputError: @escaping @Sendable () -> String? = { nil },
         terminalColumns: Int? = nil
     ) {
+        self.outputError = outputError
         self.writeOutput = writeOutput
         self.writeError = writeError
         self.environment = environment

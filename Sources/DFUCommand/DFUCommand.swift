@@ -42,15 +42,41 @@ public enum DFUCommand {
         } catch {
             return ErrorReport.report(error, context: context)
         }
-        do {
-            return try await command.run(parsed, context: context)
-        } catch {
-            return ErrorReport.report(error, context: context)
+        let work = Task { () async -> ExitCode in
+            do {
+                return try await command.run(parsed, context: context)
+            } catch {
+                return ErrorReport.report(error, context: context)
+            }
+        }
+        // The first Ctrl-C or SIGTERM cancels the command; one that does not end within its grace
+        // (a call into the stack that does not return) is left behind with exit 130.
+        let ending = FirstResult<ExitCode>()
+        return await withCheckedContinuation { continuation in
+            ending.resume(with: continuation)
+            Task { ending.deliver(await work.value) }
+            context.interrupts.onInterrupt {
+                work.cancel()
+                Task {
+                    try? await Task.sleep(for: command.interruptGrace)
+                    if ending.deliver(.interrupted) {
+                        context.writeError("dfu: \(command.name) interrupted; it did not stop within \(ProgressText.seconds(command.interruptGrace))\n")
+                    }
+                }
+            }
         }
     }
 
-    /// Runs `dfu` with `arguments` (without the program name) and returns the exit status.
+    /// Runs `dfu` with `arguments` (without the program name) and returns the exit status; output that
+    /// could not be written makes it 74 (unless the command already failed).
     public static func main(_ arguments: [String], context: CommandContext) async -> ExitCode {
+        let code = await dispatch(arguments, context: context)
+        guard let failure = context.outputError() else { return code }
+        context.writeError("dfu: cannot write to standard output: \(failure)\n")
+        return code == .success ? .outputFailed : code
+    }
+
+    private static func dispatch(_ arguments: [String], context: CommandContext) async -> ExitCode {
         guard let first = arguments.first else {
             context.writeError(Help.overview())
             return .usage

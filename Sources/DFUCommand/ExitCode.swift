@@ -1,6 +1,6 @@
 /// The exit status of `dfu`, one value per outcome a script can branch on.
 ///
-/// The numbers follow sysexits(3) where one fits and are documented in the README and `--help`.
+/// The numbers follow sysexits(3) where one fits and are documented in docs/cli.md, the README and `--help`.
 public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The process exit status.
     public let rawValue: Int32
@@ -22,6 +22,10 @@ public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConver
     public static let noInput = ExitCode(rawValue: 66)
     /// BlueZ, the D-Bus system bus or the adapter is unavailable (`EX_UNAVAILABLE`).
     public static let unavailable = ExitCode(rawValue: 69)
+    /// Standard output could not be written, e.g. a full disk (`EX_IOERR`).
+    public static let outputFailed = ExitCode(rawValue: 74)
+    /// The device is being updated by another `dfu` process (`EX_TEMPFAIL`: try again later).
+    public static let busy = ExitCode(rawValue: 75)
     /// An internal error: a bug in `dfu` (`EX_SOFTWARE`).
     public static let software = ExitCode(rawValue: 70)
     /// Interrupted by Ctrl-C or SIGTERM.

@@ -12,5 +12,5 @@ public struct FileReadError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// One line naming the file and the cause.
-    public var description: String { "\(path): cannot read: \(reason)" }
+    public var description: String { path.isEmpty ? "cannot read a file: \(reason)" : "\(path): cannot read: \(reason)" }
 }

@@ -12,14 +12,20 @@ public enum FileReader {
     /// Reads the file at `path`.
     ///
     /// The corresponding C functions are `open`, `fstat` and `read`.
+    /// Only regular files are read: a FIFO, a device or a socket is refused without waiting on it
+    /// (the open does not block, as it would on a FIFO without a writer).
     @Sendable public static func read(_ path: String) throws(FileReadError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard !path.isEmpty else { throw FileReadError(path: path, reason: "the file name is empty") }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw FileReadError(path: path, reason: describe(errno)) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw FileReadError(path: path, reason: describe(errno)) }
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw FileReadError(path: path, reason: "is a directory")
+        }
+        if (info.st_mode & S_IFMT) != S_IFREG {
+            throw FileReadError(path: path, reason: "is not a regular file")
         }
         if Int(info.st_size) > sizeLimit {
             throw FileReadError(path: path, reason: "larger than \(sizeLimit / 1024 / 1024) MiB")

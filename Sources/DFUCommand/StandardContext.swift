@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import Synchronization
 
 extension CommandContext {
     /// The real world: the process's stdout, stderr and environment.
@@ -11,6 +12,7 @@ extension CommandContext {
             environment: environment,
             outputIsTerminal: isatty(STDOUT_FILENO) == 1,
             errorIsTerminal: isatty(STDERR_FILENO) == 1,
+            outputError: { StandardStream.outputFailure.withLock { $0 } },
             terminalColumns: terminalColumns(of: STDERR_FILENO) ?? environment["COLUMNS"].flatMap { Int($0) })
     }
 
@@ -26,7 +28,11 @@ extension CommandContext {
 
 /// Unbuffered writes to a file descriptor, retried on EINTR and partial writes.
 enum StandardStream {
-    /// Writes all of `text` to `fd`; a closed pipe ends the process quietly.
+    /// Why standard output could not be written, the first time it failed (a full disk, an I/O error).
+    static let outputFailure = Mutex<String?>(nil)
+
+    /// Writes all of `text` to `fd`; a closed pipe ends the process quietly, any other failure
+    /// on standard output is kept in ``outputFailure``.
     ///
     /// The corresponding C function is `write`.
     static func write(_ text: String, to fd: Int32) {
@@ -34,7 +40,11 @@ enum StandardStream {
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if written < 0 {
-                if errno == EINTR { continue }
+                let code = errno
+                if code == EINTR { continue }
+                if fd == STDOUT_FILENO && code != EPIPE {
+                    outputFailure.withLock { $0 = $0 ?? String(cString: strerror(code)) }
+                }
                 return
             }
             bytes = bytes.dropFirst(written)

@@ -34,10 +34,11 @@ final class ZipHandle {
             let code = zip_error_code_zip(&error)
             let text = Self.text(of: &error)
             if code == ZIP_ER_NOZIP {
+                // libzip's own text here is "Not a zip archive": no detail worth repeating.
                 let startsLikeZip = bytes.starts(with: [0x50, 0x4B, 0x03, 0x04])
                 throw startsLikeZip
-                    ? ZipError(.truncated, message: "the zip archive is truncated (\(text))")
-                    : ZipError(.notAZip, message: "not a zip archive (\(text))")
+                    ? ZipError(.truncated, message: "the zip archive is truncated (its central directory is missing)")
+                    : ZipError(.notAZip, message: "not a zip archive")
             }
             if code == ZIP_ER_EXISTS {
                 throw ZipError(.duplicateName(name: ""), message: "a name appears twice in the zip archive")

@@ -112,6 +112,15 @@ struct BusPolicyAsAnotherUserTests {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The checkout may sit in a folder nobody cannot enter (a 0700 mktemp -d, a 0750 home):
+        // run a copy of the built dfu from the directory nobody can reach.
+        // A hard link opens no file for writing, so no process forked meanwhile by another test can
+        // hold it open ("Text file busy" at exec); a copy only across file systems.
+        let staged = directory + "/dfu"
+        if link(builtDFU, staged) != 0 {
+            try FileManager.default.copyItem(atPath: builtDFU, toPath: staged)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: staged)
+        }
         let daemon = try DBusDaemon { _ in Self.configuration(listeningAt: directory + "/bus") }
         defer { daemon.stop() }
         let connection = try DBusConnection(address: daemon.address)
@@ -124,7 +133,7 @@ struct BusPolicyAsAnotherUserTests {
             "/usr/bin/setpriv",
             [
                 "--reuid=65534", "--regid=65534", groupOption, "/usr/bin/env",
-                "DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "NO_COLOR=1", builtDFU, "scan", "--timeout", "1",
+                "DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "NO_COLOR=1", staged, "scan", "--timeout", "1",
             ], timeout: .seconds(30))
         await standIn.stop()
         return run

@@ -15,7 +15,7 @@ struct RecordedRun: Sendable {
     /// Runs `dfu` with an argument list built at run time.
     static func dfu(arguments: [String], environment: [String: String] = [:], errorIsTerminal: Bool = false,
                     transports: TransportProvider? = nil, interrupts: InterruptController? = nil,
-                    columns: Int? = nil) async -> RecordedRun {
+                    columns: Int? = nil, locksDevices: Bool = false) async -> RecordedRun {
         let out = Mutex("")
         let err = Mutex("")
         var context = CommandContext(
@@ -24,6 +24,7 @@ struct RecordedRun: Sendable {
             environment: environment, errorIsTerminal: errorIsTerminal, terminalColumns: columns)
         if let transports { context.transports = transports }
         if let interrupts { context.interrupts = interrupts }
+        context.locksDevices = locksDevices
         let code = await DFUCommand.main(arguments, context: context)
         return RecordedRun(code: code, output: out.withLock { $0 }, error: err.withLock { $0 })
     }

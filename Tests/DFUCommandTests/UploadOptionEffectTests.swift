@@ -57,7 +57,7 @@ import Testing
         #expect(storage.application?.count == 3000)
         #expect(storage.softdevice == nil)
         #expect(storage.bootloader == nil)
-        #expect(run.errorLines.last?.contains(", 3000 bytes at ") == true && run.errorLines.last?.hasSuffix(" (application)") == true)
+        #expect(run.errorLines.last?.contains(", 3000 bytes sent (") == true && run.errorLines.last?.hasSuffix(" (application)") == true)
     }
 
     @Test func scopeSystemSendsOnlyTheSystemPart() async throws {

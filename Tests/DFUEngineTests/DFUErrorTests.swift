@@ -10,7 +10,7 @@ import Testing
 
     @Test(arguments: [
         Case(error: .remote(step: .executingInitPacket, request: "the init packet", status: .secure(.extendedError, .softDeviceVersionFailure)),
-             sentence: "the bootloader rejected the init packet: the installed SoftDevice is not in the package's sd_req list (extended error 0x07); add the installed SoftDevice's id to --sd-req"),
+             sentence: "the bootloader rejected the init packet: the installed SoftDevice is not in the package's sd_req list (extended error 0x07); rebuild the package with the installed SoftDevice's id in its sd_req (nrfutil pkg generate --sd-req)"),
         Case(error: .remote(step: .executingDataObject, request: "Execute", status: .secure(.operationNotPermitted, nil)),
              sentence: "the device refused Execute while executing a data object: operation not permitted (0x08); power-cycle the device or retry with --no-resume"),
         Case(error: .remote(step: .startingDFU, request: "Start DFU", status: .legacy(.notSupported)),

@@ -24,7 +24,7 @@ import Testing
             Issue.record("expected an unsupported device")
             return
         }
-        #expect(reason == "no Secure or Legacy DFU service or buttonless characteristic on C0:FF:EE:00:12:FF")
+        #expect(reason == "no Secure or Legacy DFU service or buttonless characteristic on C0:FF:EE:00:12:FF; check the address or name")
     }
 
     @Test func legacyPackageOnASecureBootloaderIsRefusedBeforeSending() async throws {

@@ -234,7 +234,7 @@ import Testing
             return
         }
         #expect(error.isInitPacketRejection)
-        #expect(error.description == "the bootloader rejected the init packet: firmware version too low (extended error 0x05); build with a higher --application-version (a bootloader needs a strictly higher --bootloader-version)")
+        #expect(error.description == "the bootloader rejected the init packet: firmware version too low (extended error 0x05); rebuild the package with a higher application version (nrfutil pkg generate --application-version; a bootloader needs a strictly higher --bootloader-version)")
     }
 
     @Test func partlyReceivedInitPacketIsCompletedNotRecreated() {

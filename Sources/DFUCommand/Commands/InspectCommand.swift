@@ -26,8 +26,10 @@ enum InspectCommand: Subcommand {
     ]
     static let options: [OptionSpec] = [
         .value("key", "PUBLIC.pem", help: "ECDSA P-256 public key (PEM): the signature must verify"),
-        .flag("json", help: "print one JSON object on standard output (schema in the README)"),
+        .flag("json", help: "print one JSON object on standard output (schema in docs/cli.md)"),
     ] + PackageSource.options
+
+    static let exitCodes: [ExitCode] = [.success, .usage, .badPackage, .noInput, .outputFailed, .software, .interrupted]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.positionals(named: ["PACKAGE"])[0]
@@ -46,7 +48,7 @@ enum InspectCommand: Subcommand {
             let data = try encoder.encode(report)
             context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
         } else {
-            context.writeOutput(ReportTable.render(report, path: path))
+            context.writeOutput(TerminalText.lines(ReportTable.render(report, path: path, rawWithoutInit: source.rawKind != nil && source.initPath == nil)))
         }
         return .success
     }

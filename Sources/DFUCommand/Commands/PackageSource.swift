@@ -77,7 +77,10 @@ struct PackageSource: Sendable {
             }
             return try DFUPackage.inspect(entries: entries, key: key)
         } catch let error as PackageError {
-            throw BadInputError(path: path, cause: error.description)
+            // A raw image's errors start with its own file name, which the path already gives.
+            let prefix = Self.fileName(path) + ": "
+            let cause = error.description
+            throw BadInputError(path: path, cause: rawKind != nil && cause.hasPrefix(prefix) ? String(cause.dropFirst(prefix.count)) : cause)
         }
     }
 

@@ -9,9 +9,9 @@ import Foundation
 enum ScanCommand: Subcommand {
     static let name = "scan"
     static let abstract = "list nearby devices that offer DFU"
-    static let synopsis = "[--timeout SECONDS] [--all] [--adapter hciN] [--json]"
+    static let synopsis = "[--scan-timeout SECONDS] [--all] [--adapter hciN] [--json]"
     static let discussion = """
-        Scans for Bluetooth LE devices for --timeout seconds. Devices that advertise a DFU service
+        Scans for Bluetooth LE devices for --scan-timeout seconds. Devices that advertise a DFU service
         (Secure FE59, Legacy 1530 or the experimental buttonless service) are connected to, one
         after the other, to tell an application with a buttonless service from a bootloader.
         With --all every device heard is listed; devices without a DFU service in their
@@ -19,14 +19,15 @@ enum ScanCommand: Subcommand {
         """
     static let examples: [(command: String, comment: String)] = [
         ("dfu scan", "DFU devices in range"),
-        ("dfu scan --all --timeout 10", "everything in range, scanning longer"),
+        ("dfu scan --all --scan-timeout 10", "everything in range, scanning longer"),
         ("dfu scan --json | jq -r '.devices[] | select(.mode == \"secure-bootloader\") | .address'", "bootloaders waiting for an update"),
     ]
     static let options: [OptionSpec] = [
-        .value("timeout", short: "t", "SECONDS", help: "how long to scan (default 5)"),
+        .value("scan-timeout", short: "t", "SECONDS", aliases: ["timeout"], help: "how long to scan (default 5)"),
         .flag("all", help: "list every device, not only those advertising a DFU service"),
         .value("adapter", short: "a", "hciN", help: "Bluetooth adapter to use (default: BlueZ's default)"),
         .flag("json", help: "print one JSON object on standard output: {\"devices\": [...]}"),
+        .flag("quiet", short: "q", help: "print only the list and errors (no 'no device found')"),
     ]
 
     /// The service UUIDs that mark a DFU device in an advertisement.
@@ -43,44 +44,65 @@ enum ScanCommand: Subcommand {
         let services: [String]
     }
 
+    static let exitCodes: [ExitCode] = [.success, .usage, .unavailable, .outputFailed, .software, .interrupted]
+
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         _ = try arguments.positionals(named: [])
-        let timeout = try UploadSettings.seconds(arguments, "timeout") ?? .seconds(5)
+        let timeout = try UploadSettings.seconds(arguments, "scan-timeout") ?? .seconds(5)
         let adapter = arguments.value("adapter")
         if let adapter, !UploadSettings.isAdapterName(adapter) {
             throw UsageError("option --adapter: '\(adapter)' is not an adapter name like hci0", command: name)
         }
-        let heard = try await context.transports.scan(adapter, timeout)
+        let heard: [Advertisement]
+        do {
+            heard = try await context.transports.scan(adapter, timeout)
+        } catch where context.interrupts.isInterrupted {
+            heard = []
+        }
         var rows: [Row] = []
         for advertisement in heard.sorted(by: { ($0.rssi ?? Int.min) > ($1.rssi ?? Int.min) }) {
             let isDFU = advertisement.serviceUUIDs.contains { dfuServices.contains($0.uppercased()) }
             guard isDFU || arguments.flag("all") else { continue }
-            if context.interrupts.isInterrupted { return .interrupted }
             var mode: DeviceMode?
-            if isDFU {
+            // After Ctrl-C the devices heard are still listed, without connecting to them.
+            if isDFU && !context.interrupts.isInterrupted {
                 mode = try? await DeviceMode.probe(advertisement.address, adapter: adapter, timeout: timeout, context: context)
             }
             rows.append(Row(address: advertisement.address.description, name: advertisement.name, rssi: advertisement.rssi,
                             mode: mode, services: advertisement.serviceUUIDs))
         }
+        let interrupted = context.interrupts.isInterrupted
         if arguments.flag("json") {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let data = try encoder.encode(["devices": rows])
             context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
-            return .success
+        } else if rows.isEmpty {
+            if !interrupted && !arguments.flag("quiet") {
+                context.writeError("no \(arguments.flag("all") ? "" : "DFU ")device found within \(ProgressText.seconds(timeout))\n")
+            }
+        } else {
+            context.writeOutput(table(rows))
         }
-        if rows.isEmpty {
-            context.writeError("no \(arguments.flag("all") ? "" : "DFU ")device found within \(ProgressText.seconds(timeout))\n")
-            return .success
+        if interrupted {
+            var line = "dfu: scan interrupted; \(rows.count) device\(rows.count == 1 ? "" : "s") heard so far"
+            if rows.contains(where: { $0.mode == nil && dfuServices.contains(where: $0.services.contains) }) {
+                line += ", those without a mode were not connected to"
+            }
+            context.writeError(line + "\n")
+            return .interrupted
         }
+        return .success
+    }
+
+    /// The table on a terminal: names are escaped (anything in radio range can advertise one).
+    static func table(_ rows: [Row]) -> String {
         var text = "ADDRESS            RSSI  NAME                  MODE\n"
         for row in rows {
             let rssi = row.rssi.map(String.init) ?? "-"
             text += row.address + "  " + String(repeating: " ", count: max(0, 4 - rssi.count)) + rssi + "  "
-            text += (row.name ?? "-").padding(20) + "  " + (row.mode?.description ?? "-") + "\n"
+            text += TerminalText.escaped(row.name ?? "-").padding(20) + "  " + (row.mode?.description ?? "-") + "\n"
         }
-        context.writeOutput(text)
-        return .success
+        return text
     }
 }

@@ -14,4 +14,14 @@ protocol Subcommand: Sendable {
     static var options: [OptionSpec] { get }
     /// Runs the command. Errors are rendered and mapped to exit codes by ``ErrorReport``.
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode
+    /// How long the command may take to wind down after Ctrl-C or SIGTERM before `dfu` exits 130
+    /// without it.
+    static var interruptGrace: Duration { get }
+    /// The exit codes it can return, for its help.
+    static var exitCodes: [ExitCode] { get }
+}
+
+extension Subcommand {
+    static var interruptGrace: Duration { .seconds(2) }
+    static var exitCodes: [ExitCode] { Help.exitCodes.map(\.0) }
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Synchronization
 
 /// `dfu trigger --device D`: switches an application into its bootloader and says where it is.
 enum TriggerCommand: Subcommand {
@@ -27,10 +28,17 @@ enum TriggerCommand: Subcommand {
         .value("alt-name", "NAME", help: "name the bootloader advertises (default: random DfuNNNNN)"),
         .flag("no-alt-name", help: "do not rename the bootloader"),
         .flag("experimental-buttonless", help: "allow the unauthenticated SDK 12 experimental buttonless service"),
-        .value("scan-timeout", "SECONDS", help: "how long to scan for the device and the bootloader (default 10)"),
+        .flag("force-dfu", help: "treat a Legacy device without DFU Version characteristic as a bootloader"),
+        .value("scan-timeout", short: "t", "SECONDS", help: "how long to scan for the device and the bootloader (default 10)"),
         .value("connect-timeout", "SECONDS", help: "how long connecting may take (default 10)"),
         .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: writes by WriteValue, notifications by signals"),
         .flag("json", help: "print {\"bootloader\": ADDRESS, \"name\": NAME, \"switched\": BOOL} on standard output"),
+        .flag("quiet", short: "q", help: "print only the answer and errors"),
+        .flag("verbose", short: "v", repeatable: true, help: "connections on standard error; -vv traces every request and response"),
+    ]
+
+    static let exitCodes: [ExitCode] = [
+        .success, .deviceRejected, .deviceNotFound, .usage, .unavailable, .outputFailed, .software, .interrupted,
     ]
 
     struct Answer: Encodable {
@@ -58,31 +66,72 @@ enum TriggerCommand: Subcommand {
             options.alternativeName = .off
         }
         options.experimentalButtonless = arguments.flag("experimental-buttonless")
+        options.forceDFU = arguments.flag("force-dfu")
         if let seconds = try UploadSettings.seconds(arguments, "scan-timeout") { options.scanTimeout = seconds }
         if let seconds = try UploadSettings.seconds(arguments, "connect-timeout") { options.connectTimeout = seconds }
 
+        let quiet = arguments.flag("quiet")
+        let verbosity = arguments.count("verbose")
+        if quiet && verbosity > 0 { throw UsageError("options --quiet and --verbose exclude each other", command: name) }
         let preferences = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"))
         let session = try await context.transports.open(adapter, target.label, preferences: preferences)
-        let result = await switchDevice(target, session: session, options: options, clock: session.clock)
+        let asked = Mutex(false)
+        let application = Mutex<DFUPeer?>(nil)
+        let result = await switchDevice(target, session: session, options: options, interrupts: context.interrupts,
+                                        clock: session.clock) { observation in
+            if verbosity >= 2 || (verbosity == 1 && { if case .connected = observation { true } else { false } }()) {
+                context.writeError(TerminalText.escaped("\(target.label): \(observation.traceLine)") + "\n")
+            }
+            if case .write(let endpoint, let bytes) = observation, Self.isSwitchRequest(bytes, to: endpoint) {
+                asked.withLock { $0 = true }
+            }
+            if case .connected(let peer) = observation { application.withLock { $0 = $0 ?? peer } }
+        }
         await session.close()
+        if context.interrupts.isInterrupted, (try? result.get()) == nil {
+            let state = asked.withLock { $0 }
+                ? "it was asked to restart into its bootloader and may be waiting there"
+                : "it was not switched"
+            context.writeError(TerminalText.escaped("dfu: trigger interrupted; \(target.label): \(state)") + "\n")
+            return .interrupted
+        }
         let (peer, switched) = try result.get()
+        // A bootloader at the application's own address (buttonless with bonds, Legacy) was not
+        // renamed, and BlueZ may still show the application's name for it: name none.
+        let sameAddress = switched && application.withLock { $0?.address } == peer.address
+        let name = sameAddress ? nil : peer.name
+        if sameAddress, arguments.value("alt-name") != nil, !quiet {
+            context.writeError("dfu: --alt-name was not used: this bootloader keeps the application's address and is not renamed\n")
+        }
         if arguments.flag("json") {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let data = try encoder.encode(Answer(bootloader: peer.address.description, name: peer.name, switched: switched))
+            let data = try encoder.encode(Answer(bootloader: peer.address.description, name: name, switched: switched))
             context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
         } else {
-            context.writeOutput("\(peer.address)\(peer.name.map { " \($0)" } ?? "")\n")
-            if !switched { context.writeError("dfu: \(target.label) was already in its bootloader\n") }
+            context.writeOutput("\(peer.address)\(name.map { " \(TerminalText.escaped($0))" } ?? "")\n")
+            if !switched && !quiet { context.writeError(TerminalText.escaped("dfu: \(target.label) was already in its bootloader") + "\n") }
         }
         return .success
     }
 
-    private static func switchDevice<C: Clock>(_ target: DeviceTarget, session: TransportSession, options: DFUOptions,
-                                               clock: C) async -> Result<(bootloader: DFUPeer, switched: Bool), any Error>
-        where C.Duration == Duration {
-        // A concrete transport type for the generic runner.
-        let transport = ObservedTransport(base: session.transport) { _ in }
+    /// Whether `bytes` written to `endpoint` ask an application to restart into its bootloader
+    /// (buttonless Enter Bootloader, 0x01, or any Legacy Control Point request).
+    static func isSwitchRequest(_ bytes: [UInt8], to endpoint: DFUEndpoint) -> Bool {
+        switch endpoint {
+        case .buttonlessWithBonds, .buttonlessWithoutBonds, .buttonlessExperimental: bytes.first == 0x01
+        case .legacyControlPoint: true
+        default: false
+        }
+    }
+
+    private static func switchDevice<C: Clock>(
+        _ target: DeviceTarget, session: TransportSession, options: DFUOptions, interrupts: InterruptController, clock: C,
+        observe: @escaping @Sendable (TransportObservation) -> Void
+    ) async -> Result<(bootloader: DFUPeer, switched: Bool), any Error> where C.Duration == Duration {
+        // After Ctrl-C every call on the link fails, so the runner stops at its next step.
+        let transport = InterruptibleTransport(base: ObservedTransport(base: session.transport, observe: observe),
+                                               interrupts: interrupts)
         let runner = DFURunner(transport: transport, clock: clock, options: options)
         do throws(DFUError) {
             return .success(try await runner.switchToBootloader(device: target.selector))

@@ -22,8 +22,9 @@ enum UploadCommand: Subcommand {
         On a terminal each device has a live line (part, bar, percent, bytes, current and average
         speed, ETA, state); otherwise plain lines, one per 10 % or 5 s at most. --json prints JSON
         Lines events on standard output instead. Ctrl-C or SIGTERM sends Abort where the
-        bootloader supports it, disconnects and exits with 130; running the same command again
-        resumes.
+        bootloader supports it, disconnects, exits with 130 and says what running the same
+        command again will do (resume, start the part over, or --scope application for the rest).
+        A device another dfu process is updating is left alone (exit 75).
 
         --uuid roles: secure-service, secure-control-point, secure-packet,
         buttonless-without-bonds, buttonless-with-bonds, experimental-buttonless-service,
@@ -39,11 +40,13 @@ enum UploadCommand: Subcommand {
         ("dfu upload app.zip -d DfuTarg --key public.pem", "refuse a package whose signature does not verify"),
     ]
     static let options = UploadSettings.options
+    /// Each device sends Abort, disconnects and releases its link first (``UploadBatch/interruptGrace``).
+    static let interruptGrace: Duration = .seconds(10)
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let settings = try UploadSettings(arguments, context: context)
         var devices = settings.devices
-        if let file = settings.devicesFile {
+        for file in settings.devicesFiles {
             let listed = DeviceTarget.list(fromFile: String(decoding: try context.readFile(file), as: UTF8.self))
             if listed.isEmpty { throw UsageError("option --devices-from: \(file) names no device", command: name) }
             devices += listed

@@ -11,7 +11,7 @@ enum ErrorReport {
             let topic = usage.command.map { "dfu \($0) --help" } ?? "dfu --help"
             line += " (see '\(topic)')"
         }
-        context.writeError(line.replacingNewlines + "\n")
+        context.writeError(TerminalText.escaped(line.replacingNewlines) + "\n")
         return code
     }
 

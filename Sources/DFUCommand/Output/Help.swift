@@ -10,6 +10,8 @@ enum Help {
         (.noInput, "a file named on the command line cannot be read (or an output written)"),
         (.unavailable, "BlueZ, the D-Bus system bus or the Bluetooth adapter is unavailable"),
         (.software, "internal error (a bug in dfu; please report it)"),
+        (.outputFailed, "standard output could not be written (e.g. a full disk)"),
+        (.busy, "the device is being updated by another dfu process"),
         (.interrupted, "interrupted (Ctrl-C or SIGTERM)"),
     ]
 
@@ -25,6 +27,7 @@ enum Help {
         for command in DFUCommand.subcommands {
             text += "  \(command.name.padding(15))\(command.abstract)\n"
         }
+        text += "  \("help".padding(15))show the help of a command: dfu help COMMAND\n"
         text += """
 
             Run 'dfu COMMAND --help' for a command's options and examples.
@@ -51,13 +54,14 @@ enum Help {
                 text += "  # \(example.comment)\n  \(example.command)\n"
             }
         }
-        text += "\n" + exitCodeSection()
+        text += "\n" + exitCodeSection(only: command.exitCodes)
         return text
     }
 
-    static func exitCodeSection() -> String {
+    /// The exit-code table, limited to `only` when given (a command lists the codes it can return).
+    static func exitCodeSection(only: [ExitCode]? = nil) -> String {
         var text = "Exit codes:\n"
-        for (code, meaning) in exitCodes {
+        for (code, meaning) in exitCodes where only?.contains(code) ?? true {
             text += "  \(String(code.rawValue).padding(5))\(meaning)\n"
         }
         return text

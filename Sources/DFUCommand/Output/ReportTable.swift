@@ -3,9 +3,11 @@ import DFUCore
 /// The human-readable form of a ``PackageReport``: a heading, then one block per part.
 enum ReportTable {
     /// Renders `report` for the package at `path`.
-    static func render(_ report: PackageReport, path: String) -> String {
+    /// A raw image without an init packet is named as such, not as a package of either protocol.
+    static func render(_ report: PackageReport, path: String, rawWithoutInit: Bool = false) -> String {
         let count = report.parts.count
         var format = report.format == .secure ? "Secure DFU package" : "Legacy DFU package"
+        if rawWithoutInit { format = "raw image without an init packet (to upload it, give its --init FILE.dat)" }
         if let version = report.dfuVersion { format += " (DFU version \(version))" }
         var out = "\(path): \(format), \(count) part\(count == 1 ? "" : "s")\n"
         for (index, part) in report.parts.enumerated() {

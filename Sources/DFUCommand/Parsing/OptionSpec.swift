@@ -10,15 +10,18 @@ struct OptionSpec: Sendable {
     let repeatable: Bool
     /// One line for `--help`.
     let help: String
+    /// Other long names accepted for it (an older spelling), not shown in help.
+    var aliases: [String] = []
 
     static func flag(_ name: String, short: Character? = nil, repeatable: Bool = false, help: String) -> OptionSpec {
         OptionSpec(name: name, short: short, valueName: nil, repeatable: repeatable, help: help)
     }
 
     static func value(
-        _ name: String, short: Character? = nil, _ valueName: String, repeatable: Bool = false, help: String
+        _ name: String, short: Character? = nil, _ valueName: String, repeatable: Bool = false, aliases: [String] = [],
+        help: String
     ) -> OptionSpec {
-        OptionSpec(name: name, short: short, valueName: valueName, repeatable: repeatable, help: help)
+        OptionSpec(name: name, short: short, valueName: valueName, repeatable: repeatable, help: help, aliases: aliases)
     }
 
     /// How it is written in help, e.g. `-q, --quiet` or `--prn N`.

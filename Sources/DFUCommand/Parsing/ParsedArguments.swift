@@ -16,7 +16,7 @@ struct ParsedArguments: Sendable {
         var index = 0
         var optionsEnded = false
         func spec(named name: String) throws(UsageError) -> OptionSpec {
-            guard let found = specs.first(where: { $0.name == name }) else {
+            guard let found = specs.first(where: { $0.name == name || $0.aliases.contains(name) }) else {
                 throw UsageError(Self.unknown("--\(name)", specs: specs), command: command)
             }
             return found

@@ -36,6 +36,7 @@ extension CommandContext {
     public static func bluez(environment: [String: String]) -> CommandContext {
         var context = CommandContext.standard(environment: environment)
         context.transports = BlueZProvider.provider
+        context.locksDevices = true
         return context
     }
 }

@@ -19,12 +19,28 @@ struct InterruptibleTransport: DFUTransport {
         self.interrupts = interrupts
     }
 
+    /// Whether a Secure bootloader accepted the Abort the interrupt sent: from SDK 15 on it answers
+    /// success and resets, dropping the object it was receiving; SDK 12-14 bootloaders answer
+    /// "op code not supported" and keep it (nRF5 SDK nrf_dfu_req_handler.c, the Abort op code).
+    var abortAccepted: Bool { state.abortAccepted }
+
+    /// How long to wait for the answer to Abort.
+    static let abortAnswerTimeout: Duration = .milliseconds(500)
+
     /// Once interrupted: Abort (first time, Secure bootloader only), disconnect, and fail.
     private func stopIfInterrupted() async throws(DFUTransportError) {
         guard interrupts.isInterrupted else { return }
         let (first, secure) = state.stop()
         if first {
-            if secure { try? await base.write(SecureDFURequest.abort.bytes, to: .secureControlPoint, type: .withResponse) }
+            if secure, (try? await base.write(SecureDFURequest.abort.bytes, to: .secureControlPoint, type: .withResponse)) != nil {
+                // Receipts still on their way may come first; the answer is Response (0x60), Abort (0x0C), result.
+                for _ in 0..<8 {
+                    guard let answer = try? await base.nextNotification(within: Self.abortAnswerTimeout) else { break }
+                    guard answer.endpoint == .secureControlPoint, answer.bytes.starts(with: [0x60, 0x0C]) else { continue }
+                    if answer.bytes.count >= 3, answer.bytes[2] == 0x01 { state.acceptedAbort() }
+                    break
+                }
+            }
             await base.disconnect()
         }
         throw .disconnected
@@ -69,6 +85,12 @@ struct InterruptibleTransport: DFUTransport {
 /// The mutable part of ``InterruptibleTransport``, shared by its copies.
 private final class SharedState: Sendable {
     private let value = Mutex((inSecureBootloader: false, stopped: false))
+
+    private let accepted = Mutex(false)
+
+    var abortAccepted: Bool { accepted.withLock { $0 } }
+
+    func acceptedAbort() { accepted.withLock { $0 = true } }
 
     func connected(secureBootloader: Bool) { value.withLock { $0.inSecureBootloader = secureBootloader } }
 

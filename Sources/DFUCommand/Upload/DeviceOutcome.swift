@@ -16,6 +16,14 @@ struct DeviceOutcome: Sendable {
     let device: String
     /// The result.
     let result: Result
+    /// The address of the device that was connected to first, when one was.
+    var address: String?
+
+    /// The device for messages: its name with the address it turned out to have, or the address.
+    var label: String {
+        guard let address, address != device else { return device }
+        return "\(device) (\(address))"
+    }
 
     /// The exit code this device alone would give.
     var code: ExitCode {

@@ -21,13 +21,15 @@ struct DeviceTarget: Sendable, Hashable {
         return DFUDeviceSelector(name: label)
     }
 
-    /// Parses a `--devices-from` file: one address or name per line; blank lines and lines
-    /// starting with `#` are skipped, surrounding spaces ignored.
+    /// Parses a `--devices-from` file: one address or name per line; a `#` starts a comment (a
+    /// whole line or the rest of one), blank lines are skipped, surrounding spaces and a leading
+    /// UTF-8 byte order mark ignored.
     static func list(fromFile text: String) -> [DeviceTarget] {
-        text.split(whereSeparator: \.isNewline).compactMap { line in
-            let trimmed = String(line.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { return nil }
-            return DeviceTarget(trimmed)
+        let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+        return body.split(whereSeparator: \.isNewline).compactMap { line in
+            let entry = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let trimmed = String(entry.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+            return trimmed.isEmpty ? nil : DeviceTarget(trimmed)
         }
     }
 }

@@ -29,6 +29,24 @@ struct DeviceUpload: Sendable {
         if Task.isCancelled || context.interrupts.isInterrupted {
             return DeviceOutcome(device: device, result: .interrupted(Self.notStarted))
         }
+        if target.address == nil, let others = await othersNamedLikeTarget() {
+            let message = "the name '\(device)' is advertised by \(others.count) devices (\(others.joined(separator: ", "))); "
+                + "give the address of the one to update"
+            return DeviceOutcome(device: device, result: .failed(.usage, message))
+        }
+        // Never two writers: a device another dfu process is updating is left alone.
+        var lock: DeviceLock?
+        do throws(DeviceLock.Failure) {
+            if context.locksDevices { lock = try DeviceLock.take(device, environment: context.environment) }
+        } catch {
+            switch error {
+            case .busy(let pid):
+                let holder = pid.map { "another dfu process (pid \($0))" } ?? "another dfu process"
+                return DeviceOutcome(device: device, result: .failed(
+                    .busy, "busy: \(holder) is updating this device; nothing was sent, try again when it has finished"))
+            }
+        }
+        defer { lock?.release() }
         let session: TransportSession
         do {
             session = try await context.transports.open(adapter, device, preferences: settings.link)
@@ -36,12 +54,29 @@ struct DeviceUpload: Sendable {
             let (code, message) = ErrorReport.classify(error)
             return DeviceOutcome(device: device, result: .failed(code, message))
         }
-        let result = await drive(clock: session.clock, base: session.transport)
+        let connected = Mutex<String?>(nil)
+        let result = await drive(clock: session.clock, base: session.transport) { address in
+            connected.withLock { $0 = $0 ?? address.description }
+        }
         await session.close()
-        return DeviceOutcome(device: device, result: result)
+        return DeviceOutcome(device: device, result: result, address: connected.withLock { $0 })
     }
 
-    private func drive<C: Clock>(clock: C, base: any DFUTransport) async -> DeviceOutcome.Result where C.Duration == Duration {
+    /// How long a device named by its advertised name is listened for before connecting, to make
+    /// sure no other device advertises the same name.
+    static let nameCheckScan: Duration = .seconds(2)
+
+    /// The addresses advertising the target's name when there are several, sorted; nil when the name
+    /// is unique, or absent (the engine then reports it as not found), or scanning is not possible.
+    private func othersNamedLikeTarget() async -> [String]? {
+        guard let heard = try? await context.transports.scan(adapter, Self.nameCheckScan) else { return nil }
+        let addresses = Set(heard.filter { $0.name == target.label }.map(\.address.description)).sorted()
+        return addresses.count > 1 ? addresses : nil
+    }
+
+    private func drive<C: Clock>(clock: C, base: any DFUTransport,
+                                 connected: @escaping @Sendable (DFUDeviceAddress) -> Void) async -> DeviceOutcome.Result
+        where C.Duration == Duration {
         let device = target.label
         let renderer = renderer
         let verbosity = settings.verbosity
@@ -49,6 +84,7 @@ struct DeviceUpload: Sendable {
             renderer.handle(.log(device, .info, "\(adapter.map { "on \($0), " } ?? "")looking for \(target.selector); " + Self.describe(settings.options)))
         }
         let observed = ObservedTransport(base: base) { observation in
+            if case .connected(let peer) = observation { connected(peer.address) }
             if verbosity >= 2 {
                 renderer.handle(.log(device, .trace, observation.traceLine))
             } else if verbosity == 1, case .connected = observation {
@@ -71,6 +107,10 @@ struct DeviceUpload: Sendable {
             if previous?.state != progress.state || previous?.part != progress.part {
                 renderer.handle(.state(device, progress))
             }
+            if verbosity >= 1, progress.state == .uploading, progress.transferStart > 0,
+               previous?.state != .uploading || previous?.transferStart != progress.transferStart {
+                renderer.handle(.log(device, .info, "resuming part \(progress.part) at byte \(progress.transferStart)"))
+            }
             if progress.state == .uploading || progress.state == .validating {
                 renderer.handle(.progress(device, progress, elapsed: elapsed))
             }
@@ -78,8 +118,12 @@ struct DeviceUpload: Sendable {
         do throws(DFUError) {
             return .updated(try await runner.update(package, device: target.selector))
         } catch {
-            if case .aborted = error { return .interrupted(Self.whereLeft(lastActive.withLock { $0 })) }
-            if context.interrupts.isInterrupted { return .interrupted(Self.whereLeft(lastActive.withLock { $0 })) }
+            if case .aborted = error {
+                return .interrupted(whereLeft(lastActive.withLock { $0 }, sentAbort: transport.abortAccepted))
+            }
+            if context.interrupts.isInterrupted {
+                return .interrupted(whereLeft(lastActive.withLock { $0 }, sentAbort: transport.abortAccepted))
+            }
             let (code, message) = ErrorReport.classify(error)
             return .failed(code, message)
         }
@@ -88,14 +132,28 @@ struct DeviceUpload: Sendable {
     /// The message for a device whose update never began.
     static let notStarted = "interrupted before the update began; the device was not changed"
 
-    /// Where an interrupted device was left, from its last progress.
-    static func whereLeft(_ progress: DFUProgress?) -> String {
-        guard let progress, progress.state != .connecting || progress.part > 1 else { return notStarted }
+    /// Where an interrupted device was left, from its last progress, and what running `dfu` again
+    /// will do: only what the engine does (it skips a system part the bootloader already holds by
+    /// rejecting its init packet, and resumes an object only when the bootloader kept it).
+    func whereLeft(_ progress: DFUProgress?, sentAbort: Bool) -> String {
+        guard let progress, progress.state != .connecting || progress.part > 1 else { return Self.notStarted }
         var text = "interrupted in part \(progress.part)/\(progress.totalParts) while \(ProgressText.state(progress.state))"
         if progress.state == .uploading || progress.state == .validating {
             text += " at \(progress.percent)% (\(progress.bytesSent) of \(progress.totalBytes) bytes)"
         }
-        return text + "; the device stays in its bootloader; run the same command again to resume"
+        let inScope = package.parts.filter { settings.options.scope.includes($0.kind) }
+        let current = progress.part - 1 < inScope.count ? inScope[progress.part - 1].kind : nil
+        if progress.part > 1, current == .application, settings.options.scope == .all {
+            text += "; the parts before it are installed"
+            text += sentAbort ? "; the bootloader accepted Abort and drops what it had of the application" : ""
+            return text + "; to send only the application, run the same command with --scope application"
+        }
+        if sentAbort {
+            return text + "; the bootloader accepted Abort: the device resets and keeps its previous firmware if it is still valid, "
+                + "otherwise it waits in its bootloader; the same command again starts this part over"
+        }
+        return text + "; the device stays in its bootloader with what it received; "
+            + "the same command again resumes where the bootloader stopped"
     }
 
     /// The options that shape the transfer, for `-v`.
@@ -104,7 +162,10 @@ struct DeviceUpload: Sendable {
         text += ", scan timeout \(ProgressText.seconds(options.scanTimeout)), connect timeout \(ProgressText.seconds(options.connectTimeout))"
         text += ", \(options.reconnectAttempts) reconnections, resume \(options.resume ? "on" : "off")"
         if let cap = options.packetSizeCap { text += ", packets of at most \(cap) bytes" }
-        text += ", first object delay \(ProgressText.seconds(options.firstObjectDelay))"
+        let firstDelay = options.effectiveFirstObjectDelay
+        text += firstDelay > .zero || options.firstObjectDelayIsExplicit
+            ? ", first object delay \(ProgressText.seconds(firstDelay))"
+            : ", first object paced to the flash (no fixed delay)"
         if options.objectDelay > .zero { text += ", object delay \(ProgressText.seconds(options.objectDelay))" }
         return text
     }

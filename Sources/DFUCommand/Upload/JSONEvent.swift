@@ -1,13 +1,16 @@
 /// One line of `dfu upload --json`: a JSON object whose `event` says which fields it has.
 ///
-/// The schema is documented in the README (docs/cli.md); field names are snake_case and
+/// The schema is documented in docs/cli.md; field names are snake_case and
 /// absent fields are omitted, never null.
 struct JSONEvent: Encodable, Sendable, Hashable {
     /// `state`, `progress`, `log`, `error`, `done` or `summary`.
     var event: String
     /// The device as named on the command line (absent in `summary`).
     var device: String?
-    /// The phase (`state`): connecting, enablingDFUMode, starting, uploading, validating, disconnecting, completed, aborted.
+    /// `error`, `done`: the address of the device connected to (for a device named by its name).
+    var address: String?
+    /// The phase (`state`): connecting, entering_bootloader, starting, uploading, validating, disconnecting,
+    /// completed, aborted (the words of the human output).
     var state: String?
     /// The part being sent, from 1, and how many parts are sent.
     var part: Int?
@@ -15,7 +18,8 @@ struct JSONEvent: Encodable, Sendable, Hashable {
     /// Bytes of this part confirmed by the device, and the part's size.
     var bytes: Int?
     var total: Int?
-    /// Bytes per second since the previous progress event of the part, and since the part began.
+    /// Bytes per second over the last two seconds or so, and over everything this run sent of the part
+    /// (`done`: of the whole update); absent until two seconds of transfer could be measured.
     var speed: Int?
     var average: Int?
     /// Seconds since this device's update began.
@@ -38,7 +42,7 @@ struct JSONEvent: Encodable, Sendable, Hashable {
     var failed: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case event, device, state, part, parts, bytes, total, speed, average, elapsed, level, message
+        case event, device, address, state, part, parts, bytes, total, speed, average, elapsed, level, message
         case exitCode = "exit_code", result, partsSent = "parts_sent", partsSkipped = "parts_skipped"
         case seconds, updated, failed
     }

@@ -22,7 +22,7 @@ final class JSONLinesRenderer: UploadRenderer {
         switch event {
         case .state(let device, let progress):
             var line = JSONEvent("state", device: device)
-            line.state = progress.state.rawValue
+            line.state = ProgressText.jsonState(progress.state)
             line.part = progress.part
             line.parts = progress.totalParts
             emit(line)
@@ -32,8 +32,9 @@ final class JSONLinesRenderer: UploadRenderer {
             line.parts = progress.totalParts
             line.bytes = progress.bytesSent
             line.total = progress.totalBytes
-            line.speed = Int(progress.currentSpeed.rounded())
-            line.average = Int(progress.averageSpeed.rounded())
+            // No figure until the transfer ran long enough to measure one.
+            line.speed = progress.currentSpeed > 0 ? Int(progress.currentSpeed.rounded()) : nil
+            line.average = progress.averageSpeed > 0 ? Int(progress.averageSpeed.rounded()) : nil
             line.elapsed = Self.rounded(elapsed.dfuSecondsValue)
             emit(line)
         case .log(let device, let level, let message):
@@ -43,21 +44,23 @@ final class JSONLinesRenderer: UploadRenderer {
             emit(line)
         case .finished(let outcome):
             var done = JSONEvent("done", device: outcome.device)
+            done.address = outcome.address
             done.exitCode = outcome.code.rawValue
             switch outcome.result {
             case .updated(let report):
                 done.result = "updated"
                 done.partsSent = report.partsSent.map(\.rawValue)
                 done.partsSkipped = report.partsSkipped.map(\.rawValue)
-                done.bytes = report.bytesSent
+                done.bytes = report.bytesTransferred
                 done.seconds = Self.rounded(report.elapsed.dfuSecondsValue)
-                done.average = Int(report.throughput.rounded())
+                done.average = report.transferSpeed.map { Int($0.rounded()) }
             case .failed(_, let message), .interrupted(let message):
                 var error = JSONEvent("error", device: outcome.device)
+                error.address = outcome.address
                 error.exitCode = outcome.code.rawValue
                 error.message = message
                 emit(error)
-                context.writeError("dfu: \(outcome.device): \(message)\n")
+                context.writeError(TerminalText.lines("dfu: \(outcome.label): \(message)\n"))
                 done.result = outcome.code == .interrupted ? "interrupted" : "failed"
                 done.message = message
             }

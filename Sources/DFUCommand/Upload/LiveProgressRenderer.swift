@@ -29,6 +29,8 @@ final class LiveProgressRenderer: UploadRenderer {
     private let colour: Bool
     private let labelled: Bool
     private let width: Int
+    /// The bar's width for the whole run: 20 cells when the widest line fits with them, else 10.
+    private let barWidth: Int
     private let screen: Mutex<Screen>
 
     /// A block with one "waiting" line per device, in command-line order.
@@ -37,6 +39,12 @@ final class LiveProgressRenderer: UploadRenderer {
         self.colour = colour
         labelled = devices.count > 1
         width = max(40, context.terminalColumns ?? 80)
+        // The widest a line gets: 8-digit byte counts, three-digit speeds, the longest state.
+        let widest = DFUProgress(state: .uploading, part: 9, totalParts: 9, bytesSent: 99_999_999, totalBytes: 99_999_999,
+                                 currentSpeed: 999_999, averageSpeed: 999_999)
+        let label = devices.count > 1 ? devices.max(by: { $0.count < $1.count }) : nil
+        let room = width - 1 - "disconnecting".count - 2
+        barWidth = ProgressText.line(device: label, widest, state: false).count <= room ? 20 : 10
         var lines: [String: Line] = [:]
         for device in devices { lines[device] = Line(text: devices.count > 1 ? device : "", status: "waiting", colour: .yellow) }
         screen = Mutex(Screen(order: devices, lines: lines))
@@ -68,11 +76,11 @@ final class LiveProgressRenderer: UploadRenderer {
                 switch outcome.result {
                 case .updated(let report):
                     screen.lines[outcome.device] = Line(
-                        text: ProgressText.updated(device: outcome.device, report), status: "done", colour: .green)
+                        text: ProgressText.updated(device: outcome.label, report), status: "done", colour: .green)
                 case .failed(_, let message):
-                    screen.lines[outcome.device] = Line(text: "\(outcome.device): \(message)", status: "failed", colour: .red)
+                    screen.lines[outcome.device] = Line(text: "\(outcome.label): \(message)", status: "failed", colour: .red)
                 case .interrupted:
-                    screen.lines[outcome.device] = Line(text: "\(outcome.device): interrupted", status: "aborted", colour: .red)
+                    screen.lines[outcome.device] = Line(text: "\(outcome.label): interrupted", status: "aborted", colour: .red)
                 }
                 redraw(&screen, above: nil)
             }
@@ -80,15 +88,17 @@ final class LiveProgressRenderer: UploadRenderer {
     }
 
     func finish(_ outcomes: [DeviceOutcome], code: ExitCode) {
+        // Nothing is redrawn after this: the final lines may wrap instead of being cut.
+        screen.withLock { redraw(&$0, above: nil, cut: false) }
         var text = ""
         for outcome in outcomes {
             switch outcome.result {
             case .updated: break
-            case .failed(_, let message), .interrupted(let message): text += "dfu: \(outcome.device): \(message)\n"
+            case .failed(_, let message), .interrupted(let message): text += "dfu: \(outcome.label): \(message)\n"
             }
         }
         if outcomes.count > 1 { text += ProgressText.summary(outcomes) + "\n" }
-        if !text.isEmpty { context.writeError(text) }
+        if !text.isEmpty { context.writeError(TerminalText.lines(text)) }
     }
 
     /// The widest form of the progress line that fits the terminal (the state is added by ``render(_:)``);
@@ -97,31 +107,30 @@ final class LiveProgressRenderer: UploadRenderer {
         let label = labelled ? device : nil
         let room = width - 1 - ProgressText.state(progress.state).count - 2
         let forms = [
-            ProgressText.line(device: label, progress, state: false),
-            ProgressText.line(device: label, progress, barWidth: 10, state: false),
-            ProgressText.line(device: label, progress, barWidth: 10, bytes: false, state: false),
-            ProgressText.line(device: label, progress, barWidth: 10, bytes: false, average: false, state: false),
+            ProgressText.line(device: label, progress, barWidth: barWidth, state: false),
+            ProgressText.line(device: label, progress, barWidth: barWidth, bytes: false, state: false),
+            ProgressText.line(device: label, progress, barWidth: barWidth, bytes: false, average: false, state: false),
         ]
         return forms.first { $0.count <= room } ?? forms[forms.count - 1]
     }
 
     /// Moves to the top of the block, prints `message` there (it scrolls up), and draws every line again.
-    private func redraw(_ screen: inout Screen, above message: String?) {
+    private func redraw(_ screen: inout Screen, above message: String?, cut: Bool = true) {
         var output = screen.drawn > 0 ? "\u{1B}[\(screen.drawn)A\r" : ""
-        if let message { output += "\u{1B}[J" + message + "\n" }
+        if let message { output += "\u{1B}[J" + TerminalText.escaped(message) + "\n" }
         for device in screen.order {
             guard let line = screen.lines[device] else { continue }
-            output += "\u{1B}[2K" + render(line) + "\n"
+            output += "\u{1B}[2K" + render(line, cut: cut) + "\n"
         }
         screen.drawn = screen.order.count
         context.writeError(output)
     }
 
     /// The line cut to the terminal's width (so it never wraps), the status coloured.
-    private func render(_ line: Line) -> String {
+    private func render(_ line: Line, cut: Bool = true) -> String {
         let room = width - 1 - line.status.count - 2
-        var text = line.text
-        if text.count > room { text = String(text.prefix(max(0, room - 1))) + "…" }
+        var text = TerminalText.escaped(line.text)
+        if cut && text.count > room { text = String(text.prefix(max(0, room - 1))) + "…" }
         let status = colour ? "\u{1B}[\(line.colour.rawValue)m\(line.status)\u{1B}[0m" : line.status
         return text.isEmpty ? status : text + "  " + status
     }

@@ -38,10 +38,11 @@ final class PlainProgressRenderer: UploadRenderer {
                 return true
             }
             if changed {
-                context.writeError("\(device): part \(progress.part)/\(progress.totalParts) \(ProgressText.state(progress.state))\n")
+                context.writeError(TerminalText.lines("\(device): part \(progress.part)/\(progress.totalParts) \(ProgressText.state(progress.state))\n"))
             }
         case .progress(let device, let progress, let elapsed):
-            guard !quiet else { return }
+            // Validation has its state line already; a progress line would say it twice.
+            guard !quiet, progress.state == .uploading else { return }
             let due = devices.withLock { devices in
                 var state = devices[device, default: DeviceState()]
                 defer { devices[device] = state }
@@ -51,21 +52,21 @@ final class PlainProgressRenderer: UploadRenderer {
                 state.printedAt = elapsed
                 return true
             }
-            if due { context.writeError(ProgressText.line(device: device, progress) + "\n") }
+            if due { context.writeError(TerminalText.lines(ProgressText.line(device: device, progress) + "\n")) }
         case .log(let device, _, let message):
-            context.writeError("\(device): \(message)\n")
+            context.writeError(TerminalText.lines("\(device): \(message)\n"))
         case .finished(let outcome):
             switch outcome.result {
             case .updated(let report):
-                if !quiet { context.writeError(ProgressText.updated(device: outcome.device, report) + "\n") }
+                if !quiet { context.writeError(TerminalText.lines(ProgressText.updated(device: outcome.label, report) + "\n")) }
             case .failed(_, let message), .interrupted(let message):
-                context.writeError("dfu: \(outcome.device): \(message)\n")
+                context.writeError(TerminalText.lines("dfu: \(outcome.label): \(message)\n"))
             }
         }
     }
 
     func finish(_ outcomes: [DeviceOutcome], code: ExitCode) {
         guard outcomes.count > 1, !quiet || code != .success else { return }
-        context.writeError(ProgressText.summary(outcomes) + "\n")
+        context.writeError(TerminalText.lines(ProgressText.summary(outcomes) + "\n"))
     }
 }

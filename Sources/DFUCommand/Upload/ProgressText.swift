@@ -2,7 +2,8 @@ import DFUCore
 
 /// The words and numbers of progress output, shared by the live and the plain renderers.
 enum ProgressText {
-    /// The phase in words, e.g. "entering bootloader".
+    /// The phase in words, e.g. "entering bootloader"; `--json` spells the same words with
+    /// underscores (``jsonState(_:)``).
     static func state(_ state: DFUState) -> String {
         switch state {
         case .connecting: "connecting"
@@ -11,9 +12,14 @@ enum ProgressText {
         case .uploading: "uploading"
         case .validating: "validating"
         case .disconnecting: "disconnecting"
-        case .completed: "done"
+        case .completed: "completed"
         case .aborted: "aborted"
         }
+    }
+
+    /// The phase as `--json` writes it: the words of ``state(_:)`` joined by underscores, e.g. "entering_bootloader".
+    static func jsonState(_ state: DFUState) -> String {
+        Self.state(state).split(separator: " ").joined(separator: "_")
     }
 
     /// Bytes per second as kB/s with one decimal (1 kB = 1000 bytes), e.g. "7.1 kB/s".
@@ -72,9 +78,16 @@ enum ProgressText {
     }
 
     /// The success line of a device, time and speed first so a narrow terminal keeps them, e.g.
-    /// "C0:FF:EE:00:12:FF: updated in 3.2 s, 20300 bytes at 6.3 kB/s (softdevice_bootloader, application)".
+    /// "C0:FF:EE:00:12:FF: updated in 3.2 s, 20300 bytes sent at 6.3 kB/s (softdevice_bootloader, application)".
+    /// The bytes are those this run sent, the speed is theirs over the time they took, and only when
+    /// that time was long enough to measure; bytes a resumed part already had are named apart.
     static func updated(device: String, _ report: DFUUpdateReport) -> String {
-        var text = "\(device): updated in \(seconds(report.elapsed)), \(report.bytesSent) bytes at \(speed(report.throughput))"
+        let took = report.elapsed < .seconds(1) ? "\(Int((report.elapsed.dfuSecondsValue * 1000).rounded())) ms" : seconds(report.elapsed)
+        var text = "\(device): updated in \(took), \(report.bytesTransferred) bytes sent"
+        if let rate = report.transferSpeed { text += " at \(speed(rate))" }
+        if report.bytesSent > report.bytesTransferred {
+            text += ", \(report.bytesSent - report.bytesTransferred) already on the device"
+        }
         text += " (\(report.partsSent.map(\.rawValue).joined(separator: ", ")))"
         if !report.partsSkipped.isEmpty {
             text += "; skipped \(report.partsSkipped.map(\.rawValue).joined(separator: ", ")) (rejected by the bootloader as already installed or too old)"

@@ -10,8 +10,8 @@ struct UploadSettings: Sendable {
     let keyPath: String?
     /// `--device` values, in order (`--devices-from` adds to them when the file is read).
     let devices: [DeviceTarget]
-    /// `--devices-from`: the file path.
-    let devicesFile: String?
+    /// `--devices-from`: the file paths, in order.
+    let devicesFiles: [String]
     /// `--adapter` values, in order; empty = the default adapter.
     let adapters: [String]
     /// How many devices are updated at once.
@@ -33,7 +33,8 @@ struct UploadSettings: Sendable {
     static let options: [OptionSpec] = [
         .value("device", short: "d", "ADDRESS|NAME", repeatable: true,
                help: "the device to update (repeat for several); an address also matches its bootloader (+1)"),
-        .value("devices-from", "FILE", help: "read more devices from FILE, one address or name per line (# comments)"),
+        .value("devices-from", "FILE", repeatable: true,
+               help: "read more devices from FILE, one address or name per line (# starts a comment); repeatable"),
         .value("adapter", short: "a", "hciN", repeatable: true,
                help: "Bluetooth adapter to use (repeat to spread devices over several); default: BlueZ's default"),
         .value("parallel", short: "j", "N", help: "update up to N devices at once (default: 4 per adapter)"),
@@ -46,16 +47,17 @@ struct UploadSettings: Sendable {
         .value("bootloader-address", "ADDR", help: "the bootloader's address, when it is not the same or +1"),
         .value("bootloader-name", "NAME", help: "the bootloader's advertised name"),
         .value("scope", "all|system|application", help: "which parts of the package to send (default all)"),
-        .value("scan-timeout", "SECONDS", help: "how long to scan for a device (default 10)"),
+        .value("scan-timeout", short: "t", "SECONDS", help: "how long to scan for a device (default 10)"),
         .value("connect-timeout", "SECONDS", help: "how long connecting and discovery may take (default 10)"),
         .value("retries", "N", help: "N + 1 Connect calls per connection, N reconnections after a lost link (default 3)"),
         .flag("no-resume", help: "start every object over instead of resuming an interrupted upload"),
         .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: packets by WriteValue, notifications by signals"),
         .value("packet-size", "BYTES", help: "largest data packet (default: the MTU allows, multiple of 4)"),
-        .value("first-object-delay", "MS", help: "wait after creating the first data object (default 400)"),
+        .value("first-object-delay", "MS",
+               help: "wait MS after creating the first data object (default: no fixed wait, packets are paced to the flash)"),
         .value("object-delay", "MS", help: "wait after creating every data object (default 0)"),
         .value("key", "PUBLIC.pem", help: "ECDSA P-256 public key: refuse to upload unless the signature verifies"),
-        .flag("json", help: "JSON Lines events on standard output (schema in the README)"),
+        .flag("json", help: "JSON Lines events on standard output (schema in docs/cli.md)"),
         .flag("quiet", short: "q", help: "print only errors"),
         .flag("verbose", short: "v", repeatable: true, help: "more detail; -vv traces every request and response"),
     ] + PackageSource.options
@@ -67,10 +69,15 @@ struct UploadSettings: Sendable {
 
         let path = try arguments.positionals(named: ["PACKAGE"])[0]
         source = try PackageSource(path: path, arguments: arguments)
+        if source.rawKind != nil && source.initPath == nil {
+            // Secure bootloaders and Legacy ones from SDK 7 on need the init packet; only SDK 6 and older
+            // took an image alone. Asking here beats finding out after connecting to the device.
+            throw usage("a raw image (\(path)) needs its init packet: add --init FILE.dat")
+        }
         keyPath = arguments.value("key")
         devices = arguments.all("device").map(DeviceTarget.init)
-        devicesFile = arguments.value("devices-from")
-        if devices.isEmpty && devicesFile == nil {
+        devicesFiles = arguments.all("devices-from")
+        if devices.isEmpty && devicesFiles.isEmpty {
             throw usage("missing --device ADDRESS|NAME (or --devices-from FILE)")
         }
         for name in arguments.all("device") where name.isEmpty {
@@ -141,6 +148,7 @@ struct UploadSettings: Sendable {
         }
         if let delay = try arguments.integer("first-object-delay", in: 0...10_000) {
             options.firstObjectDelay = .milliseconds(delay)
+            options.firstObjectDelayIsExplicit = true
         }
         if let delay = try arguments.integer("object-delay", in: 0...10_000) { options.objectDelay = .milliseconds(delay) }
         self.options = options

@@ -64,6 +64,11 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
                 text += "; power-cycle the device or retry with --no-resume"
             }
             if case .legacy(.notSupported) = status { text += "; the bootloader does not support this image type" }
+            if case .legacy(.operationFailed) = status {
+                // nRF5 SDK 11 dfu_init_template.c, dfu_init_prevalidate and dfu_init_postvalidate.
+                text += "; a Legacy bootloader refuses an init packet whose device type, device revision, application "
+                    + "version or SoftDevice list (sd_req) does not fit the device, and an image whose CRC-16 does not match it"
+            }
             if case .buttonless(.notBonded) = status { text += "; pair with the device first" }
             return text
         case .timeout(let step, let after):
@@ -80,7 +85,7 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
         case .transport(let step, let error):
             return "the Bluetooth link failed while \(step): \(error)"
         case .unsupportedDevice(let reason):
-            return "the device does not offer DFU: \(reason); check the address or name, or use --force-dfu for a legacy bootloader without a version characteristic"
+            return "the device does not offer DFU: \(reason)"
         case .deviceNotFound(let selector, let after):
             return "no device matching \(selector) was found within \(after.dfuSeconds); check that it is powered, in range and advertising, or raise --scan-timeout"
         case .bootloaderNotFound(let selector, let after):

@@ -39,6 +39,9 @@ public struct DFUOptions: Sendable, Hashable {
     /// Wait after creating the first data object (flash preparation on SDK 15–17). Default 400 ms; with flash
     /// pacing a delay the pacer already covers is not waited (see ``effectiveFirstObjectDelay``).
     public var firstObjectDelay: Duration = .milliseconds(400)
+    /// Whether `firstObjectDelay` was asked for explicitly: then it is waited as given, with flash
+    /// pacing too (0 = no wait). Default off: the pacer covers the flash preparation instead.
+    public var firstObjectDelayIsExplicit = false
     /// Wait after creating every data object. Default 0.
     public var objectDelay: Duration = .zero
     /// Holds Secure firmware packets back so the bootloader's receive buffers never overflow while its
@@ -55,7 +58,8 @@ public struct DFUOptions: Sendable, Hashable {
     /// free buffer for at least that long (``FlashPacing/bankPreparation`` + ``FlashPacing/pageErase``),
     /// and lets the first buffers' worth go at once.
     public var effectiveFirstObjectDelay: Duration {
-        guard let flashPacing, firstObjectDelay <= flashPacing.bankPreparation + flashPacing.pageErase else {
+        guard let flashPacing, !firstObjectDelayIsExplicit,
+              firstObjectDelay <= flashPacing.bankPreparation + flashPacing.pageErase else {
             return firstObjectDelay
         }
         return .zero

@@ -104,7 +104,10 @@ public struct IntelHex: Sendable, Hashable {
         guard span <= UInt64(Self.maximumImageSize) else {
             throw .imageTooLarge(name: name, size: span, limit: Self.maximumImageSize)
         }
-        var image = [UInt8](repeating: 0xFF, count: Int(span))
+        // Flash is written in words: nrfutil rounds the image up to whole words and fills the end
+        // with 0xFF, as it fills gaps (nrfutil nordicsemi/dfu/nrfhex.py, nRFHex.size and tobinfile).
+        let words = (Int(span) + 3) / 4 * 4
+        var image = [UInt8](repeating: 0xFF, count: words)
         for piece in kept {
             let at = Int(piece.address - start)
             image.replaceSubrange(at..<(at + piece.bytes.count), with: piece.bytes)

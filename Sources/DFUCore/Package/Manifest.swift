@@ -39,6 +39,11 @@ public struct Manifest: Sendable, Hashable {
         } catch let error as PackageError {
             throw error
         } catch let error as DecodingError {
+            // The decoder calls a number too large for its field "not valid JSON"; say which it is.
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+               (try? JSONDecoder().decode(AnyJSON.self, from: Data(json))) != nil {
+                throw .invalidManifest(cause: "a number in the file is too large for its field")
+            }
             throw .invalidManifest(cause: Self.cause(of: error))
         } catch {
             throw .invalidManifest(cause: "cannot be read as JSON")
@@ -57,6 +62,21 @@ public struct Manifest: Sendable, Hashable {
                 softdeviceSize: raw.metadata?.softdeviceSize ?? raw.softdeviceSize,
                 bootloaderSize: raw.metadata?.bootloaderSize ?? raw.bootloaderSize,
                 hasInitPacketData: raw.initPacketData != nil)
+        }
+    }
+
+    /// Any JSON value, numbers read as Double: tells a valid document from broken text.
+    private enum AnyJSON: Decodable {
+        case null, bool(Bool), number(Double), string(String), array([AnyJSON]), object([String: AnyJSON])
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() { self = .null }
+            else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+            else if let value = try? container.decode(Double.self) { self = .number(value) }
+            else if let value = try? container.decode(String.self) { self = .string(value) }
+            else if let value = try? container.decode([AnyJSON].self) { self = .array(value) }
+            else { self = .object(try container.decode([String: AnyJSON].self)) }
         }
     }
 

@@ -10,10 +10,13 @@ public struct DFUProgress: Sendable, Hashable {
     public var bytesSent: Int
     /// Firmware bytes of this part.
     public var totalBytes: Int
-    /// Bytes per second since the previous report of this part (0 when unknown).
+    /// Bytes per second over the last two seconds or so (0 until that could be measured).
     public var currentSpeed: Double
-    /// Bytes per second since the part's upload started (0 when unknown).
+    /// Bytes this run sent of the part over the time they took (0 until that could be measured).
     public var averageSpeed: Double
+    /// The byte of the part at which this connection's transfer began: more than 0 when it resumed
+    /// what the device already held.
+    public var transferStart = 0
 
     /// Makes a report.
     public init(state: DFUState, part: Int, totalParts: Int, bytesSent: Int, totalBytes: Int,

@@ -102,7 +102,10 @@ extension DFURunner {
             await transport.disconnect()
             let found = try await findBootloader(near: peer.address, name: nil, sameAddressOnly: false, previousApp: nil)
             let newMode = try await detectMode(found)
-            if newMode.isApplication { throw .unsupportedDevice(reason: "\(found.address) did not come back as a bootloader") }
+            if newMode.isApplication {
+                throw .unsupportedDevice(reason: "\(found.address) did not come back as a bootloader; "
+                    + "if it is a Legacy bootloader without a DFU Version characteristic, use --force-dfu")
+            }
             return (found, newMode)
         case .secureBootloader, .legacyBootloader:
             return (peer, mode)

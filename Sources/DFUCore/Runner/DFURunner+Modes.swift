@@ -24,8 +24,8 @@ extension DFURunner {
         var partNumber = 1
         var totalPartsSkipped = 0
         var report = DFUUpdateReport()
-        var uploadStart: RunnerClock.Instant?
-        var lastReport: (RunnerClock.Instant, Int)?
+        /// The speed of the part being sent.
+        var meter = TransferMeter()
         /// How many times the flash pacer was slowed down after losses (kept across connections).
         var pacingSlowdowns = 0
     }
@@ -49,7 +49,11 @@ extension DFURunner {
             return .legacyApplication
         }
         if options.experimentalButtonless, endpoints.contains(.buttonlessExperimental) { return .buttonless(.experimental) }
-        throw .unsupportedDevice(reason: "no Secure or Legacy DFU service or buttonless characteristic on \(peer.address)")
+        if endpoints.contains(.buttonlessExperimental) {
+            throw .unsupportedDevice(reason: "\(peer.address) offers only the SDK 12 experimental buttonless service, which "
+                + "anyone in range could use and is therefore off by default; allow it with --experimental-buttonless")
+        }
+        throw .unsupportedDevice(reason: "no Secure or Legacy DFU service or buttonless characteristic on \(peer.address); check the address or name")
     }
 
     func checkFormat(_ format: PackageFormat, mode: Mode) throws(DFUError) {

@@ -9,11 +9,11 @@ extension DFURunner {
         var reconnections = 0
         var restarts = 0
         var lastStep = DFUStep.connecting
-        context.uploadStart = nil
-        context.lastReport = nil
+        context.meter = TransferMeter()
         while true {
             report(.starting, part: context.partNumber, context: context, bytes: 0, total: part.image.count)
             let outcome: PartOutcome
+            context.meter.end()
             switch mode {
             case .legacyBootloader(let version):
                 outcome = try await runLegacy(part, version: version, restarted: restarts >= options.objectAttempts,
@@ -121,6 +121,7 @@ extension DFURunner {
             case .writePackets(let packets, let awaitReceipt):
                 do {
                     let isFirmware = machine.step == .sendingFirmware
+                    if isFirmware { beginTransfer(packets, bytesAfter: machine.bytesSent, context: &context) }
                     for (index, packet) in packets.enumerated() {
                         if isFirmware, let pacer {
                             // Hold the packet until the bootloader has a free receive buffer for it; when it
@@ -213,6 +214,9 @@ extension DFURunner {
                 }
             case .writePackets(let packets, let awaitReceipt):
                 do {
+                    if machine.step == .sendingFirmware, !packets.isEmpty {
+                        beginTransfer(packets, bytesAfter: machine.bytesSent, context: &context)
+                    }
                     for packet in packets {
                         try await transport.write(packet, to: .legacyPacket, type: .withoutResponse)
                     }

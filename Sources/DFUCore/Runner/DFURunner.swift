@@ -59,6 +59,8 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
                 peer = try await upload(part, peer: peer, mode: mode, context: &context)
                 context.report.partsSent.append(part.kind)
                 context.report.bytesSent += part.image.count
+                context.report.bytesTransferred += context.meter.bytesSent
+                context.report.transferTime += context.meter.transferTime
             } catch let error where error.isInitPacketRejection && part.kind.isSystem
                 && parts[(index + 1)...].contains(where: { !$0.kind.isSystem }) {
                 // As Nordic's libraries do: an already-installed or too old system part is skipped.
@@ -86,23 +88,23 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
     // MARK: - Progress
 
     func report(_ state: DFUState, part: Int, context: UpdateContext, bytes: Int, total: Int) {
-        onProgress(DFUProgress(state: state, part: part, totalParts: context.totalParts - context.totalPartsSkipped,
-                               bytesSent: bytes, totalBytes: total))
+        // A skipped system part keeps its number: the count of parts never changes during an update.
+        onProgress(DFUProgress(state: state, part: part, totalParts: context.totalParts, bytesSent: bytes, totalBytes: total))
     }
 
     func report(_ state: DFUState, part: Int, context: inout UpdateContext, bytes: Int, total: Int) {
-        let now = clock.now
-        let start = context.uploadStart ?? now
-        if context.uploadStart == nil { context.uploadStart = now }
-        var current = 0.0
-        if let (lastTime, lastBytes) = context.lastReport {
-            let seconds = lastTime.duration(to: now).dfuSecondsValue
-            if seconds > 0 { current = Double(bytes - lastBytes) / seconds }
-        }
-        let elapsed = start.duration(to: now).dfuSecondsValue
-        let average = elapsed > 0 ? Double(bytes) / elapsed : 0
-        context.lastReport = (now, bytes)
-        onProgress(DFUProgress(state: state, part: part, totalParts: context.totalParts - context.totalPartsSkipped,
-                               bytesSent: bytes, totalBytes: total, currentSpeed: current, averageSpeed: average))
+        context.meter.record(at: context.start.duration(to: clock.now), bytes: bytes)
+        var progress = DFUProgress(state: state, part: part, totalParts: context.totalParts, bytesSent: bytes, totalBytes: total,
+                                   currentSpeed: context.meter.current, averageSpeed: context.meter.average)
+        progress.transferStart = context.meter.start
+        onProgress(progress)
+    }
+
+    /// Starts measuring the speed when firmware starts to flow on a connection: `packets` are about
+    /// to go out and `bytesAfter` is where the part will be once they are.
+    func beginTransfer(_ packets: [[UInt8]], bytesAfter: Int, context: inout UpdateContext) {
+        guard !context.meter.isMeasuring else { return }
+        let offset = max(0, bytesAfter - packets.reduce(0) { $0 + $1.count })
+        context.meter.begin(at: context.start.duration(to: clock.now), offset: offset)
     }
 }

@@ -6,6 +6,10 @@ public struct DFUUpdateReport: Sendable, Hashable {
     public var partsSkipped: [PartKind] = []
     /// Firmware bytes of the parts sent.
     public var bytesSent = 0
+    /// Firmware bytes this run actually sent (bytes a resumed object already held are not counted).
+    public var bytesTransferred = 0
+    /// Time firmware was flowing, the gaps between connections and parts left out.
+    public var transferTime: Duration = .zero
     /// Time from the first connection to the last reset, on the runner's clock.
     public var elapsed: Duration = .zero
     /// Reconnections after a lost link (resumes).
@@ -15,6 +19,12 @@ public struct DFUUpdateReport: Sendable, Hashable {
 
     /// An empty report.
     public init() {}
+
+    /// Bytes actually sent per second of transfer, or nil when the transfer was too short to measure.
+    public var transferSpeed: Double? {
+        guard transferTime >= TransferMeter.window else { return nil }
+        return Double(bytesTransferred) / transferTime.dfuSecondsValue
+    }
 
     /// Average firmware throughput in bytes per second.
     public var throughput: Double {

@@ -65,9 +65,9 @@ public struct SecureDFUExtendedError: RawRepresentable, Sendable, Hashable, Cust
     public var hint: String? {
         switch self {
         case .firmwareVersionFailure:
-            "build with a higher --application-version (a bootloader needs a strictly higher --bootloader-version)"
-        case .hardwareVersionFailure: "build the package with the device's --hw-version"
-        case .softDeviceVersionFailure: "add the installed SoftDevice's id to --sd-req"
+            "rebuild the package with a higher application version (nrfutil pkg generate --application-version; a bootloader needs a strictly higher --bootloader-version)"
+        case .hardwareVersionFailure: "rebuild the package for the device's hardware version (nrfutil pkg generate --hw-version)"
+        case .softDeviceVersionFailure: "rebuild the package with the installed SoftDevice's id in its sd_req (nrfutil pkg generate --sd-req)"
         case .signatureMissing, .wrongSignatureType: "sign the package with the key the bootloader was built with"
         case .verificationFailed: "rebuild the package; if it persists, check the signing key"
         case .insufficientSpace: "the image is too big for this device's flash layout"

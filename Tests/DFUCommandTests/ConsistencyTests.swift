@@ -1,0 +1,80 @@
+import DFUCommand
+import DFUSimulator
+import Foundation
+import Testing
+
+/// One name per option across commands, help that lists what a command can do, and shell
+/// completion that works in a plain bash.
+@Suite struct ConsistencyTests {
+    static func exitCodes(inHelpOf command: String) async -> [String] {
+        let run = await RecordedRun.dfu(command, "--help")
+        let section = run.output.components(separatedBy: "Exit codes:\n").last ?? ""
+        return section.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+    }
+
+    @Test func eachCommandsHelpListsOnlyTheExitCodesItCanReturn() async {
+        #expect(await Self.exitCodes(inHelpOf: "inspect") == ["0", "64", "65", "66", "70", "74", "130"])
+        #expect(await Self.exitCodes(inHelpOf: "scan") == ["0", "64", "69", "70", "74", "130"])
+        #expect(await Self.exitCodes(inHelpOf: "upload") == ["0", "1", "2", "64", "65", "66", "69", "70", "74", "75", "130"])
+    }
+
+    @Test func theOverviewListsHelp() async {
+        let run = await RecordedRun.dfu("--help")
+        #expect(run.output.contains("\n  help           show the help of a command"))
+    }
+
+    @Test func theScanTimeoutHasOneNameAndShortFormEverywhere() async {
+        for command in ["scan", "trigger", "upload"] {
+            let run = await RecordedRun.dfu(command, "--help")
+            #expect(run.output.contains("-t, --scan-timeout SECONDS"), "\(command)")
+        }
+        let scan = await RecordedRun.dfu("scan", "-t", "0.1")
+        #expect(scan.code == .unavailable, "-t is accepted: \(scan.error)")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/bash")))
+    func completionOffersDirectoriesAndPackagesWithoutExtglob() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-completion-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("builds"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["app.zip", "notes.txt", "key.pem"] {
+            _ = FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data())
+        }
+        let completion = TestData.root.appendingPathComponent("docs/dfu.bash-completion").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.currentDirectoryURL = folder
+        process.arguments = ["--norc", "--noprofile", "-c", """
+            shopt -u extglob; source '\(completion)'
+            COMP_WORDS=(dfu upload ''); COMP_CWORD=2; _dfu; echo "package: ${COMPREPLY[*]}"
+            COMP_WORDS=(dfu upload app.zip --key ''); COMP_CWORD=4; _dfu; echo "key: ${COMPREPLY[*]}"
+            """]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text == "package: builds app.zip\nkey: builds key.pem\n", "\(text)")
+    }
+}
+
+/// `-q` and `-v` where they make sense: trigger and scan too.
+@Suite struct QuietAndVerboseTests {
+    @Test func triggerVerboseShowsTheConnectionsAndQuietOnlyTheAnswer() async {
+        let device = SimulatedRig.firstAddress
+        let verbose = await SimulatedRig([device: SimulatedRig.secureDevice()]).dfu(["trigger", "-d", device, "-v"])
+        #expect(verbose.code == .success, "\(verbose.error)")
+        #expect(verbose.error.contains("\(device): connected to \(device)"), "\(verbose.error)")
+        let rig = SimulatedRig([device: SimulatedPeripheral(profile: SimulatedRig.secureDevice().profile, startInBootloader: true)])
+        let quiet = await rig.dfu(["trigger", "-d", device, "-q"])
+        #expect(quiet.code == .success, "\(quiet.error)")
+        #expect(quiet.error.isEmpty, "no 'already in its bootloader' note: \(quiet.error)")
+    }
+
+    @Test func scanQuietSaysNothingWhenNothingIsFound() async {
+        let run = await SimulatedRig([:]).dfu(["scan", "-q", "-t", "0.1"])
+        #expect(run.code == .success)
+        #expect(run.error.isEmpty && run.output.isEmpty, "\(run.error)")
+    }
+}
