@@ -51,9 +51,12 @@ final class StandInHarness: Sendable {
     /// `/org/bluez/hci0`.
     var adapter: ObjectPath { get throws { try ObjectPath("/org/bluez/hci0") } }
 
+    /// Calls the stand-in. The default timeout is long: the stand-in answers from this test process's
+    /// task pool, which the suites that wait for child processes can keep busy for seconds; tests of
+    /// timing pass their own.
     func call(
         _ path: ObjectPath, _ interface: String, _ method: String, _ arguments: [DBusValue] = [],
-        timeout: Duration = .seconds(5)
+        timeout: Duration = .seconds(30)
     ) async throws -> [DBusValue] {
         try await client.call(
             destination: service, path: path, interface: try InterfaceName(interface),
@@ -115,8 +118,8 @@ final class StandInHarness: Sendable {
         }
     }
 
-    /// Waits (polling every 5 ms) until `condition` holds, failing after `timeout`.
-    func waitUntil(_ what: String, timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws {
+    /// Waits (polling every 5 ms) until `condition` holds, failing after `timeout` (long, as for ``call``).
+    func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await condition() { return }
