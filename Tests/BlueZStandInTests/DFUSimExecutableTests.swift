@@ -142,11 +142,15 @@ struct DFUSimExecutableTests {
 
     @Test(.enabled(if: ToolRun.isInstalled("/usr/bin/bluetoothctl"), "needs bluetoothctl (Debian package bluez)"))
     func bluetoothctlListsScansConnectsAndShowsTheServices() async throws {
+        // bluetoothctl's connect returns on Connected; the GATT objects are exported by ServicesResolved,
+        // which a slow (sanitized) stand-in reaches later, so the script waits for it (busctl, up to 10 s;
+        // bluetoothctl 5.66's info does not show it).
         let script = """
             bluetoothctl list
             bluetoothctl --timeout 1 scan on
             bluetoothctl devices
             bluetoothctl connect C0:00:00:00:00:42
+            for i in $(seq 100); do busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" get-property org.bluez /org/bluez/hci0/dev_C0_00_00_00_00_42 org.bluez.Device1 ServicesResolved | grep -q true && break; sleep 0.1; done
             bluetoothctl --timeout 1 gatt.list-attributes C0:00:00:00:00:42
             """
         let outcome = try await DFUSimProcess.run(
