@@ -99,17 +99,7 @@ import Testing
 
     @Test func encryptedKeyExits65WithoutAskingForAPassphrase() async throws {
         // `openssl ec -aes128`: OpenSSL would prompt on the terminal if asked to decrypt it.
-        let key = try Self.file("encrypted.pem", """
-            -----BEGIN EC PRIVATE KEY-----
-            Proc-Type: 4,ENCRYPTED
-            DEK-Info: AES-128-CBC,37BD533F0F7663B74CD6D7D6C9CE2536
-            
-            eY0yFALMbmZUo7bFnz2uunyP9lTUJRTRHlZ8OACv2Slfhp/HV+MbQQOjBuu0xILj
-            ZpINlEI8W7bhroEn3inJuxfTDIqJGrIHzkP9EIHXUcxuhs20yWR9z1WPSF9vIwx4
-            w0eH3YPHl9zgFMxo85jkJvAbauimkEhTyvvA+gvdvew=
-            -----END EC PRIVATE KEY-----
-
-            """)
+        let key = TestData.fixtures.appendingPathComponent("keys/encrypted-private.pem").path
         let (run, _) = try await Self.generate(["--application", Self.app, "--key-file", key] + Self.common)
         #expect(run.code == .badPackage)
         #expect(run.error == "dfu: \(key): an encrypted private key (remove the passphrase first)\n")

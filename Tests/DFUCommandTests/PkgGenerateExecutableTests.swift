@@ -35,18 +35,8 @@ import Testing
     /// passphrase prompt (which would wait for the user), for `--key-file`, `keys display` and `--key`.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
     func encryptedKeyInATerminalIsRefusedWithoutAPassphrasePrompt() throws {
-        let key = try NrfutilFixtures.temporaryFolder().appendingPathComponent("encrypted.pem")
-        try Data("""
-            -----BEGIN EC PRIVATE KEY-----
-            Proc-Type: 4,ENCRYPTED
-            DEK-Info: AES-128-CBC,37BD533F0F7663B74CD6D7D6C9CE2536
-            
-            eY0yFALMbmZUo7bFnz2uunyP9lTUJRTRHlZ8OACv2Slfhp/HV+MbQQOjBuu0xILj
-            ZpINlEI8W7bhroEn3inJuxfTDIqJGrIHzkP9EIHXUcxuhs20yWR9z1WPSF9vIwx4
-            w0eH3YPHl9zgFMxo85jkJvAbauimkEhTyvvA+gvdvew=
-            -----END EC PRIVATE KEY-----
-
-            """.utf8).write(to: key)
+        // `openssl ec -aes128`: OpenSSL would prompt on the terminal if asked to decrypt it.
+        let key = TestData.fixtures.appendingPathComponent("keys/encrypted-private.pem")
         let package = NrfutilFixtures.folder.appendingPathComponent("packages/signed-app.zip").path
         for arguments in [["keys", "display", key.path, "--key", "pk", "--format", "hex"], ["inspect", package, "--key", key.path]] {
             let command = ([TestData.dfuExecutable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
