@@ -37,9 +37,15 @@ bluez-vm-deps:
 bluez-vm-binaries: deps
 	$(SWIFT) build -c release --product dfu-sim
 
-test-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
-	$(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
+# The guest kernel (Debian 6.1) sometimes oopses in hci_chan_del when a bonded link is torn down,
+# killing bluetoothd (README.md, "Known problems"): that boot's failure is the guest kernel's, so the
+# suite boots once more, says so, and must then pass on its own. Any other failure stands.
+BLUEZVM_RUN = $(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
 	    $(BLUEZVM_FLAGS) $(BLUEZVM_SCENARIOS)
+test-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
+	$(BLUEZVM_RUN) || { grep -q 'hci_chan_del' .build/bluez-vm/out/dmesg.log 2>/dev/null \
+	    && echo "bluez-vm: the guest kernel oopsed in hci_chan_del (a known Debian 6.1 bug, not dfu's); booting once more" \
+	    && $(BLUEZVM_RUN); }
 
 # Every scenario, the dfu ones included, in one boot.
 test-bluez-dfu: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
