@@ -37,6 +37,10 @@ public struct SecureDFUStateMachine: Sendable {
         public var lossDelay: Duration
         /// The longest wait after a Create that losses lead to.
         public var maximumLossDelay: Duration
+        /// How long to wait for the answer to a control point request.
+        public var responseTimeout: Duration = .seconds(10)
+        /// How long to wait for a packet receipt before asking where the device is.
+        public var receiptTimeout: Duration = .seconds(1)
 
         /// Makes a configuration.
         public init(packetReceiptNotifications: UInt16 = 12, packetSize: Int = 244, resume: Bool = true,
@@ -65,11 +69,14 @@ public struct SecureDFUStateMachine: Sendable {
                       objectDelay: options.objectDelay, objectAttempts: options.objectAttempts,
                       packetReceiptNotificationsAfterLoss: options.packetReceiptNotificationsAfterLoss,
                       lossesBeforePRNFallback: options.flashPacing == nil ? 1 : FlashPacer.maximumSlowdowns + 1)
+            responseTimeout = options.responseTimeout
+            receiptTimeout = options.receiptTimeout
         }
     }
 
     private enum Phase: Sendable, Hashable {
         case idle
+        case enablingNotifications
         case settingInitPRN
         case selectingCommand
         case creatingCommand
@@ -93,8 +100,8 @@ public struct SecureDFUStateMachine: Sendable {
 
     private let kind: PartKind
     private let initPacket: [UInt8]
-    private let image: [UInt8]
-    private let configuration: Configuration
+    let image: [UInt8]
+    let configuration: Configuration
     private var phase: Phase = .idle
 
     private var commandAttempts = 0
@@ -114,6 +121,22 @@ public struct SecureDFUStateMachine: Sendable {
     public var fellBackToPRN1: Bool { loweredPRN }
     /// Packet losses detected on this connection (a receipt or checksum short of what was sent).
     public private(set) var lossesDetected = 0
+
+    // The runner's view (DFUProtocolMachine, in SecureDFUStateMachine+Machine.swift).
+    /// What is left of the current step's actions.
+    var agenda = DFUMachineAgenda<DrivenDecision>()
+    /// The timeout of the notification being awaited.
+    var awaitedFor: Duration = .zero
+    /// The request whose answer is awaited, until its first notification or timeout.
+    var answering: SecureDFURequest?
+    /// Where the machine was when the update was cancelled.
+    var abortedStep: DFUStep?
+    /// Bytes executed when the awaited request was sent.
+    var executedWhenAsked = 0
+    /// Losses already reported to the flash pacing writer.
+    var lossesReported = 0
+    /// Whether the PRN fallback was reported.
+    var fallbackReported = false
 
     /// Makes a machine for one part.
     public init(kind: PartKind = .application, initPacket: [UInt8], image: [UInt8], configuration: Configuration) {
@@ -135,7 +158,7 @@ public struct SecureDFUStateMachine: Sendable {
 
     /// Starts the upload: PRN off for the init packet.
     public mutating func start() -> SecureDFUAction {
-        guard phase == .idle else { return fail(.unexpectedResponse(step: .settingPRN, bytes: [])) }
+        guard phase == .idle || phase == .enablingNotifications else { return fail(.unexpectedResponse(step: .settingPRN, bytes: [])) }
         guard !initPacket.isEmpty else {
             return fail(.invalidPart(kind, reason: "a Secure DFU part needs an init packet"))
         }
@@ -217,7 +240,7 @@ public struct SecureDFUStateMachine: Sendable {
             devicePRN = configuration.packetReceiptNotificationsAfterLoss
             packetsSinceReset = 0
             return createObject()
-        case .idle, .sendingCommand, .delaying, .streaming, .resetting, .failed:
+        case .idle, .enablingNotifications, .sendingCommand, .delaying, .streaming, .resetting, .failed:
             return fail(.unexpectedResponse(step: step, bytes: bytes))
         }
     }
@@ -285,6 +308,7 @@ public struct SecureDFUStateMachine: Sendable {
     /// The step the machine is in, for errors and logs.
     public var step: DFUStep {
         switch phase {
+        case .enablingNotifications: .enablingNotifications
         case .idle, .settingInitPRN, .settingDataPRN, .settingFallbackPRN: .settingPRN
         case .selectingCommand: .selecting(.command)
         case .creatingCommand: .creating(.command)
@@ -533,5 +557,10 @@ public struct SecureDFUStateMachine: Sendable {
     private mutating func fail(_ error: DFUError) -> SecureDFUAction {
         phase = .failed
         return .fail(error)
+    }
+
+    /// Notifications are being enabled on the control point, before ``start()``.
+    mutating func enablingNotifications() {
+        if phase == .idle { phase = .enablingNotifications }
     }
 }
