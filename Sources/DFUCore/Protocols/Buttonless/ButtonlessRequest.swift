@@ -5,22 +5,25 @@ public enum ButtonlessRequest: Sendable, Hashable, CustomStringConvertible {
     /// `02 <length u8> <UTF-8 name>`: the name the bootloader will advertise.
     case setAdvertisingName(String)
 
-    /// The opcode byte.
-    public var opCode: UInt8 {
+    /// The opcode.
+    public var opCode: ButtonlessOpCode {
         switch self {
-        case .enterBootloader: 0x01
-        case .setAdvertisingName: 0x02
+        case .enterBootloader: .enterBootloader
+        case .setAdvertisingName: .setAdvertisingName
         }
     }
 
-    /// The frame.
+    /// The frame; a name is cut to its first 20 UTF-8 bytes, the most the application takes (SDK 15
+    /// `ble_dfu_unbonded.c`, `NRF_DFU_ADV_NAME_MAX_LENGTH`).
     public var bytes: [UInt8] {
-        switch self {
-        case .enterBootloader: return [0x01]
-        case .setAdvertisingName(let name):
+        var writer = ByteWriter()
+        writer.writeInteger(opCode.rawValue)
+        if case .setAdvertisingName(let name) = self {
             let utf8 = Array(name.utf8.prefix(20))
-            return [0x02, UInt8(utf8.count)] + utf8
+            writer.writeInteger(UInt8(utf8.count))
+            writer.writeBytes(utf8)
         }
+        return writer.bytes
     }
 
     /// e.g. "Enter Bootloader (01)".

@@ -44,13 +44,15 @@ public struct ButtonlessStateMachine: Sendable {
 
     /// A notification (`20 <op> <status>`) arrived.
     public mutating func received(_ bytes: [UInt8]) -> ButtonlessAction {
-        var reader = WireReader(bytes)
-        guard reader.readByte() == 0x20, let op = reader.readByte(), let raw = reader.readByte() else {
+        let response: ButtonlessResponse
+        do {
+            response = try ButtonlessResponse(bytes: bytes)
+        } catch {
             return fail(.unexpectedResponse(step: step, bytes: bytes))
         }
-        let status = ButtonlessStatus(rawValue: raw)
+        let status = response.status
         switch phase {
-        case .naming where op == 0x02:
+        case .naming where response.request == .setAdvertisingName:
             if status == .success {
                 acceptedName = name
             } else if status != .opCodeNotSupported {
@@ -59,7 +61,7 @@ public struct ButtonlessStateMachine: Sendable {
             }
             phase = .entering
             return .send(.enterBootloader)
-        case .entering where op == 0x01:
+        case .entering where response.request == .enterBootloader:
             guard status == .success else {
                 return fail(.remote(step: step, request: "Enter Bootloader", status: .buttonless(status)))
             }

@@ -13,13 +13,13 @@ public enum LegacyDFUNotification: Sendable, Hashable, CustomStringConvertible {
 
     /// Decodes a notification.
     public init(bytes: [UInt8]) throws(DecodingError) {
-        var reader = WireReader(bytes)
+        var reader = ByteReader(bytes)
         switch reader.readByte().map(LegacyDFUOpCode.init(rawValue:)) {
         case .response?:
             guard let op = reader.readByte(), let status = reader.readByte() else { throw DecodingError(bytes: bytes) }
             self = .response(LegacyDFUOpCode(rawValue: op), LegacyDFUStatus(rawValue: status))
         case .packetReceipt?:
-            guard let count = reader.readUInt32() else { throw DecodingError(bytes: bytes) }
+            guard let count = reader.readInteger(as: UInt32.self) else { throw DecodingError(bytes: bytes) }
             self = .packetReceipt(bytesReceived: count)
         default:
             throw DecodingError(bytes: bytes)

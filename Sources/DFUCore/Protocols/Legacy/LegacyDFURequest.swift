@@ -44,13 +44,13 @@ public enum LegacyDFURequest: Sendable, Hashable, CustomStringConvertible {
 
     /// The frame.
     public var bytes: [UInt8] {
-        var writer = WireWriter()
-        writer.write(opCode.rawValue)
+        var writer = ByteWriter()
+        writer.writeInteger(opCode.rawValue)
         switch self {
-        case .startDFU(let kind): writer.write(kind.legacyImageType)
-        case .initializeBegin: writer.write(UInt8(0x00))
-        case .initializeComplete: writer.write(UInt8(0x01))
-        case .packetReceiptRequest(let count): writer.write(count)
+        case .startDFU(let kind): writer.writeInteger(kind.legacyImageType)
+        case .initializeBegin: writer.writeInteger(UInt8(0x00))
+        case .initializeComplete: writer.writeInteger(UInt8(0x01))
+        case .packetReceiptRequest(let count): writer.writeInteger(count)
         case .startDFUOriginal, .initializeCRC, .receiveFirmware, .validate, .activateAndReset, .reset: break
         }
         return writer.bytes

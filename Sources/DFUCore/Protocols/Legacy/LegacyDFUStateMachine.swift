@@ -99,13 +99,13 @@ public struct LegacyDFUStateMachine: Sendable {
         switch phase {
         case .startRequest:
             phase = .startSizes
-            var sizes = WireWriter()
+            var sizes = ByteWriter()
             if usesOriginalStart {
-                sizes.write(UInt32(part.image.count))
+                sizes.writeInteger(UInt32(part.image.count))
             } else {
-                sizes.write(part.softdeviceSize)
-                sizes.write(part.bootloaderSize)
-                sizes.write(part.applicationSize)
+                sizes.writeInteger(part.softdeviceSize)
+                sizes.writeInteger(part.bootloaderSize)
+                sizes.writeInteger(part.applicationSize)
             }
             return .writePackets([sizes.bytes], awaitReceipt: true)
         case .initBegin:

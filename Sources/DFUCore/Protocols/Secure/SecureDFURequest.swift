@@ -27,14 +27,14 @@ public enum SecureDFURequest: Sendable, Hashable, CustomStringConvertible {
 
     /// The frame written to the control point.
     public var bytes: [UInt8] {
-        var writer = WireWriter()
-        writer.write(opCode.rawValue)
+        var writer = ByteWriter()
+        writer.writeInteger(opCode.rawValue)
         switch self {
         case .create(let type, let size):
-            writer.write(type.rawValue)
-            writer.write(size)
-        case .setPRN(let value): writer.write(value)
-        case .select(let type): writer.write(type.rawValue)
+            writer.writeInteger(type.rawValue)
+            writer.writeInteger(size)
+        case .setPRN(let value): writer.writeInteger(value)
+        case .select(let type): writer.writeInteger(type.rawValue)
         case .calculateChecksum, .execute, .abort: break
         }
         return writer.bytes

@@ -174,53 +174,56 @@ public struct SecureDFUStateMachine: Sendable {
         } catch {
             return fail(.unexpectedResponse(step: step, bytes: bytes))
         }
-        if response.request == .calculateChecksum, response.result == .success, expectedOpCode != .calculateChecksum {
-            // A receipt that arrived after its timeout was answered by a checksum request: already handled.
-            return .awaitNotification
-        }
-        if response.request != .calculateChecksum {
+        if case .checksum(let offset, _) = response {
+            if expectedOpCode != .calculateChecksum {
+                // A receipt that arrived after its timeout was answered by a checksum request: already handled.
+                return .awaitNotification
+            }
+            if let late = lateReceiptOffset, offset == late, phase != .checkingLostReceipt, expectedChecksumOffset != late {
+                // A receipt and a checksum answer look the same (`60 03 01` offset CRC): this one reports the
+                // offset of the receipt given up on, not where the transfer is now. It is that late receipt,
+                // or the checksum answer that followed it; either way it was already acted on.
+                lateReceiptOffset = nil
+                return .awaitNotification
+            }
+            if phase == .checkingLostReceipt, offset != lateReceiptOffset {
+                // Short of the receipt's offset: packets were lost and that receipt never comes.
+                lateReceiptOffset = nil
+            }
+        } else if response.request != .calculateChecksum {
             // Notifications stay in order: a late receipt would have come before this answer.
             lateReceiptOffset = nil
-        } else if let late = lateReceiptOffset, response.result == .success, response.offset == late,
-            phase != .checkingLostReceipt, expectedChecksumOffset != late {
-            // A receipt and a checksum answer look the same (`60 03 01` offset CRC): this one reports the
-            // offset of the receipt given up on, not where the transfer is now. It is that late receipt,
-            // or the checksum answer that followed it; either way it was already acted on.
-            lateReceiptOffset = nil
-            return .awaitNotification
-        } else if phase == .checkingLostReceipt, response.offset != lateReceiptOffset {
-            // Short of the receipt's offset: packets were lost and that receipt never comes.
+        } else if phase == .checkingLostReceipt {
             lateReceiptOffset = nil
         }
         guard response.request == expectedOpCode else { return fail(.unexpectedResponse(step: step, bytes: bytes)) }
-        if response.result != .success {
-            return failed(response)
-        }
-        switch phase {
-        case .settingInitPRN:
+        switch (phase, response) {
+        case (_, .refused(_, let result, let extended)):
+            return refused(result, extended, request: response.request)
+        case (.settingInitPRN, .succeeded):
             devicePRN = 0
             phase = .selectingCommand
             return .send(.select(.command))
-        case .selectingCommand:
-            return selectedCommand(response)
-        case .creatingCommand:
+        case (.selectingCommand, .selected(let maxSize, let offset, let crc)):
+            return selectedCommand(maxSize: maxSize, offset: offset, crc: crc)
+        case (.creatingCommand, .succeeded):
             phase = .sendingCommand
             sent = 0
             return .writePackets(packets(of: initPacket, from: 0, to: initPacket.count), awaitReceipt: false)
-        case .checkingCommand:
-            return checkedCommand(response)
-        case .executingCommand:
+        case (.checkingCommand, .checksum(let offset, let crc)):
+            return checkedCommand(offset: offset, crc: crc)
+        case (.executingCommand, .succeeded):
             return executedCommand()
-        case .settingDataPRN:
+        case (.settingDataPRN, .succeeded):
             devicePRN = configuration.packetReceiptNotifications
             packetsSinceReset = 0
             phase = .selectingData
             return .send(.select(.data))
-        case .selectingData:
-            return selectedData(response)
-        case .executingResumedObject:
+        case (.selectingData, .selected(let maxSize, let offset, let crc)):
+            return selectedData(maxSize: maxSize, offset: offset, crc: crc, bytes: bytes)
+        case (.executingResumedObject, .succeeded), (.executingData, .succeeded):
             return executedObject()
-        case .creatingData:
+        case (.creatingData, .succeeded):
             packetsSinceReset = 0
             let delay = max(createdFirstObject ? configuration.objectDelay
                 : max(configuration.firstObjectDelay, configuration.objectDelay), delayAfterLosses)
@@ -230,17 +233,15 @@ public struct SecureDFUStateMachine: Sendable {
                 return .wait(delay)
             }
             return stream()
-        case .awaitingReceipt, .checkingLostReceipt:
-            return checkedReceipt(response)
-        case .checkingData:
-            return checkedObject(response)
-        case .executingData:
-            return executedObject()
-        case .settingFallbackPRN:
+        case (.awaitingReceipt, .checksum(let offset, let crc)), (.checkingLostReceipt, .checksum(let offset, let crc)):
+            return checkedReceipt(offset: offset, crc: crc)
+        case (.checkingData, .checksum(let offset, let crc)):
+            return checkedObject(offset: offset, crc: crc)
+        case (.settingFallbackPRN, .succeeded):
             devicePRN = configuration.packetReceiptNotificationsAfterLoss
             packetsSinceReset = 0
             return createObject()
-        case .idle, .enablingNotifications, .sendingCommand, .delaying, .streaming, .resetting, .failed:
+        default:
             return fail(.unexpectedResponse(step: step, bytes: bytes))
         }
     }
@@ -337,23 +338,21 @@ public struct SecureDFUStateMachine: Sendable {
         }
     }
 
-    private mutating func failed(_ response: SecureDFUResponse) -> SecureDFUAction {
+    private mutating func refused(_ result: SecureDFUResultCode, _ extended: SecureDFUExtendedError?,
+                                  request op: SecureDFUOpCode) -> SecureDFUAction {
         // SDK 15–17 answer 0x08 when the object re-executed on resume was already executed.
-        if response.result == .operationNotPermitted, phase == .executingResumedObject {
+        if result == .operationNotPermitted, phase == .executingResumedObject {
             return executedObject()
         }
         let request: String
         switch phase {
         case .executingCommand: request = "the init packet"
-        default: request = response.request.description
+        default: request = op.description
         }
-        return fail(.remote(step: step, request: request, status: .secure(response.result, response.extendedError)))
+        return fail(.remote(step: step, request: request, status: .secure(result, extended)))
     }
 
-    private mutating func selectedCommand(_ response: SecureDFUResponse) -> SecureDFUAction {
-        guard let maxSize = response.maxSize, let offset = response.offset, let crc = response.crc else {
-            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
-        }
+    private mutating func selectedCommand(maxSize: UInt32, offset: UInt32, crc: UInt32) -> SecureDFUAction {
         guard maxSize > 0, initPacket.count <= Int(maxSize) else {
             return fail(.invalidPart(kind,
                 reason: "the init packet (\(initPacket.count) bytes) is larger than the bootloader accepts (\(maxSize) bytes)"))
@@ -373,10 +372,7 @@ public struct SecureDFUStateMachine: Sendable {
         return .send(.create(.command, size: UInt32(length)))
     }
 
-    private mutating func checkedCommand(_ response: SecureDFUResponse) -> SecureDFUAction {
-        guard let offset = response.offset, let crc = response.crc else {
-            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
-        }
+    private mutating func checkedCommand(offset: UInt32, crc: UInt32) -> SecureDFUAction {
         let expectedCRC = CRC32.checksum(initPacket)
         if Int(offset) == initPacket.count, crc == expectedCRC {
             phase = .executingCommand
@@ -401,11 +397,8 @@ public struct SecureDFUStateMachine: Sendable {
         return .send(.select(.data))
     }
 
-    private mutating func selectedData(_ response: SecureDFUResponse) -> SecureDFUAction {
-        guard let maxSize = response.maxSize, let reported = response.offset, let crc = response.crc else {
-            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
-        }
-        guard maxSize > 0 else { return fail(.unexpectedResponse(step: step, bytes: response.bytes)) }
+    private mutating func selectedData(maxSize: UInt32, offset reported: UInt32, crc: UInt32, bytes: [UInt8]) -> SecureDFUAction {
+        guard maxSize > 0 else { return fail(.unexpectedResponse(step: step, bytes: bytes)) }
         dataMaxSize = Int(maxSize)
         let offset = Int(reported)
         let total = image.count
@@ -488,10 +481,7 @@ public struct SecureDFUStateMachine: Sendable {
         return running.value
     }
 
-    private mutating func checkedReceipt(_ response: SecureDFUResponse) -> SecureDFUAction {
-        guard let offset = response.offset, let reportedCRC = response.crc else {
-            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
-        }
+    private mutating func checkedReceipt(offset: UInt32, crc reportedCRC: UInt32) -> SecureDFUAction {
         if Int(offset) == sent, reportedCRC == crc(upTo: sent) {
             if sent < objectEnd { return stream() }
             phase = .checkingData
@@ -500,10 +490,7 @@ public struct SecureDFUStateMachine: Sendable {
         return retryObject(reportedOffset: offset, reportedCRC: reportedCRC, lost: Int(offset) != sent)
     }
 
-    private mutating func checkedObject(_ response: SecureDFUResponse) -> SecureDFUAction {
-        guard let offset = response.offset, let reportedCRC = response.crc else {
-            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
-        }
+    private mutating func checkedObject(offset: UInt32, crc reportedCRC: UInt32) -> SecureDFUAction {
         if Int(offset) == objectEnd, reportedCRC == crc(upTo: objectEnd) {
             phase = .executingData
             return .send(.execute)
