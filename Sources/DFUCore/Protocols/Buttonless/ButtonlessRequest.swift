@@ -26,6 +26,33 @@ public enum ButtonlessRequest: Sendable, Hashable, CustomStringConvertible {
         return writer.bytes
     }
 
+    /// Why bytes written to a buttonless characteristic are not a request this client sends.
+    public struct DecodingError: Error, Sendable, Hashable {
+        /// The frame.
+        public let bytes: [UInt8]
+    }
+
+    /// Decodes a frame: `01`, or `02`, a length of 1 to 20 and that many bytes of UTF-8; nothing after it.
+    public init(bytes: [UInt8]) throws(DecodingError) {
+        var reader = ByteReader(bytes)
+        let request: ButtonlessRequest?
+        switch reader.readByte().map(ButtonlessOpCode.init(rawValue:)) {
+        case .enterBootloader?:
+            request = .enterBootloader
+        case .setAdvertisingName?:
+            if let length = reader.readByte(), (1...20).contains(length), let name = reader.readBytes(length: Int(length)),
+                let text = String(validating: name, as: UTF8.self) {
+                request = .setAdvertisingName(text)
+            } else {
+                request = nil
+            }
+        default:
+            request = nil
+        }
+        guard let request, reader.readableBytes == 0 else { throw DecodingError(bytes: bytes) }
+        self = request
+    }
+
     /// e.g. "Enter Bootloader (01)".
     public var description: String {
         switch self {

@@ -26,6 +26,21 @@ public enum LegacyDFUNotification: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The frame, as a bootloader sends it.
+    public var bytes: [UInt8] {
+        var writer = ByteWriter()
+        switch self {
+        case .response(let op, let status):
+            writer.writeInteger(LegacyDFUOpCode.response.rawValue)
+            writer.writeInteger(op.rawValue)
+            writer.writeInteger(status.rawValue)
+        case .packetReceipt(let count):
+            writer.writeInteger(LegacyDFUOpCode.packetReceipt.rawValue)
+            writer.writeInteger(count)
+        }
+        return writer.bytes
+    }
+
     /// e.g. "Start DFU → success (status 1)" or "receipt: 240 bytes".
     public var description: String {
         switch self {
