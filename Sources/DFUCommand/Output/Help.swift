@@ -43,7 +43,7 @@ enum Help {
 
     static func help(for command: any Subcommand.Type) -> String {
         var text = "Usage: dfu \(command.name) \(command.synopsis)\n\n\(command.abstract)\n\n\(command.discussion)\n\nOptions:\n"
-        let rows = command.options.map { ($0.synopsis, $0.help) } + [("-h, --help", "show this help")]
+        let rows = command.options.map { ($0.synopsis, $0.helpLine) } + [("-h, --help", "show this help")]
         let width = (rows.map(\.0.count).max() ?? 0) + 2
         for (synopsis, help) in rows {
             text += "  \(synopsis.padding(width))\(help)\n"
