@@ -10,7 +10,7 @@ private let builtDFU = DFUSimProcess.executable.deletingLastPathComponent().appe
 private let dfuIsBuilt = ToolRun.isInstalled(builtDFU)
 
 /// `dfu` itself, run as a user the bus policy does not let call org.bluez: one line naming the bus
-/// policy and the `bluetooth` group, and exit 69 (README, "Exit codes").
+/// policy and the `bluetooth` group, and exit 69 (docs/cli.md, "Exit codes").
 @Suite(.serialized, .enabled(if: dbusDaemonInstalled && dfuIsBuilt, "needs dbus-daemon and dfu"))
 struct DeniedBusPolicyTests {
     static var dfu: String { builtDFU }
