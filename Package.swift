@@ -62,7 +62,7 @@ let package = Package(
         // `make bench`'s measuring wrapper: a command's CPU (µs), peak RSS and context switches from wait4.
         .executableTarget(name: "dfu-bench-rusage"),
 
-        // Helpers shared by test targets (running command-line tools with a deadline).
+        // Helpers shared by test targets (running command-line tools with a deadline, test firmware).
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "DFUCryptoTests", dependencies: ["DFUCrypto"], swiftSettings: strict),
@@ -70,11 +70,13 @@ let package = Package(
         .testTarget(
             name: "DFUCoreTests", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive"], exclude: ["Fixtures"],
             swiftSettings: strict),
-        .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive"], swiftSettings: strict),
+        .testTarget(
+            name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BlueZTests",
-            dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator", "SystemSupport"],
+            dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator", "SystemSupport", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto", "TestSupport"],
