@@ -53,6 +53,29 @@ enum DFUSimProcess {
             error: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
     }
 
+    /// Starts `dfu-sim serve` with `arguments` and reads the bus address it prints first. The caller
+    /// ends the process (SIGINT, SIGHUP, SIGKILL as its test needs).
+    static func serve(_ arguments: [String]) async throws -> (process: Process, address: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["serve"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        do {
+            let address = try await Task.detached {
+                var bytes: [UInt8] = []
+                while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A { bytes.append(byte) }
+                return String(decoding: bytes, as: UTF8.self)
+            }.value
+            return (process, address)
+        } catch {
+            kill(process.processIdentifier, SIGKILL)
+            throw error
+        }
+    }
+
     /// Whether a process with this id still exists (and is not a zombie of ours).
     static func isAlive(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 else { return false }
