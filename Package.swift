@@ -62,7 +62,7 @@ let package = Package(
         // `make bench`'s measuring wrapper: a command's CPU (µs), peak RSS and context switches from wait4.
         .executableTarget(name: "dfu-bench-rusage"),
 
-        // Helpers shared by test targets (running command-line tools with a deadline, test firmware).
+        // Helpers shared by test targets (running command-line tools with a deadline, finding the built ones, test firmware).
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "DFUCryptoTests", dependencies: ["DFUCrypto"], swiftSettings: strict),
@@ -86,7 +86,7 @@ let package = Package(
             dependencies: ["BlueZPeripheral", "BlueZStandIn", "DBus", "DFUSimulator", "DFUCore", "DFUCrypto"],
             swiftSettings: strict),
         .testTarget(
-            name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive"],
+            name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport"],
             swiftSettings: strict),
         // Only the benchmark's pure helpers (statistics, tables, the shared-adapter model); no timing.
         .testTarget(name: "DFUBenchmarksTests", dependencies: ["DFUBenchmarks", "DFUSimulator"], swiftSettings: strict),

@@ -4,19 +4,13 @@ import TestSupport
 
 /// The built `dfu-sim` executable, run as a child process with a deadline.
 enum DFUSimProcess {
-    /// The package root, from this file's path.
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The package root.
+    static let root = BuiltExecutable.packageRoot
 
-    /// `dfu-sim` beside the test bundle, else in `.build/debug`.
-    static var executable: URL {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-            "dfu-sim")
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        return root.appendingPathComponent(".build/debug/dfu-sim")
-    }
+    /// The built `dfu-sim`.
+    static var executable: URL { BuiltExecutable.url("dfu-sim") }
 
-    static var isBuilt: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
+    static var isBuilt: Bool { BuiltExecutable.isBuilt("dfu-sim") }
 
     struct Outcome: Sendable {
         let status: Int32

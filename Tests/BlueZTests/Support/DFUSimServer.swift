@@ -2,6 +2,7 @@ import DFUCrypto
 import FoundationEssentials
 import Glibc
 import SystemSupport
+import TestSupport
 
 /// `dfu-sim run` as a child process: the project's bluetoothd stand-in on its own private bus.
 ///
@@ -17,20 +18,9 @@ final class DFUSimServer: Sendable {
     /// The write end of the shell's standard input.
     let release: Int32
 
-    /// The package root, derived from this file's path.
-    static var packageRoot: String {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(4)  // Tests/BlueZTests/Support/DFUSimServer.swift
-        return parts.joined(separator: "/")
-    }
-
-    /// The built `dfu-sim` (by `swift build --build-tests`), when present.
+    /// The built `dfu-sim`, when present.
     static var executable: String? {
-        for configuration in ["debug", "release"] {
-            let path = packageRoot + "/.build/\(configuration)/dfu-sim"
-            if access(path, X_OK) == 0 { return path }
-        }
-        return nil
+        BuiltExecutable.isBuilt("dfu-sim") ? BuiltExecutable.url("dfu-sim").path : nil
     }
 
     /// Whether the live tests through dfu-sim can run here.
