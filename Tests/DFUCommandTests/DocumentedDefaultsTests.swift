@@ -5,7 +5,8 @@ import Testing
 
 /// Each default is defined once: the engine's in `DFUOptions()`, the command line's own (`--parallel`,
 /// `dfu scan`'s listening time, `pkg generate`'s nrfutil values) in their command. `--help` reads them,
-/// and every place README.md, docs/*.md and the man page state one is checked against them here.
+/// and every place README.md, docs/*.md and the man page state one is checked against them here,
+/// as are the exit codes docs/cli.md and the man page list.
 @Suite struct DocumentedDefaultsTests {
     /// `(command, option) → default` as `--help` states it, for every option that has one.
     static let stated: [String: [String: String]] = {
@@ -90,6 +91,19 @@ import Testing
         #expect(found.contains("scan --scan-timeout"))
         let prn = Self.firstMatch(#"default PRN (\d+)|PRN\.?\*?\*? (\d+) by default"#, in: page)
         #expect(prn == nil || prn == String(DFUOptions().packetReceiptNotifications))
+    }
+
+    @Test func theReferenceAndTheManPageListTheExitCodesTheCodeDefines() throws {
+        let codes = Help.exitCodes.map { String($0.0.rawValue) }
+        let page = try Self.document("docs/cli.md")
+        let section = page.components(separatedBy: "## Exit codes").dropFirst().first?.components(separatedBy: "\n## ").first ?? ""
+        let listed = section.split(separator: "\n").filter { $0.hasPrefix("| ") }.map { Self.splitRow(String($0))[0] }
+            .filter { Int($0) != nil }
+        #expect(listed == codes, "docs/cli.md's exit codes")
+        let man = try Self.document("docs/dfu.1")
+        let status = man.components(separatedBy: ".SH EXIT STATUS").dropFirst().first?.components(separatedBy: "\n.SH ").first ?? ""
+        let described = Self.allMatches(#"\.TP\n\.B (\d+)\n"#, in: status)
+        #expect(described == codes, "docs/dfu.1's EXIT STATUS")
     }
 
     // MARK: Reading the documents

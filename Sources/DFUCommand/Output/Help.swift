@@ -1,6 +1,6 @@
 /// The text of `dfu --help` and `dfu COMMAND --help`.
 enum Help {
-    /// The exit-code table, shared by every help page and the README.
+    /// The exit-code table of every help page; docs/cli.md and the man page list the same codes (a test checks).
     static let exitCodes: [(ExitCode, String)] = [
         (.success, "success"),
         (.deviceRejected, "the device rejected the update (the remote error is named)"),
