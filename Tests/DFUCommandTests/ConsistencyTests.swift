@@ -1,4 +1,4 @@
-import DFUCommand
+@testable import DFUCommand
 import DFUSimulator
 import Foundation
 import Testing
@@ -56,6 +56,39 @@ import Testing
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(text == "package: builds app.zip\nkey: builds key.pem\n", "\(text)")
+    }
+}
+
+/// The bash completion offers exactly the options each command accepts.
+@Suite struct CompletionOptionTests {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/bash")))
+    func completionOffersEveryOptionOfEachCommandAndNoOther() throws {
+        let completion = TestData.root.appendingPathComponent("docs/dfu.bash-completion").path
+        var script = "source '\(completion)'\n"
+        for command in DFUCommand.subcommands {
+            let words = "dfu " + command.name + " --"
+            let index = words.split(separator: " ").count - 1
+            script += "COMP_WORDS=(\(words)); COMP_CWORD=\(index); _dfu; echo \"\(command.name): ${COMPREPLY[*]}\"\n"
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["--norc", "--noprofile", "-c", script]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let offered = Dictionary(uniqueKeysWithValues: text.split(separator: "\n").compactMap { line -> (String, Set<String>)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), Set(line[line.index(after: colon)...].split(separator: " ").map(String.init)))
+        })
+        for command in DFUCommand.subcommands {
+            let accepted = Set(command.options.map { "--" + $0.name } + ["--help"])
+            let completed = offered[command.name] ?? []
+            #expect(completed == accepted,
+                    "dfu \(command.name): missing \(accepted.subtracting(completed).sorted()), extra \(completed.subtracting(accepted).sorted())")
+        }
     }
 }
 
