@@ -93,6 +93,17 @@ import Testing
         #expect(prn == nil || prn == String(DFUOptions().packetReceiptNotifications))
     }
 
+    @Test func theManPageAndTheReferenceNameEveryOptionOfEveryCommand() throws {
+        let man = Self.plainMan(try Self.document("docs/dfu.1"))
+        let reference = try Self.document("docs/cli.md")
+        for command in DFUCommand.subcommands {
+            for option in command.options {
+                #expect(Self.mentions(man, option.name), "docs/dfu.1 does not name dfu \(command.name) --\(option.name)")
+                #expect(Self.mentions(reference, option.name), "docs/cli.md does not name dfu \(command.name) --\(option.name)")
+            }
+        }
+    }
+
     @Test func theReferenceAndTheManPageListTheExitCodesTheCodeDefines() throws {
         let codes = Help.exitCodes.map { String($0.0.rawValue) }
         let page = try Self.document("docs/cli.md")
