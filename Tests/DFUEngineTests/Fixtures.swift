@@ -2,6 +2,7 @@ import DFUCore
 import DFUCrypto
 import DFUSimulator
 import TestSupport
+import Testing
 
 /// Builders shared by the engine tests: synthetic images, init packets, devices and runners.
 enum Fixtures {
@@ -64,6 +65,26 @@ enum Fixtures {
         options.nameSeed = 42
         configure(&options)
         return options
+    }
+
+    /// Expects every part installed byte-exact in the device's flash (a SoftDevice+bootloader part
+    /// split at its SoftDevice size); `source` names the package in the failure.
+    static func expectInstalled(
+        _ parts: [FirmwarePart], in storage: SimulatedStorage, from source: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for part in parts {
+            let split = Int(part.softdeviceSize)
+            let matches = switch part.kind {
+            case .application: storage.application == part.image
+            case .softdevice: storage.softdevice == part.image
+            case .bootloader: storage.bootloader == part.image
+            case .softdeviceBootloader:
+                storage.softdevice == Array(part.image[0..<split]) && storage.bootloader == Array(part.image[split...])
+            }
+            #expect(matches, "\(part.kind.rawValue)\(source.map { " of " + $0 } ?? "") not installed byte-exact",
+                    sourceLocation: sourceLocation)
+        }
     }
 
     /// Runs an update over a simulated transport against the first device's current address,
