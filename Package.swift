@@ -62,13 +62,14 @@ let package = Package(
         // `make bench`'s measuring wrapper: a command's CPU (µs), peak RSS and context switches from wait4.
         .executableTarget(name: "dfu-bench-rusage"),
 
-        // Helpers shared by test targets (running command-line tools with a deadline, finding the built ones, test firmware).
+        // Helpers shared by test targets: running command-line tools with a deadline, finding the built
+        // ones, test firmware, the fuzz regression inputs.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "DFUCryptoTests", dependencies: ["DFUCrypto"], swiftSettings: strict),
-        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "DFUCrypto"], swiftSettings: strict),
+        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "DFUCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DFUCoreTests", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive"], exclude: ["Fixtures"],
+            name: "DFUCoreTests", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive", "TestSupport"], exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport"],
