@@ -28,19 +28,8 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
-VENV=${MCUBOOT_VENV:-$ROOT/.build/mcuboot-venv}
-PYTHON=${PYTHON:-python3}
-
-stamp=$VENV/requirements.sha256
-wanted=$(sha256sum "$HERE/requirements.txt" | cut -d' ' -f1)
-if [[ ! -x $VENV/bin/imgtool ]] || [[ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]]; then
-    echo "mcuboot fixtures: installing $HERE/requirements.txt into $VENV" >&2
-    rm -rf "$VENV"
-    "$PYTHON" -m venv "$VENV"
-    "$VENV/bin/pip" install --disable-pip-version-check --no-input -q -r "$HERE/requirements.txt"
-    echo "$wanted" > "$stamp"
-fi
-IMGTOOL=$VENV/bin/imgtool
+IMGTOOL=$("$HERE/imgtool-venv.sh")
+VENV=$(dirname "$(dirname "$IMGTOOL")")
 PY=$VENV/bin/python
 
 cd "$HERE"
