@@ -61,7 +61,7 @@ struct ImgtoolLiveTests {
         #expect(try await Self.verify(tampered, key: key).verdict == "INVALID_HASH")
         let refused = await RecordedRun.dfu("inspect", tampered, "--key", MCUbootFiles.key(key))
         #expect(refused.code == .badPackage)
-        #expect(refused.errorLines == ["dfu: \(tampered): the image hash (SHA256 TLV) does not match the image: it was changed after signing"])
+        #expect(refused.errorLines == ["dfu: \(tampered): the image does not match its hash TLV: it was changed after signing"])
     }
 
     @Test func committedVerdictsWithoutKeyAreStillImgtools() async throws {
