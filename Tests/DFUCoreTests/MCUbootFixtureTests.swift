@@ -136,6 +136,17 @@ struct MCUbootFixtureTests {
         #expect(encrypted.tlvs.map(\.name).contains("ENC_EC256"))
     }
 
+    @Test func p384ImageIsNamedByItsHashAndChecked() throws {
+        let report = try MCUbootPackageReport.inspect(file: MCUbootFixture.bytes("images/ecdsa-p384.bin"), name: "ecdsa-p384.bin")
+        #expect(report.images[0].signatureType == .ecdsaP384)
+        #expect(report.images[0].image.tlv(MCUbootTLV.sha384)?.value.count == 48)
+        #expect(report.images[0].hashCheck == .matches)
+        #expect(report.images[0].image.imageHash == nil)  // no SHA256 TLV: hash_sha256 is null
+        let withKey = try MCUbootPackageReport.inspect(
+            file: MCUbootFixture.bytes("images/ecdsa-p384.bin"), name: "ecdsa-p384.bin", key: MCUbootFixture.key("ecdsa-p256"))
+        #expect(withKey.images[0].signature == .unverifiable(reason: "an ECDSA P-256 signature over a 384-bit digest is not supported here"))
+    }
+
     @Test func intelHexImageIsFlattenedFromItsLowestAddress() throws {
         let report = try MCUbootPackageReport.inspect(file: MCUbootFixture.bytes("images/signed.hex"), name: "signed.hex")
         #expect(report.hexBaseAddress == 0xC000)

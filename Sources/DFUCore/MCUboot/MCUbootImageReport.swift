@@ -48,7 +48,9 @@ public struct MCUbootImageReport: Sendable, Hashable {
             hashCheck = matches ? .matches : .mismatch
         }
         let signatures = image.tlvs.filter { $0.signatureType != nil }
-        signatureType = signatures.first?.signatureType
+        // ECDSA_SIG is P-256 with a SHA256 TLV and P-384 with a SHA384 one (imgtool's keys/ecdsa.py).
+        let firstType = signatures.first?.signatureType
+        signatureType = firstType == .ecdsaP256 && image.tlv(MCUbootTLV.sha384) != nil ? .ecdsaP384 : firstType
         guard let key else {
             keyMatches = nil
             signature = signatures.isEmpty ? .unsigned : .notChecked
@@ -95,14 +97,14 @@ public struct MCUbootImageReport: Sendable, Hashable {
             return .unverifiable(reason: "the image is signed with \(found), the key is \(key.algorithm)")
         }
         guard digest.count == 32 || (wanted == .ed25519 && digest.count == 64) else {
-            return .unverifiable(reason: "a \(key.algorithm) signature over a \(digest.count * 8)-bit digest is not supported here")
+            return .unverifiable(reason: "an \(key.algorithm) signature over a \(digest.count * 8)-bit digest is not supported here")
         }
         let verified = candidates.contains { tlv in
             switch wanted {
             case .ecdsaP256: key.verifyECDSA(signature: tlv.value, digest: digest)
             case .ed25519: key.verifyEd25519(signature: tlv.value, message: digest)
             case .rsa2048, .rsa3072: key.verifyRSAPSS(signature: tlv.value, digest: digest)
-            case .ecdsaP224: false
+            case .ecdsaP224, .ecdsaP384: false
             }
         }
         // MCUboot skips a signature whose KEYHASH names another key.
