@@ -21,13 +21,13 @@ public struct LegacyInitPacketBuilder: Sendable, Hashable {
 
     /// The encoded packet: type, revision, version, SoftDevice count and list, CRC-16, all little-endian.
     public var bytes: [UInt8] {
-        var writer = WireWriter()
-        writer.write(deviceType)
-        writer.write(deviceRevision)
-        writer.write(applicationVersion)
-        writer.write(UInt16(softdeviceRequirements.count))
-        softdeviceRequirements.forEach { writer.write($0) }
-        writer.write(crc16)
+        var writer = ByteWriter()
+        writer.writeInteger(deviceType)
+        writer.writeInteger(deviceRevision)
+        writer.writeInteger(applicationVersion)
+        writer.writeInteger(UInt16(softdeviceRequirements.count))
+        softdeviceRequirements.forEach { writer.writeInteger($0) }
+        writer.writeInteger(crc16)
         return writer.bytes
     }
 }

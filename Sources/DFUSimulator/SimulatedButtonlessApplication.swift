@@ -60,8 +60,8 @@ public struct SimulatedButtonlessApplication: SimulatedFirmware {
                 context.effects.append(.reboot(into: .application, after: .zero))
                 return nil
             }
-            var reader = WireReader(Array(bytes.dropFirst()))
-            guard let length = reader.readByte(), length > 0, length <= 20, let name = reader.readBytes(Int(length)),
+            var reader = ByteReader(Array(bytes.dropFirst()))
+            guard let length = reader.readByte(), length > 0, length <= 20, let name = reader.readBytes(length: Int(length)),
                 let text = String(validating: name, as: UTF8.self)
             else {
                 context.notify(self.characteristic, [0x20, 0x02, ButtonlessStatus.invalidAdvertisementName.rawValue])

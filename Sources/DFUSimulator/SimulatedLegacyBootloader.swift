@@ -108,8 +108,8 @@ public struct SimulatedLegacyBootloader: SimulatedFirmware {
                 phase = .awaitingInitCRC
             }
         case .packetReceiptRequest:
-            var reader = WireReader(Array(bytes.dropFirst()))
-            prn = Int(reader.readUInt16() ?? 0)
+            var reader = ByteReader(Array(bytes.dropFirst()))
+            prn = Int(reader.readInteger(as: UInt16.self) ?? 0)
         case .receiveFirmware:
             guard phase == .started || phase == .initialized else { return respond(op, .invalidState, context: &context) }
             image = []
@@ -142,13 +142,13 @@ public struct SimulatedLegacyBootloader: SimulatedFirmware {
     private mutating func receivePacket(_ bytes: [UInt8], context: inout SimulatedContext) {
         switch phase {
         case .awaitingSizes(let type):
-            var reader = WireReader(bytes)
+            var reader = ByteReader(bytes)
             if type == nil {
-                guard let app = reader.readUInt32() else { return respond(.startDFU, .operationFailed, context: &context) }
+                guard let app = reader.readInteger(as: UInt32.self) else { return respond(.startDFU, .operationFailed, context: &context) }
                 sizes = (0, 0, Int(app))
                 imageType = 0x04
             } else {
-                guard let sd = reader.readUInt32(), let bl = reader.readUInt32(), let app = reader.readUInt32() else {
+                guard let sd = reader.readInteger(as: UInt32.self), let bl = reader.readInteger(as: UInt32.self), let app = reader.readInteger(as: UInt32.self) else {
                     return respond(.startDFU, .operationFailed, context: &context)
                 }
                 sizes = (Int(sd), Int(bl), Int(app))
@@ -177,9 +177,9 @@ public struct SimulatedLegacyBootloader: SimulatedFirmware {
                 phase = .received
                 respond(.receiveFirmware, image.count == total ? .success : .dataSizeExceedsLimit, context: &context)
             } else if prn > 0, packetCount % prn == 0 {
-                var writer = WireWriter()
-                writer.write(LegacyDFUOpCode.packetReceipt.rawValue)
-                writer.write(UInt32(image.count))
+                var writer = ByteWriter()
+                writer.writeInteger(LegacyDFUOpCode.packetReceipt.rawValue)
+                writer.writeInteger(UInt32(image.count))
                 context.notify(controlPoint, writer.bytes)
             }
         default:

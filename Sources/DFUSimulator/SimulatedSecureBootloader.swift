@@ -101,14 +101,14 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
     }
 
     private static func offsetAndCRC(_ offset: Int, _ crc: UInt32) -> [UInt8] {
-        var writer = WireWriter()
-        writer.write(UInt32(offset))
-        writer.write(crc)
+        var writer = ByteWriter()
+        writer.writeInteger(UInt32(offset))
+        writer.writeInteger(crc)
         return writer.bytes
     }
 
     private mutating func handleRequest(_ bytes: [UInt8], context: inout SimulatedContext) {
-        var reader = WireReader(bytes)
+        var reader = ByteReader(bytes)
         guard let raw = reader.readByte() else {
             respond(.protocolVersion, .invalidCode, context: &context)
             return
@@ -122,17 +122,17 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
             }
             currentType = type
             verified.insert(type)
-            var writer = WireWriter()
+            var writer = ByteWriter()
             if type == .command {
-                writer.write(UInt32(configuration.commandObjectMaxSize))
-                writer.write(contentsOf: Self.offsetAndCRC(command.count, CRC32.checksum(command)))
+                writer.writeInteger(UInt32(configuration.commandObjectMaxSize))
+                writer.writeBytes(Self.offsetAndCRC(command.count, CRC32.checksum(command)))
             } else {
-                writer.write(UInt32(configuration.dataObjectMaxSize))
-                writer.write(contentsOf: Self.offsetAndCRC(received.count, receivedCRC.value))
+                writer.writeInteger(UInt32(configuration.dataObjectMaxSize))
+                writer.writeBytes(Self.offsetAndCRC(received.count, receivedCRC.value))
             }
             respond(op, .success, payload: writer.bytes, context: &context)
         case .createObject:
-            guard let typeByte = reader.readByte(), let size = reader.readUInt32() else {
+            guard let typeByte = reader.readByte(), let size = reader.readInteger(as: UInt32.self) else {
                 respond(op, .invalidParameter, context: &context)
                 return
             }
@@ -142,7 +142,7 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
             }
             create(type, size: Int(size), context: &context)
         case .setPRN:
-            guard let value = reader.readUInt16() else {
+            guard let value = reader.readInteger(as: UInt16.self) else {
                 respond(op, .invalidParameter, context: &context)
                 return
             }
@@ -366,8 +366,8 @@ public struct SimulatedSecureBootloader: SimulatedFirmware {
         switch initCommand.hashType {
         case .sha256: matches = Array(SHA256.digest(received).reversed()) == initCommand.hash
         case .crc:
-            var crc = WireWriter()
-            crc.write(CRC32.checksum(received))
+            var crc = ByteWriter()
+            crc.writeInteger(CRC32.checksum(received))
             matches = crc.bytes == initCommand.hash
         default: matches = true
         }

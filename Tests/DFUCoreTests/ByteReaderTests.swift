@@ -13,10 +13,11 @@ import Testing
     @Test func shortReadReturnsNilAndConsumesNothing() {
         var reader = ByteReader([0xAA, 0xBB, 0xCC])
         #expect(reader.readInteger(as: UInt32.self) == nil)
-        #expect(reader.readBytes(count: 4) == nil)
-        #expect(reader.readBytes(count: -1) == nil)
+        #expect(reader.readBytes(length: 4) == nil)
+        #expect(reader.readSlice(length: 4) == nil)
+        #expect(reader.readBytes(length: -1) == nil)
         #expect(reader.readableBytes == 3)
-        #expect(reader.readBytes(count: 3).map(Array.init) == [0xAA, 0xBB, 0xCC])
+        #expect(reader.readBytes(length: 3) == [0xAA, 0xBB, 0xCC])
         #expect(reader.readByte() == nil)
     }
 
@@ -29,10 +30,41 @@ import Testing
     }
 
     @Test func worksOnSlicesWithTheirOwnIndices() {
-        let bytes: [UInt8] = [9, 9, 0x01, 0x02]
+        let bytes: [UInt8] = [9, 9, 0x01, 0x02, 0x03, 0x04]
         var reader = ByteReader(bytes[2...])
         #expect(reader.readInteger(as: UInt16.self) == 0x0201)
         #expect(reader.bytesRead == 2)
+        #expect(reader.readSlice(length: 2)?.startIndex == 4)
+    }
+
+    @Test func readsBigEndianWhenToldSo() {
+        // An MCUmgr-style header field: length 0x0102 most significant byte first.
+        var reader = ByteReader([0x01, 0x02, 0x00, 0x00, 0x00, 0x2A])
+        #expect(reader.readInteger(endianness: .big, as: UInt16.self) == 0x0102)
+        #expect(reader.getInteger(at: 2, endianness: .big, as: UInt32.self) == 0x2A)
+        #expect(reader.getInteger(at: 2, endianness: .little, as: UInt32.self) == 0x2A00_0000)
+    }
+}
+
+@Suite struct ByteWriterTests {
+    @Test func writesLittleEndianByDefaultAndBigWhenToldSo() {
+        var writer = ByteWriter()
+        #expect(writer.writeInteger(UInt8(0x01)) == 1)
+        #expect(writer.writeInteger(UInt32(0x1234_5678)) == 4)
+        #expect(writer.writeInteger(UInt16(0x0102), endianness: .big) == 2)
+        #expect(writer.writeBytes([0xAA, 0xBB]) == 2)
+        #expect(writer.bytes == [0x01, 0x78, 0x56, 0x34, 0x12, 0x01, 0x02, 0xAA, 0xBB])
+        #expect(writer.writerIndex == 9)
+    }
+
+    @Test func whatTheWriterWritesTheReaderReadsBack() {
+        var writer = ByteWriter()
+        writer.writeInteger(UInt64(0x0102_0304_0506_0708), endianness: .big)
+        writer.writeInteger(Int16(-2))
+        var reader = ByteReader(writer.bytes)
+        #expect(reader.readInteger(endianness: .big, as: UInt64.self) == 0x0102_0304_0506_0708)
+        #expect(reader.readInteger(as: Int16.self) == -2)
+        #expect(reader.readableBytes == 0)
     }
 }
 

@@ -45,23 +45,23 @@ import Testing
                                                                  firstObjectDelay: .zero))
         func answer(_ op: UInt8, _ payload: [UInt8] = []) -> [UInt8] { [0x60, op, 0x01] + payload }
         func offsetAndCRC(_ offset: Int) -> [UInt8] {
-            var writer = WireWriter()
-            writer.write(UInt32(offset))
-            writer.write(CRC32.checksum(offset <= 4 ? [1, 2, 3, 4][0..<offset] : image[0..<offset]))
+            var writer = ByteWriter()
+            writer.writeInteger(UInt32(offset))
+            writer.writeInteger(CRC32.checksum(offset <= 4 ? [1, 2, 3, 4][0..<offset] : image[0..<offset]))
             return writer.bytes
         }
         _ = machine.start()
         _ = machine.received(answer(0x02))  // Set PRN 0
-        var writer = WireWriter()
-        writer.write(UInt32(256))
+        var writer = ByteWriter()
+        writer.writeInteger(UInt32(256))
         _ = machine.received(answer(0x06, writer.bytes + [0, 0, 0, 0, 0, 0, 0, 0]))  // Select command: nothing
         _ = machine.received(answer(0x01))  // Create command
         _ = machine.packetsWritten()
         _ = machine.received(answer(0x03, offsetAndCRC(4)))
         _ = machine.received(answer(0x04))  // Execute command
         _ = machine.received(answer(0x02))  // Set PRN 2
-        var select = WireWriter()
-        select.write(UInt32(4096))
+        var select = ByteWriter()
+        select.writeInteger(UInt32(4096))
         _ = machine.received(answer(0x06, select.bytes + [0, 0, 0, 0, 0, 0, 0, 0]))
         guard case .writePackets(_, awaitReceipt: true) = machine.received(answer(0x01)) else {
             Issue.record("expected the first two packets")

@@ -1,8 +1,9 @@
-/// A cursor over bytes that reads little-endian integers and byte runs, never past the end.
+/// A cursor over bytes that reads integers and byte runs, never past the end.
 ///
 /// The verbs follow SwiftNIO's `ByteBuffer`: `read…` consumes and moves the reader index,
 /// `get…(at:)` looks without moving; every read returns nil when too few bytes remain, so a
-/// decoder turns short input into its own typed error instead of trapping.
+/// decoder turns short input into its own typed error instead of trapping. Unlike SwiftNIO, whose
+/// default is big-endian, integers are little-endian unless told otherwise: every DFU field is.
 public struct ByteReader: Sendable, Hashable {
     /// The bytes being read; indices are those of the original collection.
     public let bytes: ArraySlice<UInt8>
@@ -26,20 +27,22 @@ public struct ByteReader: Sendable, Hashable {
     /// How many bytes have been read so far.
     public var bytesRead: Int { readerIndex - bytes.startIndex }
 
-    /// Reads a little-endian integer, or returns nil (reading nothing) when too few bytes remain.
-    public mutating func readInteger<T: FixedWidthInteger>(as type: T.Type = T.self) -> T? {
-        guard let value = getInteger(at: readerIndex, as: type) else { return nil }
+    /// Reads an integer, or returns nil (reading nothing) when too few bytes remain.
+    public mutating func readInteger<T: FixedWidthInteger>(endianness: Endianness = .little, as type: T.Type = T.self) -> T? {
+        guard let value = getInteger(at: readerIndex, endianness: endianness, as: type) else { return nil }
         readerIndex += MemoryLayout<T>.size
         return value
     }
 
-    /// The little-endian integer at `index`, or nil when it would run past the end.
-    public func getInteger<T: FixedWidthInteger>(at index: Int, as type: T.Type = T.self) -> T? {
+    /// The integer at `index`, or nil when it would run past either end.
+    public func getInteger<T: FixedWidthInteger>(at index: Int, endianness: Endianness = .little,
+                                                 as type: T.Type = T.self) -> T? {
         let size = MemoryLayout<T>.size
         guard index >= bytes.startIndex, index <= bytes.endIndex - size else { return nil }
         var value: T = 0
         for offset in 0..<size {
-            value |= T(truncatingIfNeeded: bytes[index + offset]) << (offset * 8)
+            let shift = (endianness == .little ? offset : size - 1 - offset) * 8
+            value |= T(truncatingIfNeeded: bytes[index + offset]) << shift
         }
         return value
     }
@@ -49,11 +52,18 @@ public struct ByteReader: Sendable, Hashable {
         readInteger(as: UInt8.self)
     }
 
-    /// Reads `count` bytes, or returns nil (reading nothing) when fewer remain or `count` is negative.
-    public mutating func readBytes(count: Int) -> ArraySlice<UInt8>? {
-        guard count >= 0, count <= readableBytes else { return nil }
-        let slice = bytes[readerIndex..<readerIndex + count]
-        readerIndex += count
+    /// Reads `length` bytes as a new array, or returns nil (reading nothing) when fewer remain or `length`
+    /// is negative.
+    public mutating func readBytes(length: Int) -> [UInt8]? {
+        readSlice(length: length).map(Array.init)
+    }
+
+    /// Reads `length` bytes as a slice of the bytes being read, or returns nil (reading nothing) when fewer
+    /// remain or `length` is negative.
+    public mutating func readSlice(length: Int) -> ArraySlice<UInt8>? {
+        guard length >= 0, length <= readableBytes else { return nil }
+        let slice = bytes[readerIndex..<readerIndex + length]
+        readerIndex += length
         return slice
     }
 }

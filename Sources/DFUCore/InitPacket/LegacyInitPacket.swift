@@ -102,14 +102,14 @@ public struct LegacyInitPacket: Sendable, Hashable {
                 integrity = .crc16(crc)
             case 1, 2:
                 let needed = headerSize + 4 + 4 + 32 + (id == 2 ? 64 : 0)
-                guard let length = reader.readInteger(as: UInt32.self), let hash = reader.readBytes(count: 32) else {
+                guard let length = reader.readInteger(as: UInt32.self), let hash = reader.readBytes(length: 32) else {
                     throw .tooShort(size: bytes.count, needed: needed)
                 }
                 if id == 1 {
-                    integrity = .sha256(length: length, hash: Array(hash))
+                    integrity = .sha256(length: length, hash: hash)
                 } else {
-                    guard let signature = reader.readBytes(count: 64) else { throw .tooShort(size: bytes.count, needed: needed) }
-                    integrity = .signedSHA256(length: length, hash: Array(hash), signature: Array(signature))
+                    guard let signature = reader.readBytes(length: 64) else { throw .tooShort(size: bytes.count, needed: needed) }
+                    integrity = .signedSHA256(length: length, hash: hash, signature: signature)
                 }
             default:
                 throw .unknownExtension(id)

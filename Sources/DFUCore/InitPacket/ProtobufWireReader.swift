@@ -82,7 +82,7 @@ struct ProtobufWireReader {
             case .truncated: throw .truncated(field: number)
             case .overlong: throw .overlongVarint(field: number)
             }
-            guard length <= UInt64(reader.readableBytes), let bytes = reader.readBytes(count: Int(length)) else {
+            guard length <= UInt64(reader.readableBytes), let bytes = reader.readSlice(length: Int(length)) else {
                 throw .truncated(field: number)
             }
             return Field(number: number, value: .lengthDelimited(bytes))

@@ -70,9 +70,13 @@ extension DFURunner {
             connectTimeout: options.connectTimeout, uuids: options.uuids), step: .findingBootloader)
     }
 
-    func enterBootloader(from peer: DFUPeer, mode: Mode, context: inout UpdateContext) async throws(DFUError)
-        -> (DFUPeer, Mode) {
+    /// Switches an application into its bootloader with the machine its mode calls for, and finds the bootloader.
+    func enterBootloader(from peer: DFUPeer, mode: DFUDeviceMode, context: inout UpdateContext) async throws(DFUError)
+        -> (DFUPeer, DFUDeviceMode) {
         if Task.isCancelled { throw .aborted(step: .enteringBootloader) }
+        let setup: DFUMachineSetup
+        let outcome: DFUMachineOutcome
+        let near: DFUDeviceAddress
         switch mode {
         case .buttonless(let variant):
             let name: String?
@@ -81,62 +85,34 @@ extension DFURunner {
             case .random: name = context.names.next()
             case .named(let chosen): name = chosen
             }
-            let bootloaderName = try await runButtonless(variant, alternativeName: name)
-            _ = await transport.waitForDisconnection(within: options.responseTimeout)
-            await transport.disconnect()
-            let found = try await findBootloader(near: variant.keepsAddress ? peer.address : peer.address.bootloaderAddress,
-                                                 name: bootloaderName, sameAddressOnly: true, previousApp: peer.address)
-            let newMode = try await detectMode(found)
-            if newMode.isApplication { throw .unsupportedDevice(reason: "\(found.address) did not come back as a bootloader") }
-            return (found, newMode)
+            setup = DFUMachineSetup(part: nil, options: options, peer: peer, mode: mode, alternativeName: name)
+            outcome = try await drive(ButtonlessStateMachine(setup), context: &context)
+            near = variant.keepsAddress ? peer.address : peer.address.bootloaderAddress
         case .legacyApplication:
-            do {
-                try await transport.enableNotifications(on: .legacyControlPoint)
-            } catch { throw wrap(error, step: .enablingNotifications) }
-            do {
-                try await transport.write(LegacyDFURequest.startDFU(.application).bytes, to: .legacyControlPoint, type: .withResponse)
-            } catch .disconnected {
-                // The application may reset before acknowledging.
-            } catch { throw wrap(error, step: .enteringBootloader) }
-            _ = await transport.waitForDisconnection(within: options.responseTimeout)
-            await transport.disconnect()
-            let found = try await findBootloader(near: peer.address, name: nil, sameAddressOnly: false, previousApp: nil)
-            let newMode = try await detectMode(found)
-            if newMode.isApplication {
-                throw .unsupportedDevice(reason: "\(found.address) did not come back as a bootloader; "
-                    + "if it is a Legacy bootloader without a DFU Version characteristic, use --force-dfu")
-            }
-            return (found, newMode)
+            setup = DFUMachineSetup(part: nil, options: options, peer: peer, mode: mode)
+            outcome = try await drive(LegacyJumpStateMachine(setup), context: &context)
+            near = peer.address
         case .secureBootloader, .legacyBootloader:
             return (peer, mode)
         }
-    }
-
-    func runButtonless(_ variant: ButtonlessVariant, alternativeName: String?) async throws(DFUError) -> String? {
-        do {
-            try await transport.enableNotifications(on: variant.endpoint)
-        } catch { throw wrap(error, step: .enablingNotifications) }
-        var machine = ButtonlessStateMachine(variant: variant, alternativeName: alternativeName)
-        var action = machine.start()
-        while true {
-            switch action {
-            case .send(let request):
-                do {
-                    try await transport.write(request.bytes, to: variant.endpoint, type: .withResponse)
-                    action = try await awaitNotification(from: variant.endpoint, within: options.responseTimeout).map {
-                        machine.received($0)
-                    } ?? machine.timedOut(after: options.responseTimeout)
-                } catch .disconnected {
-                    action = machine.disconnected()
-                } catch {
-                    throw wrap(error, step: machine.step)
-                }
-            case .jumped(let name):
-                return name
-            case .fail(let error):
-                throw error
-            }
+        guard case .jumped(let bootloaderName) = outcome else {
+            throw .unsupportedDevice(reason: "\(peer.address) did not switch to its bootloader (\(outcome))")
         }
+        let found: DFUPeer
+        if case .buttonless = mode {
+            found = try await findBootloader(near: near, name: bootloaderName, sameAddressOnly: true, previousApp: peer.address)
+        } else {
+            found = try await findBootloader(near: near, name: nil, sameAddressOnly: false, previousApp: nil)
+        }
+        let newMode = try await detectMode(found)
+        if newMode.isApplication {
+            if case .legacyApplication = mode {
+                throw .unsupportedDevice(reason: "\(found.address) did not come back as a bootloader; "
+                    + "if it is a Legacy bootloader without a DFU Version characteristic, use --force-dfu")
+            }
+            throw .unsupportedDevice(reason: "\(found.address) did not come back as a bootloader")
+        }
+        return (found, newMode)
     }
 
     /// The next notification from `endpoint` (others are skipped), nil on timeout.

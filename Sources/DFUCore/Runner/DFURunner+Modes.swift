@@ -3,20 +3,6 @@
 extension DFURunner {
     // MARK: - Modes
 
-    enum Mode: Sendable, Hashable {
-        case secureBootloader
-        case legacyBootloader(LegacyDFUVersion?)
-        case buttonless(ButtonlessVariant)
-        case legacyApplication
-
-        var isApplication: Bool {
-            switch self {
-            case .buttonless, .legacyApplication: true
-            case .secureBootloader, .legacyBootloader: false
-            }
-        }
-    }
-
     struct UpdateContext {
         var start: RunnerClock.Instant
         var totalParts: Int
@@ -26,11 +12,13 @@ extension DFURunner {
         var report = DFUUpdateReport()
         /// The speed of the part being sent.
         var meter = TransferMeter()
+        /// The size of the part being sent.
+        var partBytes = 0
         /// How many times the flash pacer was slowed down after losses (kept across connections).
         var pacingSlowdowns = 0
     }
 
-    func detectMode(_ peer: DFUPeer) async throws(DFUError) -> Mode {
+    func detectMode(_ peer: DFUPeer) async throws(DFUError) -> DFUDeviceMode {
         let endpoints = peer.endpoints
         if endpoints.contains(.secureControlPoint), endpoints.contains(.securePacket) { return .secureBootloader }
         if endpoints.contains(.buttonlessWithBonds) { return .buttonless(.withBonds) }
@@ -56,7 +44,7 @@ extension DFURunner {
         throw .unsupportedDevice(reason: "no Secure or Legacy DFU service or buttonless characteristic on \(peer.address); check the address or name")
     }
 
-    func checkFormat(_ format: PackageFormat, mode: Mode) throws(DFUError) {
+    func checkFormat(_ format: PackageFormat, mode: DFUDeviceMode) throws(DFUError) {
         switch mode {
         case .secureBootloader where format == .legacy: throw .protocolMismatch(package: .legacy, device: .secure)
         case .legacyBootloader where format == .secure: throw .protocolMismatch(package: .secure, device: .legacy)

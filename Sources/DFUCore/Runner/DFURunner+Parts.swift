@@ -1,36 +1,34 @@
-// Sending one part: the Secure and Legacy loops, with reconnection and resume.
+// Sending one part with reconnection and resume, and the one loop that drives every protocol machine.
 
 extension DFURunner {
     // MARK: - Parts
 
     /// Sends one part, reconnecting and resuming after link losses; returns the last bootloader peer.
-    func upload(_ part: FirmwarePart, peer: DFUPeer, mode: Mode, context: inout UpdateContext) async throws(DFUError) -> DFUPeer {
+    func upload(_ part: FirmwarePart, peer: DFUPeer, mode: DFUDeviceMode, context: inout UpdateContext) async throws(DFUError) -> DFUPeer {
         var peer = peer
         var reconnections = 0
         var restarts = 0
         var lastStep = DFUStep.connecting
         context.meter = TransferMeter()
+        context.partBytes = part.image.count
         while true {
             report(.starting, part: context.partNumber, context: context, bytes: 0, total: part.image.count)
-            let outcome: PartOutcome
             context.meter.end()
+            let setup = DFUMachineSetup(part: part, options: options, peer: peer, mode: mode, restarts: restarts)
+            let outcome: DFUMachineOutcome
             switch mode {
-            case .legacyBootloader(let version):
-                outcome = try await runLegacy(part, version: version, restarted: restarts >= options.objectAttempts,
-                                              context: &context)
-            default:
-                outcome = try await runSecure(part, peer: peer, context: &context)
+            case .legacyBootloader: outcome = try await drive(LegacyDFUStateMachine(setup), context: &context)
+            default: outcome = try await drive(SecureDFUStateMachine(setup), context: &context)
             }
             switch outcome {
-            case .completed:
+            case .awaitReset, .completed, .jumped:
                 return peer
             case .restart:
                 restarts += 1
-            case .linkLost(let error):
+            case .reconnect(let error):
                 if case .disconnected(let step, _) = error { lastStep = step }
                 if case .timeout(let step, _) = error { lastStep = step }
-                // A Legacy bootloader whose link was lost mid-transfer refuses Start DFU until it is reset
-                // (SDK 11 `dfu_start_pkt_handle`): after every lost link it may be reset again.
+                // After a lost link the bootloader may need resetting again: the restarts start over.
                 restarts = 0
                 guard reconnections < options.reconnectAttempts else {
                     if case .disconnected(let step, _) = error { throw .disconnected(step: step, attempts: reconnections + 1) }
@@ -66,193 +64,89 @@ extension DFURunner {
         }
     }
 
-    enum PartOutcome {
-        case completed
-        case linkLost(DFUError)
-        case restart
-    }
+    // MARK: - The machine loop
 
-    func runSecure(_ part: FirmwarePart, peer: DFUPeer, context: inout UpdateContext) async throws(DFUError) -> PartOutcome {
-        do {
-            try await transport.enableNotifications(on: .secureControlPoint)
-        } catch .disconnected {
-            return .linkLost(.disconnected(step: .enablingNotifications, attempts: 1))
-        } catch { throw wrap(error, step: .enablingNotifications) }
-        var machine = SecureDFUStateMachine(
-            kind: part.kind, initPacket: part.initPacket, image: part.image,
-            configuration: .init(options: options, maximumWriteLength: peer.maximumWriteLength))
-        var action = machine.start()
-        let origin = clock.now
-        var pacer = options.flashPacing.map { FlashPacer(pacing: $0, slowdowns: context.pacingSlowdowns) }
-        var losses = 0
+    /// Drives `machine` over the current connection until it finishes, carrying out each of its actions and
+    /// answering with what happened; throws what the machine fails with, or a transport failure it cannot
+    /// be told about. After `.awaitReset`, `.restart` and `.jumped` the device's disconnection is waited for.
+    func drive<Machine: DFUProtocolMachine>(_ machine: Machine, context: inout UpdateContext) async throws(DFUError)
+        -> DFUMachineOutcome {
+        var machine = machine
+        var writer = FlashPacedWriter(transport: transport, clock: clock, pacing: options.flashPacing,
+                                      slowdowns: context.pacingSlowdowns)
+        var event = DFUMachineEvent.start
+        var cancelled = false
         while true {
-            if machine.lossesDetected > losses, pacer != nil {
-                // The flash is slower than the pacer assumed: assume it twice as slow from now on.
-                losses = machine.lossesDetected
-                pacer?.slowDown(at: origin.duration(to: clock.now))
-                context.pacingSlowdowns += 1
-            }
-            if Task.isCancelled {
-                try? await transport.write(SecureDFURequest.abort.bytes, to: .secureControlPoint, type: .withResponse)
-                await transport.disconnect()
-                report(.aborted, part: context.partNumber, context: context, bytes: machine.bytesExecuted, total: part.image.count)
-                throw .aborted(step: machine.step)
+            var action = machine.handle(event)
+            if !cancelled, Task.isCancelled {
+                cancelled = true
+                action = machine.handle(.cancelled)
             }
             switch action {
-            case .send(let request):
-                if request == .execute, machine.step == .validatingFirmware {
-                    report(.validating, part: context.partNumber, context: context, bytes: part.image.count, total: part.image.count)
-                }
+            case .enableNotifications(let endpoint):
                 do {
-                    let executedBefore = machine.bytesExecuted
-                    try await transport.write(request.bytes, to: .secureControlPoint, type: .withResponse)
-                    action = try await awaitNotification(from: .secureControlPoint, within: options.responseTimeout)
-                        .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
-                    if case .create(.data, _) = request { pacer?.objectCreated(at: origin.duration(to: clock.now)) }
-                    if request == .execute, machine.bytesExecuted > executedBefore {
-                        // SDK 15–17 answer a data Execute only once every queued erase and write is done.
-                        pacer?.flashIdle(at: origin.duration(to: clock.now))
-                    }
+                    try await transport.enableNotifications(on: endpoint)
+                    event = .written
                 } catch .disconnected {
-                    action = machine.disconnected()
-                } catch {
-                    throw wrap(error, step: machine.step)
-                }
-            case .writePackets(let packets, let awaitReceipt):
+                    event = .disconnected
+                } catch { throw wrap(error, step: machine.step) }
+            case .write(let frames, let endpoint, let type, let paced):
                 do {
-                    let isFirmware = machine.step == .sendingFirmware
-                    if isFirmware { beginTransfer(packets, bytesAfter: machine.bytesSent, context: &context) }
-                    for (index, packet) in packets.enumerated() {
-                        if isFirmware, let pacer {
-                            // Hold the packet until the bootloader has a free receive buffer for it; when it
-                            // must wait, wait for several buffers so as to wake once for several packets.
-                            let now = origin.duration(to: clock.now)
-                            let earliest = pacer.nextWrite(at: now, pending: packets.count - index)
-                            if earliest > now { try? await clock.sleep(until: origin.advanced(by: earliest), tolerance: nil) }
-                        }
-                        try await transport.write(packet, to: .securePacket, type: .withoutResponse)
-                        if isFirmware { pacer?.packetWritten(bytes: packet.count, at: origin.duration(to: clock.now)) }
-                    }
-                    if machine.step == .sendingFirmware {
-                        report(.uploading, part: context.partNumber, context: &context, bytes: machine.bytesSent, total: part.image.count)
-                    }
-                    if awaitReceipt {
-                        action = try await awaitNotification(from: .secureControlPoint, within: options.receiptTimeout)
-                            .map { machine.received($0) } ?? machine.timedOut(after: options.receiptTimeout)
-                    } else {
-                        action = machine.packetsWritten()
-                    }
+                    try await writer.write(frames, to: endpoint, type: type, paced: paced)
+                    event = .written
                 } catch .disconnected {
-                    action = machine.disconnected()
-                } catch {
-                    throw wrap(error, step: machine.step)
-                }
-            case .awaitNotification:
+                    event = .disconnected
+                } catch { throw wrap(error, step: machine.step) }
+            case .lastWrite(let frame, let endpoint):
+                try? await transport.write(frame, to: endpoint, type: .withResponse)
+                event = .written
+            case .awaitNotification(let endpoint, let timeout):
                 do {
-                    action = try await awaitNotification(from: .secureControlPoint, within: options.responseTimeout)
-                        .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
+                    event = try await awaitNotification(from: endpoint, within: timeout).map { .notified($0) } ?? .timedOut
                 } catch .disconnected {
-                    action = machine.disconnected()
-                } catch {
-                    throw wrap(error, step: machine.step)
-                }
+                    event = .disconnected
+                } catch { throw wrap(error, step: machine.step) }
             case .wait(let duration):
-                do { try await clock.sleep(for: duration) } catch { continue }
-                action = machine.delayElapsed()
-            case .awaitReset:
-                context.report.fellBackToPRN1 = context.report.fellBackToPRN1 || machine.fellBackToPRN1
-                report(.disconnecting, part: context.partNumber, context: context, bytes: part.image.count, total: part.image.count)
-                _ = await transport.waitForDisconnection(within: options.responseTimeout)
-                await transport.disconnect()
-                return .completed
+                // Cut short by a cancellation, which the next turn hands to the machine.
+                try? await clock.sleep(for: duration)
+                event = .delayElapsed
+            case .report(let report):
+                apply(report, writer: &writer, context: &context)
+                event = .reported
+            case .finish(let outcome):
+                switch outcome {
+                case .awaitReset, .jumped:
+                    _ = await transport.waitForDisconnection(within: options.responseTimeout)
+                    await transport.disconnect()
+                case .restart:
+                    _ = await transport.waitForDisconnection(within: options.responseTimeout)
+                case .reconnect, .completed:
+                    break
+                }
+                return outcome
             case .fail(let error):
-                context.report.fellBackToPRN1 = context.report.fellBackToPRN1 || machine.fellBackToPRN1
-                if case .disconnected = error { return .linkLost(error) }
-                // No answer to the last Execute: the device may have reset into the image without the link
-                // loss being seen yet. Reconnect and look (the new application, or the bootloader to resume).
-                if case .timeout(step: .validatingFirmware, _) = error { return .linkLost(error) }
-                // The link stays up: after a rejected system part the application goes over it.
                 throw error
             }
         }
     }
 
-    func runLegacy(_ part: FirmwarePart, version: LegacyDFUVersion?, restarted: Bool,
-                           context: inout UpdateContext) async throws(DFUError) -> PartOutcome {
-        do {
-            try await transport.enableNotifications(on: .legacyControlPoint)
-        } catch .disconnected {
-            return .linkLost(.disconnected(step: .enablingNotifications, attempts: 1))
-        } catch { throw wrap(error, step: .enablingNotifications) }
-        var machine = LegacyDFUStateMachine(part: part, configuration: .init(
-            packetReceiptNotifications: options.packetReceiptNotifications, version: version, restarted: restarted))
-        var action = machine.start()
-        while true {
-            if Task.isCancelled {
-                try? await transport.write(LegacyDFURequest.reset.bytes, to: .legacyControlPoint, type: .withResponse)
-                await transport.disconnect()
-                report(.aborted, part: context.partNumber, context: context, bytes: machine.bytesSent, total: part.image.count)
-                throw .aborted(step: machine.step)
-            }
-            switch action {
-            case .send(let request):
-                if request == .validate {
-                    report(.validating, part: context.partNumber, context: context, bytes: part.image.count, total: part.image.count)
-                }
-                do {
-                    try await transport.write(request.bytes, to: .legacyControlPoint, type: .withResponse)
-                    if request.expectsResponse {
-                        action = try await awaitNotification(from: .legacyControlPoint, within: options.responseTimeout)
-                            .map { machine.received($0) } ?? machine.timedOut(after: options.responseTimeout)
-                    } else {
-                        action = machine.requestWritten()
-                    }
-                } catch .disconnected {
-                    action = machine.disconnected()
-                } catch {
-                    throw wrap(error, step: machine.step)
-                }
-            case .writePackets(let packets, let awaitReceipt):
-                do {
-                    if machine.step == .sendingFirmware, !packets.isEmpty {
-                        beginTransfer(packets, bytesAfter: machine.bytesSent, context: &context)
-                    }
-                    for packet in packets {
-                        try await transport.write(packet, to: .legacyPacket, type: .withoutResponse)
-                    }
-                    if machine.step == .sendingFirmware, !packets.isEmpty {
-                        report(.uploading, part: context.partNumber, context: &context, bytes: machine.bytesSent, total: part.image.count)
-                    }
-                    if awaitReceipt {
-                        // A receipt comes within a few connection events unless packets were lost: do not wait
-                        // out the response timeout for it.
-                        let timeout = machine.awaitsPacketReceipt ? options.receiptTimeout : options.responseTimeout
-                        action = try await awaitNotification(from: .legacyControlPoint, within: timeout)
-                            .map { machine.received($0) } ?? machine.timedOut(after: timeout)
-                    } else {
-                        action = machine.packetsWritten()
-                    }
-                } catch .disconnected {
-                    action = machine.disconnected()
-                } catch {
-                    throw wrap(error, step: machine.step)
-                }
-            case .wait(let duration):
-                do { try await clock.sleep(for: duration) } catch { continue }
-                action = machine.delayElapsed()
-            case .resetAndRestart:
-                try? await transport.write(LegacyDFURequest.reset.bytes, to: .legacyControlPoint, type: .withResponse)
-                _ = await transport.waitForDisconnection(within: options.responseTimeout)
-                return .restart
-            case .awaitReset:
-                report(.disconnecting, part: context.partNumber, context: context, bytes: part.image.count, total: part.image.count)
-                _ = await transport.waitForDisconnection(within: options.responseTimeout)
-                await transport.disconnect()
-                return .completed
-            case .fail(let error):
-                if case .disconnected = error { return .linkLost(error) }
-                throw error
-            }
+    /// Carries out what a machine reports: progress (with the speed while uploading), the start of the transfer
+    /// for the speed, flash hints for the pacing writer, and fallbacks for the update's report.
+    private func apply(_ report: DFUMachineReport, writer: inout FlashPacedWriter<Transport, RunnerClock>,
+                       context: inout UpdateContext) {
+        switch report {
+        case .progress(.uploading, let bytes):
+            self.report(.uploading, part: context.partNumber, context: &context, bytes: bytes, total: context.partBytes)
+        case .progress(let state, let bytes):
+            self.report(state, part: context.partNumber, context: context, bytes: bytes, total: context.partBytes)
+        case .transferStarting(let offset):
+            guard !context.meter.isMeasuring else { return }
+            context.meter.begin(at: context.start.duration(to: clock.now), offset: offset)
+        case .flash(let event):
+            writer.note(event)
+            context.pacingSlowdowns = writer.slowdowns
+        case .fellBackToPRN1:
+            context.report.fellBackToPRN1 = true
         }
     }
 }

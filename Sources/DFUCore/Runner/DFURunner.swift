@@ -99,12 +99,4 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
         progress.transferStart = context.meter.start
         onProgress(progress)
     }
-
-    /// Starts measuring the speed when firmware starts to flow on a connection: `packets` are about
-    /// to go out and `bytesAfter` is where the part will be once they are.
-    func beginTransfer(_ packets: [[UInt8]], bytesAfter: Int, context: inout UpdateContext) {
-        guard !context.meter.isMeasuring else { return }
-        let offset = max(0, bytesAfter - packets.reduce(0) { $0 + $1.count })
-        context.meter.begin(at: context.start.duration(to: clock.now), offset: offset)
-    }
 }

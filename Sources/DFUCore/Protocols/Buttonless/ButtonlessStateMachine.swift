@@ -3,21 +3,34 @@
 /// Optionally renames the bootloader (0x02), then asks for the jump (0x01). A disconnect
 /// instead of the answer to 0x01 counts as success, as the device may reset first.
 public struct ButtonlessStateMachine: Sendable {
-    private enum Phase: Sendable, Hashable { case idle, naming, entering, done, failed }
+    private enum Phase: Sendable, Hashable { case idle, enablingNotifications, naming, entering, done, failed }
 
-    private let variant: ButtonlessVariant
+    let variant: ButtonlessVariant
     private let name: String?
     private var phase: Phase = .idle
     private var acceptedName: String?
+    /// How long to wait for an answer.
+    let responseTimeout: Duration
+
+    // The runner's view (DFUProtocolMachine, in ButtonlessStateMachine+Machine.swift).
+    /// What is left of the current step's actions.
+    var agenda = DFUMachineAgenda<DrivenDecision>()
 
     /// Makes a machine; `alternativeName` is ignored by variants that cannot rename.
-    public init(variant: ButtonlessVariant, alternativeName: String?) {
+    public init(variant: ButtonlessVariant, alternativeName: String?, responseTimeout: Duration = .seconds(10)) {
         self.variant = variant
         self.name = variant.supportsAdvertisingName ? alternativeName : nil
+        self.responseTimeout = responseTimeout
     }
 
     /// The step, for errors.
-    public var step: DFUStep { phase == .naming ? .settingAdvertisingName : .enteringBootloader }
+    public var step: DFUStep {
+        switch phase {
+        case .enablingNotifications: .enablingNotifications
+        case .naming: .settingAdvertisingName
+        case .idle, .entering, .done, .failed: .enteringBootloader
+        }
+    }
 
     /// Starts: rename first when a name is set.
     public mutating func start() -> ButtonlessAction {
@@ -31,13 +44,15 @@ public struct ButtonlessStateMachine: Sendable {
 
     /// A notification (`20 <op> <status>`) arrived.
     public mutating func received(_ bytes: [UInt8]) -> ButtonlessAction {
-        var reader = WireReader(bytes)
-        guard reader.readByte() == 0x20, let op = reader.readByte(), let raw = reader.readByte() else {
+        let response: ButtonlessResponse
+        do {
+            response = try ButtonlessResponse(bytes: bytes)
+        } catch {
             return fail(.unexpectedResponse(step: step, bytes: bytes))
         }
-        let status = ButtonlessStatus(rawValue: raw)
+        let status = response.status
         switch phase {
-        case .naming where op == 0x02:
+        case .naming where response.request == .setAdvertisingName:
             if status == .success {
                 acceptedName = name
             } else if status != .opCodeNotSupported {
@@ -46,7 +61,7 @@ public struct ButtonlessStateMachine: Sendable {
             }
             phase = .entering
             return .send(.enterBootloader)
-        case .entering where op == 0x01:
+        case .entering where response.request == .enterBootloader:
             guard status == .success else {
                 return fail(.remote(step: step, request: "Enter Bootloader", status: .buttonless(status)))
             }
@@ -74,5 +89,10 @@ public struct ButtonlessStateMachine: Sendable {
     private mutating func fail(_ error: DFUError) -> ButtonlessAction {
         phase = .failed
         return .fail(error)
+    }
+
+    /// Notifications are being enabled on the characteristic, before ``start()``.
+    mutating func enablingNotifications() {
+        if phase == .idle { phase = .enablingNotifications }
     }
 }

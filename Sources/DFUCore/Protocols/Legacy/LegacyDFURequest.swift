@@ -44,16 +44,51 @@ public enum LegacyDFURequest: Sendable, Hashable, CustomStringConvertible {
 
     /// The frame.
     public var bytes: [UInt8] {
-        var writer = WireWriter()
-        writer.write(opCode.rawValue)
+        var writer = ByteWriter()
+        writer.writeInteger(opCode.rawValue)
         switch self {
-        case .startDFU(let kind): writer.write(kind.legacyImageType)
-        case .initializeBegin: writer.write(UInt8(0x00))
-        case .initializeComplete: writer.write(UInt8(0x01))
-        case .packetReceiptRequest(let count): writer.write(count)
+        case .startDFU(let kind): writer.writeInteger(kind.legacyImageType)
+        case .initializeBegin: writer.writeInteger(UInt8(0x00))
+        case .initializeComplete: writer.writeInteger(UInt8(0x01))
+        case .packetReceiptRequest(let count): writer.writeInteger(count)
         case .startDFUOriginal, .initializeCRC, .receiveFirmware, .validate, .activateAndReset, .reset: break
         }
         return writer.bytes
+    }
+
+    /// Why bytes written to the control point are not a request this client sends.
+    public struct DecodingError: Error, Sendable, Hashable {
+        /// The frame.
+        public let bytes: [UInt8]
+    }
+
+    /// Decodes a frame written to the control point: exactly one of the requests above, nothing after it.
+    public init(bytes: [UInt8]) throws(DecodingError) {
+        var reader = ByteReader(bytes)
+        let request: LegacyDFURequest?
+        switch reader.readByte().map(LegacyDFUOpCode.init(rawValue:)) {
+        case .startDFU?:
+            if let type = reader.readByte() {
+                request = PartKind.allCases.first { $0.legacyImageType == type }.map { .startDFU($0) }
+            } else {
+                request = .startDFUOriginal
+            }
+        case .initialize?:
+            switch reader.readByte() {
+            case 0x00?: request = .initializeBegin
+            case 0x01?: request = .initializeComplete
+            case nil: request = .initializeCRC
+            default: request = nil
+            }
+        case .packetReceiptRequest?: request = reader.readInteger(as: UInt16.self).map { .packetReceiptRequest($0) }
+        case .receiveFirmware?: request = .receiveFirmware
+        case .validate?: request = .validate
+        case .activateAndReset?: request = .activateAndReset
+        case .reset?: request = .reset
+        default: request = nil
+        }
+        guard let request, reader.readableBytes == 0 else { throw DecodingError(bytes: bytes) }
+        self = request
     }
 
     /// e.g. "Start DFU (01 04)".

@@ -11,12 +11,19 @@ public struct LegacyDFUStateMachine: Sendable {
         /// Whether no more restarts are allowed (after "invalid state", lost packets or a wrong receipt the
         /// runner resets the bootloader and starts over a few times).
         public var restarted: Bool
+        /// How long to wait for the answer to a control point request.
+        public var responseTimeout: Duration
+        /// How long to wait for a packet receipt (or the answer to the last packet, with receipts on).
+        public var receiptTimeout: Duration
 
         /// Makes a configuration.
-        public init(packetReceiptNotifications: UInt16 = 12, version: LegacyDFUVersion?, restarted: Bool = false) {
+        public init(packetReceiptNotifications: UInt16 = 12, version: LegacyDFUVersion?, restarted: Bool = false,
+                    responseTimeout: Duration = .seconds(10), receiptTimeout: Duration = .seconds(1)) {
             self.packetReceiptNotifications = packetReceiptNotifications
             self.version = version
             self.restarted = restarted
+            self.responseTimeout = responseTimeout
+            self.receiptTimeout = receiptTimeout
         }
 
         /// Slow mode of pre-SDK-7 bootloaders: PRN 1 and a pause before the first packet.
@@ -31,14 +38,22 @@ public struct LegacyDFUStateMachine: Sendable {
     public static let slowModeFirstPacketDelay: Duration = .milliseconds(2000)
 
     private enum Phase: Sendable, Hashable {
-        case idle, waitingBeforeStart, startRequest, startSizes, initBegin, initPackets, initComplete,
+        case idle, enablingNotifications, waitingBeforeStart, startRequest, startSizes, initBegin, initPackets, initComplete,
              prnRequest, receiveRequest, waitingBeforeData, streaming, awaitingReceipt, awaitingReceived,
              validating, activating, done, failed
     }
 
-    private let part: FirmwarePart
-    private let configuration: Configuration
+    let part: FirmwarePart
+    let configuration: Configuration
     private var phase: Phase = .idle
+
+    // The runner's view (DFUProtocolMachine, in LegacyDFUStateMachine+Machine.swift).
+    /// What is left of the current step's actions.
+    var agenda = DFUMachineAgenda<DrivenDecision>()
+    /// The timeout of the notification being awaited.
+    var awaitedFor: Duration = .zero
+    /// Where the machine was when the update was cancelled.
+    var abortedStep: DFUStep?
     private var usesOriginalStart = false
     private var sent = 0
 
@@ -56,6 +71,7 @@ public struct LegacyDFUStateMachine: Sendable {
     /// The step, for errors.
     public var step: DFUStep {
         switch phase {
+        case .enablingNotifications: .enablingNotifications
         case .idle, .waitingBeforeStart, .startRequest, .startSizes: .startingDFU
         case .initBegin, .initPackets, .initComplete: .sendingInitParameters
         case .prnRequest, .receiveRequest, .waitingBeforeData, .streaming, .awaitingReceipt, .awaitingReceived: .sendingFirmware
@@ -83,13 +99,13 @@ public struct LegacyDFUStateMachine: Sendable {
         switch phase {
         case .startRequest:
             phase = .startSizes
-            var sizes = WireWriter()
+            var sizes = ByteWriter()
             if usesOriginalStart {
-                sizes.write(UInt32(part.image.count))
+                sizes.writeInteger(UInt32(part.image.count))
             } else {
-                sizes.write(part.softdeviceSize)
-                sizes.write(part.bootloaderSize)
-                sizes.write(part.applicationSize)
+                sizes.writeInteger(part.softdeviceSize)
+                sizes.writeInteger(part.bootloaderSize)
+                sizes.writeInteger(part.applicationSize)
             }
             return .writePackets([sizes.bytes], awaitReceipt: true)
         case .initBegin:
@@ -262,5 +278,10 @@ public struct LegacyDFUStateMachine: Sendable {
     private mutating func fail(_ error: DFUError) -> LegacyDFUAction {
         phase = .failed
         return .fail(error)
+    }
+
+    /// Notifications are being enabled on the control point, before ``start()``.
+    mutating func enablingNotifications() {
+        if phase == .idle { phase = .enablingNotifications }
     }
 }

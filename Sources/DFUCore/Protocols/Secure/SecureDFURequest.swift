@@ -27,17 +27,46 @@ public enum SecureDFURequest: Sendable, Hashable, CustomStringConvertible {
 
     /// The frame written to the control point.
     public var bytes: [UInt8] {
-        var writer = WireWriter()
-        writer.write(opCode.rawValue)
+        var writer = ByteWriter()
+        writer.writeInteger(opCode.rawValue)
         switch self {
         case .create(let type, let size):
-            writer.write(type.rawValue)
-            writer.write(size)
-        case .setPRN(let value): writer.write(value)
-        case .select(let type): writer.write(type.rawValue)
+            writer.writeInteger(type.rawValue)
+            writer.writeInteger(size)
+        case .setPRN(let value): writer.writeInteger(value)
+        case .select(let type): writer.writeInteger(type.rawValue)
         case .calculateChecksum, .execute, .abort: break
         }
         return writer.bytes
+    }
+
+    /// Why bytes written to the control point are not a request this client sends.
+    public struct DecodingError: Error, Sendable, Hashable {
+        /// The frame.
+        public let bytes: [UInt8]
+    }
+
+    /// Decodes a frame written to the control point: exactly one of the requests above, nothing after it.
+    public init(bytes: [UInt8]) throws(DecodingError) {
+        var reader = ByteReader(bytes)
+        let request: SecureDFURequest?
+        switch reader.readByte().map(SecureDFUOpCode.init(rawValue:)) {
+        case .createObject?:
+            if let type = reader.readByte().flatMap(SecureDFUObjectType.init(rawValue:)),
+                let size = reader.readInteger(as: UInt32.self) {
+                request = .create(type, size: size)
+            } else {
+                request = nil
+            }
+        case .setPRN?: request = reader.readInteger(as: UInt16.self).map { .setPRN($0) }
+        case .calculateChecksum?: request = .calculateChecksum
+        case .execute?: request = .execute
+        case .selectObject?: request = reader.readByte().flatMap(SecureDFUObjectType.init(rawValue:)).map { .select($0) }
+        case .abort?: request = .abort
+        default: request = nil
+        }
+        guard let request, reader.readableBytes == 0 else { throw DecodingError(bytes: bytes) }
+        self = request
     }
 
     /// Name and bytes, e.g. "Create Object (01 02 00 10 00 00)".

@@ -37,6 +37,10 @@ public struct SecureDFUStateMachine: Sendable {
         public var lossDelay: Duration
         /// The longest wait after a Create that losses lead to.
         public var maximumLossDelay: Duration
+        /// How long to wait for the answer to a control point request.
+        public var responseTimeout: Duration = .seconds(10)
+        /// How long to wait for a packet receipt before asking where the device is.
+        public var receiptTimeout: Duration = .seconds(1)
 
         /// Makes a configuration.
         public init(packetReceiptNotifications: UInt16 = 12, packetSize: Int = 244, resume: Bool = true,
@@ -65,11 +69,14 @@ public struct SecureDFUStateMachine: Sendable {
                       objectDelay: options.objectDelay, objectAttempts: options.objectAttempts,
                       packetReceiptNotificationsAfterLoss: options.packetReceiptNotificationsAfterLoss,
                       lossesBeforePRNFallback: options.flashPacing == nil ? 1 : FlashPacer.maximumSlowdowns + 1)
+            responseTimeout = options.responseTimeout
+            receiptTimeout = options.receiptTimeout
         }
     }
 
     private enum Phase: Sendable, Hashable {
         case idle
+        case enablingNotifications
         case settingInitPRN
         case selectingCommand
         case creatingCommand
@@ -93,8 +100,8 @@ public struct SecureDFUStateMachine: Sendable {
 
     private let kind: PartKind
     private let initPacket: [UInt8]
-    private let image: [UInt8]
-    private let configuration: Configuration
+    let image: [UInt8]
+    let configuration: Configuration
     private var phase: Phase = .idle
 
     private var commandAttempts = 0
@@ -114,6 +121,22 @@ public struct SecureDFUStateMachine: Sendable {
     public var fellBackToPRN1: Bool { loweredPRN }
     /// Packet losses detected on this connection (a receipt or checksum short of what was sent).
     public private(set) var lossesDetected = 0
+
+    // The runner's view (DFUProtocolMachine, in SecureDFUStateMachine+Machine.swift).
+    /// What is left of the current step's actions.
+    var agenda = DFUMachineAgenda<DrivenDecision>()
+    /// The timeout of the notification being awaited.
+    var awaitedFor: Duration = .zero
+    /// The request whose answer is awaited, until its first notification or timeout.
+    var answering: SecureDFURequest?
+    /// Where the machine was when the update was cancelled.
+    var abortedStep: DFUStep?
+    /// Bytes executed when the awaited request was sent.
+    var executedWhenAsked = 0
+    /// Losses already reported to the flash pacing writer.
+    var lossesReported = 0
+    /// Whether the PRN fallback was reported.
+    var fallbackReported = false
 
     /// Makes a machine for one part.
     public init(kind: PartKind = .application, initPacket: [UInt8], image: [UInt8], configuration: Configuration) {
@@ -135,7 +158,7 @@ public struct SecureDFUStateMachine: Sendable {
 
     /// Starts the upload: PRN off for the init packet.
     public mutating func start() -> SecureDFUAction {
-        guard phase == .idle else { return fail(.unexpectedResponse(step: .settingPRN, bytes: [])) }
+        guard phase == .idle || phase == .enablingNotifications else { return fail(.unexpectedResponse(step: .settingPRN, bytes: [])) }
         guard !initPacket.isEmpty else {
             return fail(.invalidPart(kind, reason: "a Secure DFU part needs an init packet"))
         }
@@ -151,53 +174,56 @@ public struct SecureDFUStateMachine: Sendable {
         } catch {
             return fail(.unexpectedResponse(step: step, bytes: bytes))
         }
-        if response.request == .calculateChecksum, response.result == .success, expectedOpCode != .calculateChecksum {
-            // A receipt that arrived after its timeout was answered by a checksum request: already handled.
-            return .awaitNotification
-        }
-        if response.request != .calculateChecksum {
+        if case .checksum(let offset, _) = response {
+            if expectedOpCode != .calculateChecksum {
+                // A receipt that arrived after its timeout was answered by a checksum request: already handled.
+                return .awaitNotification
+            }
+            if let late = lateReceiptOffset, offset == late, phase != .checkingLostReceipt, expectedChecksumOffset != late {
+                // A receipt and a checksum answer look the same (`60 03 01` offset CRC): this one reports the
+                // offset of the receipt given up on, not where the transfer is now. It is that late receipt,
+                // or the checksum answer that followed it; either way it was already acted on.
+                lateReceiptOffset = nil
+                return .awaitNotification
+            }
+            if phase == .checkingLostReceipt, offset != lateReceiptOffset {
+                // Short of the receipt's offset: packets were lost and that receipt never comes.
+                lateReceiptOffset = nil
+            }
+        } else if response.request != .calculateChecksum {
             // Notifications stay in order: a late receipt would have come before this answer.
             lateReceiptOffset = nil
-        } else if let late = lateReceiptOffset, response.result == .success, response.offset == late,
-            phase != .checkingLostReceipt, expectedChecksumOffset != late {
-            // A receipt and a checksum answer look the same (`60 03 01` offset CRC): this one reports the
-            // offset of the receipt given up on, not where the transfer is now. It is that late receipt,
-            // or the checksum answer that followed it; either way it was already acted on.
-            lateReceiptOffset = nil
-            return .awaitNotification
-        } else if phase == .checkingLostReceipt, response.offset != lateReceiptOffset {
-            // Short of the receipt's offset: packets were lost and that receipt never comes.
+        } else if phase == .checkingLostReceipt {
             lateReceiptOffset = nil
         }
         guard response.request == expectedOpCode else { return fail(.unexpectedResponse(step: step, bytes: bytes)) }
-        if response.result != .success {
-            return failed(response)
-        }
-        switch phase {
-        case .settingInitPRN:
+        switch (phase, response) {
+        case (_, .refused(_, let result, let extended)):
+            return refused(result, extended, request: response.request)
+        case (.settingInitPRN, .succeeded):
             devicePRN = 0
             phase = .selectingCommand
             return .send(.select(.command))
-        case .selectingCommand:
-            return selectedCommand(response)
-        case .creatingCommand:
+        case (.selectingCommand, .selected(let maxSize, let offset, let crc)):
+            return selectedCommand(maxSize: maxSize, offset: offset, crc: crc)
+        case (.creatingCommand, .succeeded):
             phase = .sendingCommand
             sent = 0
             return .writePackets(packets(of: initPacket, from: 0, to: initPacket.count), awaitReceipt: false)
-        case .checkingCommand:
-            return checkedCommand(response)
-        case .executingCommand:
+        case (.checkingCommand, .checksum(let offset, let crc)):
+            return checkedCommand(offset: offset, crc: crc)
+        case (.executingCommand, .succeeded):
             return executedCommand()
-        case .settingDataPRN:
+        case (.settingDataPRN, .succeeded):
             devicePRN = configuration.packetReceiptNotifications
             packetsSinceReset = 0
             phase = .selectingData
             return .send(.select(.data))
-        case .selectingData:
-            return selectedData(response)
-        case .executingResumedObject:
+        case (.selectingData, .selected(let maxSize, let offset, let crc)):
+            return selectedData(maxSize: maxSize, offset: offset, crc: crc, bytes: bytes)
+        case (.executingResumedObject, .succeeded), (.executingData, .succeeded):
             return executedObject()
-        case .creatingData:
+        case (.creatingData, .succeeded):
             packetsSinceReset = 0
             let delay = max(createdFirstObject ? configuration.objectDelay
                 : max(configuration.firstObjectDelay, configuration.objectDelay), delayAfterLosses)
@@ -207,17 +233,15 @@ public struct SecureDFUStateMachine: Sendable {
                 return .wait(delay)
             }
             return stream()
-        case .awaitingReceipt, .checkingLostReceipt:
-            return checkedReceipt(response)
-        case .checkingData:
-            return checkedObject(response)
-        case .executingData:
-            return executedObject()
-        case .settingFallbackPRN:
+        case (.awaitingReceipt, .checksum(let offset, let crc)), (.checkingLostReceipt, .checksum(let offset, let crc)):
+            return checkedReceipt(offset: offset, crc: crc)
+        case (.checkingData, .checksum(let offset, let crc)):
+            return checkedObject(offset: offset, crc: crc)
+        case (.settingFallbackPRN, .succeeded):
             devicePRN = configuration.packetReceiptNotificationsAfterLoss
             packetsSinceReset = 0
             return createObject()
-        case .idle, .sendingCommand, .delaying, .streaming, .resetting, .failed:
+        default:
             return fail(.unexpectedResponse(step: step, bytes: bytes))
         }
     }
@@ -285,6 +309,7 @@ public struct SecureDFUStateMachine: Sendable {
     /// The step the machine is in, for errors and logs.
     public var step: DFUStep {
         switch phase {
+        case .enablingNotifications: .enablingNotifications
         case .idle, .settingInitPRN, .settingDataPRN, .settingFallbackPRN: .settingPRN
         case .selectingCommand: .selecting(.command)
         case .creatingCommand: .creating(.command)
@@ -313,23 +338,21 @@ public struct SecureDFUStateMachine: Sendable {
         }
     }
 
-    private mutating func failed(_ response: SecureDFUResponse) -> SecureDFUAction {
+    private mutating func refused(_ result: SecureDFUResultCode, _ extended: SecureDFUExtendedError?,
+                                  request op: SecureDFUOpCode) -> SecureDFUAction {
         // SDK 15–17 answer 0x08 when the object re-executed on resume was already executed.
-        if response.result == .operationNotPermitted, phase == .executingResumedObject {
+        if result == .operationNotPermitted, phase == .executingResumedObject {
             return executedObject()
         }
         let request: String
         switch phase {
         case .executingCommand: request = "the init packet"
-        default: request = response.request.description
+        default: request = op.description
         }
-        return fail(.remote(step: step, request: request, status: .secure(response.result, response.extendedError)))
+        return fail(.remote(step: step, request: request, status: .secure(result, extended)))
     }
 
-    private mutating func selectedCommand(_ response: SecureDFUResponse) -> SecureDFUAction {
-        guard let maxSize = response.maxSize, let offset = response.offset, let crc = response.crc else {
-            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
-        }
+    private mutating func selectedCommand(maxSize: UInt32, offset: UInt32, crc: UInt32) -> SecureDFUAction {
         guard maxSize > 0, initPacket.count <= Int(maxSize) else {
             return fail(.invalidPart(kind,
                 reason: "the init packet (\(initPacket.count) bytes) is larger than the bootloader accepts (\(maxSize) bytes)"))
@@ -349,10 +372,7 @@ public struct SecureDFUStateMachine: Sendable {
         return .send(.create(.command, size: UInt32(length)))
     }
 
-    private mutating func checkedCommand(_ response: SecureDFUResponse) -> SecureDFUAction {
-        guard let offset = response.offset, let crc = response.crc else {
-            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
-        }
+    private mutating func checkedCommand(offset: UInt32, crc: UInt32) -> SecureDFUAction {
         let expectedCRC = CRC32.checksum(initPacket)
         if Int(offset) == initPacket.count, crc == expectedCRC {
             phase = .executingCommand
@@ -377,11 +397,8 @@ public struct SecureDFUStateMachine: Sendable {
         return .send(.select(.data))
     }
 
-    private mutating func selectedData(_ response: SecureDFUResponse) -> SecureDFUAction {
-        guard let maxSize = response.maxSize, let reported = response.offset, let crc = response.crc else {
-            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
-        }
-        guard maxSize > 0 else { return fail(.unexpectedResponse(step: step, bytes: response.bytes)) }
+    private mutating func selectedData(maxSize: UInt32, offset reported: UInt32, crc: UInt32, bytes: [UInt8]) -> SecureDFUAction {
+        guard maxSize > 0 else { return fail(.unexpectedResponse(step: step, bytes: bytes)) }
         dataMaxSize = Int(maxSize)
         let offset = Int(reported)
         let total = image.count
@@ -464,10 +481,7 @@ public struct SecureDFUStateMachine: Sendable {
         return running.value
     }
 
-    private mutating func checkedReceipt(_ response: SecureDFUResponse) -> SecureDFUAction {
-        guard let offset = response.offset, let reportedCRC = response.crc else {
-            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
-        }
+    private mutating func checkedReceipt(offset: UInt32, crc reportedCRC: UInt32) -> SecureDFUAction {
         if Int(offset) == sent, reportedCRC == crc(upTo: sent) {
             if sent < objectEnd { return stream() }
             phase = .checkingData
@@ -476,10 +490,7 @@ public struct SecureDFUStateMachine: Sendable {
         return retryObject(reportedOffset: offset, reportedCRC: reportedCRC, lost: Int(offset) != sent)
     }
 
-    private mutating func checkedObject(_ response: SecureDFUResponse) -> SecureDFUAction {
-        guard let offset = response.offset, let reportedCRC = response.crc else {
-            return fail(.unexpectedResponse(step: step, bytes: response.bytes))
-        }
+    private mutating func checkedObject(offset: UInt32, crc reportedCRC: UInt32) -> SecureDFUAction {
         if Int(offset) == objectEnd, reportedCRC == crc(upTo: objectEnd) {
             phase = .executingData
             return .send(.execute)
@@ -533,5 +544,10 @@ public struct SecureDFUStateMachine: Sendable {
     private mutating func fail(_ error: DFUError) -> SecureDFUAction {
         phase = .failed
         return .fail(error)
+    }
+
+    /// Notifications are being enabled on the control point, before ``start()``.
+    mutating func enablingNotifications() {
+        if phase == .idle { phase = .enablingNotifications }
     }
 }

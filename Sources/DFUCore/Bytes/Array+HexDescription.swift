@@ -1,0 +1,9 @@
+extension Array where Element == UInt8 {
+    /// The bytes as space-separated lowercase hex, e.g. `60 06 01`.
+    public var hexDescription: String {
+        map { byte in
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined(separator: " ")
+    }
+}

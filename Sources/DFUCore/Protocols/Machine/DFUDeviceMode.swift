@@ -1,0 +1,19 @@
+/// What a connected device runs, as far as DFU is concerned.
+public enum DFUDeviceMode: Sendable, Hashable {
+    /// A Secure DFU bootloader (SDK 12–17).
+    case secureBootloader
+    /// A Legacy DFU bootloader (SDK 4.3–11), with its DFU Version when it has the characteristic.
+    case legacyBootloader(LegacyDFUVersion?)
+    /// An application with a buttonless DFU service.
+    case buttonless(ButtonlessVariant)
+    /// A Legacy application that jumps into its bootloader on Start DFU.
+    case legacyApplication
+
+    /// Whether the device runs an application that must first be switched into its bootloader.
+    public var isApplication: Bool {
+        switch self {
+        case .buttonless, .legacyApplication: true
+        case .secureBootloader, .legacyBootloader: false
+        }
+    }
+}

@@ -1,0 +1,24 @@
+/// What a ``DFUProtocolMachine`` tells the runner besides its I/O: progress, hints for the flash pacing
+/// writer, and fallbacks that end up in the ``DFUUpdateReport``.
+public enum DFUMachineReport: Sendable, Hashable, CustomStringConvertible {
+    /// The part is in this progress state with `bytes` of it sent (`.uploading`), about to be validated
+    /// (`.validating`), about to drop the link (`.disconnecting`) or abandoned (`.aborted`).
+    case progress(DFUState, bytes: Int)
+    /// Firmware starts to flow on this connection from `offset` (what the device already holds): the speed
+    /// is measured from here. Repeated reports on one connection are ignored.
+    case transferStarting(offset: Int)
+    /// What the device's flash is doing, for the flash pacing writer.
+    case flash(FlashPacingEvent)
+    /// The machine lowered its PRN interval (to 1 by default) after losses.
+    case fellBackToPRN1
+
+    /// A short trace line.
+    public var description: String {
+        switch self {
+        case .progress(let state, let bytes): "\(state.rawValue) at \(bytes) bytes"
+        case .transferStarting(let offset): "transfer starting at \(offset)"
+        case .flash(let event): "flash \(event)"
+        case .fellBackToPRN1: "fell back to PRN 1"
+        }
+    }
+}

@@ -1,0 +1,138 @@
+// Secure DFU as the runner drives it: each protocol decision (a request, packets, a wait) becomes the runner's
+// actions on the Secure DFU Control Point and Packet characteristics, with the machine's own timeouts,
+// progress, flash hints, PRN fallback and Abort.
+
+extension SecureDFUStateMachine: DFUProtocolMachine {
+    /// What the machine decides once the actions of a step are done.
+    enum DrivenDecision: Sendable, Hashable {
+        /// Notifications are on: send the first request.
+        case start
+        /// Packets without a receipt went out: send more, or ask for the checksum.
+        case packetsWritten
+    }
+
+    /// A machine for the setup's part, with the options' settings and the peer's write length.
+    public init(_ setup: DFUMachineSetup) {
+        self.init(kind: setup.part?.kind ?? .application, initPacket: setup.part?.initPacket ?? [],
+                  image: setup.part?.image ?? [],
+                  configuration: .init(options: setup.options, maximumWriteLength: setup.peer.maximumWriteLength))
+    }
+
+    /// Takes one event from the runner.
+    public mutating func handle(_ event: DFUMachineEvent) -> DFUMachineAction {
+        if abortedStep != nil { return aborting(event) }
+        switch event {
+        case .start:
+            enablingNotifications()
+            agenda.plan([.action(.enableNotifications(on: .secureControlPoint)), .decide(.start)])
+            return proceed()
+        case .written, .reported:
+            return proceed()
+        case .notified(let bytes):
+            return answered(received(bytes))
+        case .timedOut:
+            return answered(timedOut(after: awaitedFor))
+        case .delayElapsed:
+            return drive(delayElapsed())
+        case .disconnected:
+            agenda.clear()
+            return drive(disconnected())
+        case .cancelled:
+            // Abort (0x0C): the bootloader drops the transfer and resets; what was executed stays.
+            abortedStep = step
+            agenda.plan([.action(.report(.progress(.aborted, bytes: bytesExecuted)))])
+            return .lastWrite(SecureDFURequest.abort.bytes, to: .secureControlPoint)
+        }
+    }
+
+    private mutating func aborting(_ event: DFUMachineEvent) -> DFUMachineAction {
+        if case .action(let action)? = agenda.next() { return action }
+        return .fail(.aborted(step: abortedStep ?? step))
+    }
+
+    private mutating func proceed() -> DFUMachineAction {
+        switch agenda.next() {
+        case .action(let action)?:
+            if case .awaitNotification(_, let timeout) = action { awaitedFor = timeout }
+            return action
+        case .decide(.start)?:
+            return drive(start())
+        case .decide(.packetsWritten)?:
+            return drive(packetsWritten())
+        case nil:
+            return drive(.fail(.unexpectedResponse(step: step, bytes: [])))
+        }
+    }
+
+    /// The answer to a request (or its timeout) was taken: tell the flash pacing writer what it implies, then
+    /// carry on.
+    private mutating func answered(_ next: SecureDFUAction) -> DFUMachineAction {
+        var hints: [DFUMachineAgenda<DrivenDecision>.Item] = []
+        switch answering {
+        case .create(.data, _)?:
+            hints.append(.action(.report(.flash(.objectCreated))))
+        case .execute? where bytesExecuted > executedWhenAsked:
+            // SDK 15–17 answer a data Execute only once every queued erase and write is done.
+            hints.append(.action(.report(.flash(.idle))))
+        default:
+            break
+        }
+        answering = nil
+        return drive(next, hints: hints)
+    }
+
+    /// Turns a protocol decision into the runner's actions, after `hints`.
+    private mutating func drive(_ next: SecureDFUAction, hints: [DFUMachineAgenda<DrivenDecision>.Item] = []) -> DFUMachineAction {
+        var items = hints
+        if lossesDetected > lossesReported {
+            // The flash is slower than the pacer assumed: assume it twice as slow from now on.
+            lossesReported = lossesDetected
+            items.append(.action(.report(.flash(.slower))))
+        }
+        if fellBackToPRN1, !fallbackReported {
+            fallbackReported = true
+            items.append(.action(.report(.fellBackToPRN1)))
+        }
+        switch next {
+        case .send(let request):
+            if request == .execute, step == .validatingFirmware {
+                items.append(.action(.report(.progress(.validating, bytes: image.count))))
+            }
+            answering = request
+            executedWhenAsked = bytesExecuted
+            items.append(.action(.write([request.bytes], to: .secureControlPoint, type: .withResponse)))
+            items.append(.action(.awaitNotification(from: .secureControlPoint, within: configuration.responseTimeout)))
+        case .writePackets(let packets, let awaitReceipt):
+            let firmware = step == .sendingFirmware
+            if firmware {
+                let offset = max(0, bytesSent - packets.reduce(0) { $0 + $1.count })
+                items.append(.action(.report(.transferStarting(offset: offset))))
+            }
+            items.append(.action(.write(packets, to: .securePacket, type: .withoutResponse, paced: firmware)))
+            if firmware { items.append(.action(.report(.progress(.uploading, bytes: bytesSent)))) }
+            items.append(awaitReceipt
+                ? .action(.awaitNotification(from: .secureControlPoint, within: configuration.receiptTimeout))
+                : .decide(.packetsWritten))
+        case .awaitNotification:
+            // A late receipt was set aside: the answer is still to come.
+            items.append(.action(.awaitNotification(from: .secureControlPoint, within: configuration.responseTimeout)))
+        case .wait(let duration):
+            items.append(.action(.wait(duration)))
+        case .awaitReset:
+            items.append(.action(.report(.progress(.disconnecting, bytes: image.count))))
+            items.append(.action(.finish(.awaitReset)))
+        case .fail(let error):
+            switch error {
+            case .disconnected, .timeout(step: .validatingFirmware, _):
+                // No answer to the last Execute: the device may have reset into the image without the link
+                // loss being seen yet. Reconnect and look (the new application, or the bootloader to resume).
+                items.append(.action(.finish(.reconnect(error))))
+            default:
+                // The link stays up: after a rejected system part the application goes over it.
+                items.append(.action(.fail(error)))
+            }
+        }
+        agenda.plan(items)
+        return proceed()
+    }
+}
