@@ -17,9 +17,25 @@ import Testing
         let run = SMPTestRun(plan: SMPUploadPlan(images: images), server: server, faults: [fault])
         #expect(run.result == .completed, "\(fault)")
         #expect(server.primary[0] == .init(hash: images[0].imageHash, version: "2.0.0", confirmed: true), "\(fault)")
-        #expect(run.uploadedBytes == images[0].bytes, "\(fault)")
+        #expect(run.uploadedBytes.elementsEqual(images[0].bytes), "\(fault)")
         // Progress never goes past the image.
         #expect(run.progress.allSatisfy { $0 <= images[0].bytes.count }, "\(fault)")
+        // And the fault did happen, and was dealt with the way it should be.
+        switch fault {
+        case .dropRequest:
+            #expect(run.retransmissions > 0)
+        case .duplicateAnswer:
+            #expect(run.ignoredAnswers > 0)
+        case .disconnectAfter, .resetAfter:
+            #expect(run.reconnects == 1)
+        case .dropResetAnswer:
+            #expect(run.restarts == 1)
+        case .mismatchOnce:
+            #expect(server.chunksWritten > 40)  // the image went twice
+        case .dropAnswer, .lateAnswer:
+            // Later answers carry the offset on: nothing is sent again.
+            #expect(run.retransmissions == 0)
+        }
     }
 
     @Test func aLostLinkResumesFromTheDevicesOffsetInsteadOfStartingOver() {

@@ -58,6 +58,7 @@ struct SMPTestRun {
     private(set) var marks: [SMPRequest] = []
     private(set) var maxInFlight = 0
     private(set) var retransmissions = 0
+    private(set) var ignoredAnswers = 0
     private(set) var largestFrame = 0
     private(set) var largestWrite = 0
     private(set) var uploadedBytes: [UInt8] = []
@@ -82,6 +83,7 @@ struct SMPTestRun {
                 if let after = machine.imagesAfter { lastImagesAfter = after }
                 maxInFlight = max(maxInFlight, machine.statistics.maxInFlight)
                 retransmissions += machine.statistics.retransmissions
+                ignoredAnswers += machine.statistics.ignoredAnswers
             }
             for _ in 0..<100_000 {
                 switch machine.handle(event) {
