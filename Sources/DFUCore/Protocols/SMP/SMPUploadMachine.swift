@@ -82,6 +82,9 @@ public struct SMPUploadMachine: Sendable {
     private var statuses: [SMPImageStatus] = []
     private var transferReported = false
     private var cancelled = false
+    /// SMP version 2 until the device answers MGMT_ERR_UNSUPPORTED_TOO_NEW (zephyr `smp.c` checks the
+    /// header's version; `tests/subsys/mgmt/mcumgr/smp_version`), then version 1.
+    private var version = SMPVersion.version2
 
     /// A machine for `plan` over the connection described by `setup` (its options' response timeout and
     /// reconnection attempts, the peer's write length, and whether earlier machines for this upload reset
@@ -143,7 +146,7 @@ public struct SMPUploadMachine: Sendable {
         statistics.requests += 1
         let bytes: [UInt8]
         do {
-            bytes = try request.frame(sequence: sequence).bytes
+            bytes = try request.frame(sequence: sequence, version: version).bytes
         } catch {
             return .fail(.invalidPart(.application, reason: "its SMP request could not be encoded: \(error)"))
         }
@@ -199,6 +202,10 @@ public struct SMPUploadMachine: Sendable {
 
     private mutating func answered(_ response: SMPResponse, to request: SMPRequest, frame: SMPFrame) -> DFUMachineAction {
         switch (phase, response) {
+        case (_, .failure(.management(.versionTooNew, _))) where version == .version2:
+            // A server that speaks only SMP version 1: the same request again, in version 1.
+            version = .version1
+            return send(request, phase: phase)
         case (.readingParameters, .parameters(let parameters)):
             self.parameters = parameters
             return send(.imageState, phase: .readingImagesBefore)
@@ -298,7 +305,7 @@ public struct SMPUploadMachine: Sendable {
         var writes: [[UInt8]] = []
         for (sequence, chunk) in chunks {
             statistics.requests += 1
-            guard let frame = try? SMPRequest.upload(chunk).frame(sequence: sequence) else {
+            guard let frame = try? SMPRequest.upload(chunk).frame(sequence: sequence, version: version) else {
                 return .fail(.invalidPart(.application, reason: "an SMP upload request could not be encoded"))
             }
             writes += split(frame.bytes)
