@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCbor", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
         // Linux headers Glibc's module leaves out (timerfd); glibc itself, nothing to link.
         .systemLibrary(name: "CLinux"),
 
@@ -29,8 +30,10 @@ let package = Package(
         .target(name: "DFUCrypto", dependencies: ["CCrypto", "CZlib"], swiftSettings: strict),
         // Read-only, in-memory ZIP reader over libzip.
         .target(name: "ZipArchive", dependencies: ["CZip"], swiftSettings: strict),
+        // CBOR values encoded and decoded by libcbor, with bounds for hostile input.
+        .target(name: "CBOR", dependencies: ["CCbor"], swiftSettings: strict),
         // The pure core: package model, init packets, protocol state machines, runner.
-        .target(name: "DFUCore", dependencies: ["DFUCrypto"], swiftSettings: strict),
+        .target(name: "DFUCore", dependencies: ["DFUCrypto", "CBOR"], swiftSettings: strict),
         // Simulated nRF5 bootloaders and applications behind the core's transport protocol.
         .target(name: "DFUSimulator", dependencies: ["DFUCore", "DFUCrypto"], swiftSettings: strict),
         // D-Bus over libdbus-1; knows nothing about BlueZ.
@@ -67,12 +70,13 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "DFUCryptoTests", dependencies: ["DFUCrypto"], swiftSettings: strict),
+        .testTarget(name: "CBORTests", dependencies: ["CBOR"], swiftSettings: strict),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "DFUCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DFUCoreTests", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive", "TestSupport"], exclude: ["Fixtures"],
+            name: "DFUCoreTests", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR"], exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
-            name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport"],
+            name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR"],
             swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
         .testTarget(

@@ -98,6 +98,26 @@ def conversations():
     write("secure-dfu-responses", bytes.fromhex("60030b07"))
     write("legacy-dfu-notifications", bytes.fromhex("110c000000"))
     write("legacy-dfu-notifications", bytes.fromhex("0801"))
+    # SMP responses (frame layout in zephyr doc/services/device_mgmt/smp_protocol.rst), cut into
+    # 20-byte notifications (first byte 19 → pieces of 20), and their CBOR bodies alone.
+    smp = [
+        "0900001800000106" "a2" "686275665f73697a65" "1909ab" "696275665f636f756e74" "04",  # buf_size 2475, buf_count 4
+        "0b00000600010701" "a1" "636f6666" "04",                                           # upload: {"off": 4}
+        "0b00000f00010801" "a2" "636f6666" "1903e8" "656d61746368" "f5",                   # {"off": 1000, "match": true}
+        "0b00001100010701" "a1" "63657272" "a2" "6567726f7570" "01" "627263" "09",         # {"err": {"group": 1, "rc": 9}}
+        "0300000500010701" "a1" "627263" "06",                                             # SMP v1 {"rc": 6}
+        "0900002600010400" "a1" "66696d61676573" "81" "a3" "64736c6f74" "00"
+        "6776657273696f6e" "65312e322e33" "66616374697665" "f5",                           # images [{slot 0, "1.2.3", active}]
+    ]
+    for frame in smp:
+        write("smp-frames", bytes([19]) + bytes.fromhex(frame))
+        write("cbor", bytes.fromhex(frame)[8:])
+    write("cbor", bytes.fromhex("9f01820203ff"))       # [_ 1, [2, 3]]
+    write("cbor", bytes.fromhex("5f42010243030405ff"))  # (_ h'0102', h'030405')
+    write("cbor", bytes.fromhex("f93c00"))              # half float 1.0
+    # smp-machine: write length, ending, image sizes, image count, then one byte per await (see the target).
+    write("smp-machine", bytes([230, 0, 2, 2, 0]) + bytes([4, 150, 3]) + bytes([4, 0, 0]) + bytes([5, 5]) * 20)
+    write("smp-machine", bytes([20, 1, 1, 1, 1]) + bytes([4, 20, 2]) + bytes([0, 4, 4, 1, 6, 5]) * 10)
 
 
 def main():

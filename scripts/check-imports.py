@@ -2,7 +2,7 @@
 """Fails when a target's Swift files import a module that Package.swift does not declare as one of
 its direct dependencies, or declare a dependency they never import, or break the layering:
 C wrappers -> DBus -> BlueZ -> BlueZTransport, with DFUCore (the pure core) importing no D-Bus,
-BlueZ or C module, BlueZTransport no D-Bus (the BlueZ layer keeps it inside), and DFUCommand
+BlueZ or C module (CBOR through the CBOR wrapper, never CCbor), BlueZTransport no D-Bus (the BlueZ layer keeps it inside), and DFUCommand
 neither DBus nor BlueZ.
 
 Usage: scripts/check-imports.py PACKAGE_JSON   (the output of `swift package dump-package`)"""
@@ -16,12 +16,13 @@ PLATFORM = {"Foundation", "FoundationEssentials", "Glibc", "Darwin", "Dispatch",
             "FoundationXML", "FoundationNetworking", "FoundationInternationalization", "Testing", "XCTest", "Musl", "_Concurrency", "os"}
 # What a target must never import, whatever Package.swift says (the architecture's direction).
 FORBIDDEN = {
-    "DFUCore": {"DBus", "BlueZ", "BlueZTransport", "CDBus", "CZip", "CCrypto", "CZlib", "CLinux", "ZipArchive", "DFUSimulator"},
+    "DFUCore": {"DBus", "BlueZ", "BlueZTransport", "CDBus", "CZip", "CCrypto", "CZlib", "CLinux", "CCbor", "ZipArchive", "DFUSimulator"},
     "DBus": {"BlueZ", "BlueZTransport", "DFUCore"},
     "BlueZ": {"BlueZTransport", "DFUCore"},
     "DFUCommand": {"DBus", "BlueZ", "CDBus", "DFUSimulator", "BlueZStandIn"},
     "BlueZTransport": {"DBus", "CDBus"},
     "DFUCrypto": {"DFUCore"},
+    "CBOR": {"DFUCore", "DFUCrypto", "DBus", "BlueZ"},
 }
 IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|package|private|fileprivate)\s+)?import\s+(?:(?:struct|class|enum|func|var|let|protocol|typealias)\s+)?(\w+)", re.M)
 

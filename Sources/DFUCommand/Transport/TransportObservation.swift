@@ -49,6 +49,10 @@ enum TransportObservation: Sendable {
             }
         case .legacyVersion:
             return bytes.hexDescription
+        case .smp:
+            // A write may be a whole frame or a piece of one; the header says which.
+            guard let header = try? SMPHeader(bytes: bytes) else { return "\(bytes.count) bytes of an SMP frame" }
+            return header.description
         }
     }
 

@@ -16,6 +16,9 @@ public enum DFUEndpoint: String, Sendable, Hashable, CaseIterable, CustomStringC
     case buttonlessWithBonds
     /// Experimental buttonless of SDK 12 (8E400001): write, notify.
     case buttonlessExperimental
+    /// The SMP (MCUmgr) characteristic of nRF Connect SDK / Zephyr devices (DA2E7828): write without
+    /// response, notify; frames longer than one ATT packet are split across packets.
+    case smp
 
     /// The role in words.
     public var description: String {
@@ -28,6 +31,7 @@ public enum DFUEndpoint: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .buttonlessWithoutBonds: "Buttonless DFU without bonds"
         case .buttonlessWithBonds: "Buttonless DFU with bonds"
         case .buttonlessExperimental: "experimental Buttonless DFU"
+        case .smp: "SMP (MCUmgr)"
         }
     }
 }

@@ -22,6 +22,11 @@ public struct DFUServiceUUIDs: Sendable, Hashable {
     public var legacyPacket = "00001532-1212-EFDE-1523-785FEABCD123"
     /// Legacy DFU Version.
     public var legacyVersion = "00001534-1212-EFDE-1523-785FEABCD123"
+    /// The SMP service of MCUmgr (zephyr `doc/services/device_mgmt/smp_transport.rst`; `SMP_BT_SVC_UUID`
+    /// in `include/zephyr/mgmt/mcumgr/transport/smp_bt.h`).
+    public var smpService = "8D53DC1D-1DB7-4CD3-868B-8A527460AA84"
+    /// The SMP characteristic (`SMP_BT_CHR_UUID`): write without response, notify.
+    public var smpCharacteristic = "DA2E7828-FBCE-4E01-AE9E-261174997C48"
 
     /// Nordic's standard UUIDs.
     public init() {}
@@ -37,6 +42,7 @@ public struct DFUServiceUUIDs: Sendable, Hashable {
         case .legacyControlPoint: (legacyService, legacyControlPoint)
         case .legacyPacket: (legacyService, legacyPacket)
         case .legacyVersion: (legacyService, legacyVersion)
+        case .smp: (smpService, smpCharacteristic)
         }
     }
 

@@ -1,0 +1,2 @@
+#include <cbor.h>
+#include <stdlib.h>

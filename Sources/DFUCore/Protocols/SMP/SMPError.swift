@@ -1,0 +1,43 @@
+/// An error an SMP server answered with, in either shape (zephyr `smp_protocol.rst`, "Minimal
+/// response"): `{"rc": n}` (SMP version 1, and errors of SMP itself in version 2) or
+/// `{"err": {"group": g, "rc": n}}` (version 2 group errors), with the optional `rsn` text of
+/// `CONFIG_MCUMGR_GRP_IMG_VERBOSE_ERR`.
+public enum SMPError: Sendable, Hashable, CustomStringConvertible {
+    /// A `mcumgr_err_t` code.
+    case management(SMPManagementError, reason: String?)
+    /// An image group error (version 2, group 1).
+    case image(SMPImageError)
+    /// Another group's error (version 2), by number.
+    case group(SMPGroup, rc: Int)
+
+    /// The C name, e.g. "IMG_MGMT_ERR_NO_FREE_SLOT".
+    public var name: String {
+        switch self {
+        case .management(let error, _): error.name
+        case .image(let error): error.name
+        case .group(let group, let rc): "\(group) error \(rc)"
+        }
+    }
+
+    /// One sentence of what to do.
+    public var advice: String {
+        switch self {
+        case .management(let error, _): error.advice
+        case .image(let error): error.advice
+        case .group: "See the firmware's documentation for this group's error codes."
+        }
+    }
+
+    /// e.g. "IMG_MGMT_ERR_NO_FREE_SLOT (9): there is no free slot for the image"; a reason text is
+    /// added in quotes with control characters removed.
+    public var description: String {
+        switch self {
+        case .management(let error, let reason?):
+            let clean = String(reason.unicodeScalars.filter { $0.properties.generalCategory != .control }.prefix(120))
+            return "\(error) (\"\(clean)\")"
+        case .management(let error, nil): return error.description
+        case .image(let error): return error.description
+        case .group(let group, let rc): return "\(group) group error \(rc)"
+        }
+    }
+}

@@ -1,0 +1,88 @@
+public import CBOR
+
+/// The body of one image upload request (zephyr `smp_group_1.rst`, "Image upload request";
+/// decoded by `img_mgmt_upload` in `subsys/mgmt/mcumgr/grp/img_mgmt/src/img_mgmt.c`):
+/// `{"image", "len", "off", "sha", "data", "upgrade"}`, where `image`, `len`, `sha` and `upgrade`
+/// belong in the first chunk only (offset 0) and `sha` is the SHA-256 of the whole file, which
+/// lets the server resume an interrupted upload of the same file.
+public struct SMPUploadChunk: Sendable, Hashable, CustomStringConvertible {
+    /// The image number (absent: 0); first chunk only.
+    public var image: Int?
+    /// The whole image's length; required in the first chunk.
+    public var length: Int?
+    /// Where `data` goes.
+    public var offset: Int
+    /// SHA-256 of the whole file; first chunk only.
+    public var sha: [UInt8]?
+    /// The bytes at `offset`.
+    public var data: [UInt8]
+    /// Only accept a newer version than the running one; first chunk only.
+    public var upgrade: Bool?
+
+    /// A chunk.
+    public init(image: Int? = nil, length: Int? = nil, offset: Int, sha: [UInt8]? = nil, data: [UInt8],
+                upgrade: Bool? = nil) {
+        self.image = image
+        self.length = length
+        self.offset = offset
+        self.sha = sha
+        self.data = data
+        self.upgrade = upgrade
+    }
+
+    /// The CBOR map, keys in the order of Zephyr's documentation; absent fields are left out.
+    public var body: CBOR {
+        var entries: [CBOR.Entry] = []
+        if let image { entries.append(CBOR.Entry(.text("image"), .int(image))) }
+        if let length { entries.append(CBOR.Entry(.text("len"), .int(length))) }
+        entries.append(CBOR.Entry(.text("off"), .int(offset)))
+        if let sha { entries.append(CBOR.Entry(.text("sha"), .bytes(sha))) }
+        entries.append(CBOR.Entry(.text("data"), .bytes(data)))
+        if let upgrade { entries.append(CBOR.Entry(.text("upgrade"), .bool(upgrade))) }
+        return .map(entries)
+    }
+
+    /// Reads a chunk back from a request body (for simulated servers and tests).
+    public init(body: CBOR) throws(SMPResponse.DecodingError) {
+        guard case .map = body else { throw .wrongType(field: "body", found: body.description) }
+        image = try body.optionalInt("image")
+        length = try body.optionalInt("len")
+        guard let offset = try body.optionalInt("off") else { throw .missingField("off") }
+        self.offset = offset
+        sha = try body.optionalBytes("sha")
+        guard let data = try body.optionalBytes("data") else { throw .missingField("data") }
+        self.data = data
+        upgrade = try body.optionalBool("upgrade")
+    }
+
+    /// The most data bytes a chunk with these other fields can carry in a frame of at most
+    /// `frameLimit` bytes (header included); 0 when not even one byte fits. Exact: the CBOR
+    /// encoding of the fields around `data`, and the byte string's own head (1, 2 or 3 bytes up
+    /// to 65 535), are counted.
+    public func maxDataLength(frameLimit: Int) -> Int {
+        var empty = self
+        empty.data = []
+        guard let base = try? empty.body.encoded() else { return 0 }
+        // `base` counts a 1-byte head for an empty string; longer strings need 1 or 2 more bytes.
+        let room = frameLimit - SMPHeader.size - base.count
+        guard room > 0 else { return 0 }
+        for extra in 0...2 {
+            let n = room - extra
+            let needed = n < 24 ? 0 : n < 256 ? 1 : 2
+            if n > 0, needed <= extra { return min(n, Int(UInt16.max)) }
+        }
+        return 0
+    }
+
+    /// e.g. "off 4096, 2380 bytes (first: image 0, len 150000, sha)".
+    public var description: String {
+        var text = "off \(offset), \(data.count) bytes"
+        var first: [String] = []
+        if let image { first.append("image \(image)") }
+        if let length { first.append("len \(length)") }
+        if sha != nil { first.append("sha") }
+        if let upgrade { first.append("upgrade \(upgrade)") }
+        if !first.isEmpty { text += " (" + first.joined(separator: ", ") + ")" }
+        return text
+    }
+}
