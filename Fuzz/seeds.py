@@ -126,6 +126,21 @@ def main():
         from_zip(z)
     for h in files(os.path.join(ROOT, "Tests", "Fixtures", "hex"), (".hex",)) + files(SHARED, (".hex",)):
         write("intel-hex", open(h, "rb").read())
+    # MCUboot images made by imgtool: flat (mode byte 0), Intel HEX (1), and the members of the
+    # nRF Connect SDK fixture zip behind its manifest (2).
+    mcuboot = os.path.join(ROOT, "Tests", "Fixtures", "mcuboot")
+    for f in files(os.path.join(mcuboot, "images"), (".bin",)):
+        write("mcuboot", b"\x00" + open(f, "rb").read())
+    for f in files(os.path.join(mcuboot, "images"), (".hex",)):
+        write("mcuboot", b"\x01" + open(f, "rb").read())
+    ncs = os.path.join(mcuboot, "dfu_application.zip")
+    if os.path.isfile(ncs):
+        with zipfile.ZipFile(ncs) as z:
+            manifest = z.read("manifest.json")
+            for name in z.namelist():
+                if name != "manifest.json":
+                    member = manifest.replace(name.encode(), b"app_update.bin")
+                    write("mcuboot", b"\x02" + len(member).to_bytes(2, "big") + member + z.read(name))
     conversations()
     for wire in dbus_seeds.seeds():
         write("dbus-message", wire)

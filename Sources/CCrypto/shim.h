@@ -6,3 +6,4 @@
 #include <openssl/bn.h>
 #include <openssl/err.h>
 #include <openssl/bio.h>
+#include <openssl/rsa.h>

@@ -8,6 +8,7 @@ extension DFUPackage {
     /// thrown: call ``PackageReport/checkedPackage()`` for a package that may be sent.
     public static func inspect(entries: [String: [UInt8]], key: ECDSAP256.PublicKey? = nil) throws(PackageError) -> PackageReport {
         guard let json = entries["manifest.json"] else { throw .missingManifest }
+        if NCSManifest.isNCSManifest(json) { throw .mcubootPackage }
         let manifest = try Manifest(json: json)
         var reports: [PartReport] = []
         for entry in manifest.entries {

@@ -49,6 +49,8 @@ public enum PackageError: Error, Sendable, Hashable, CustomStringConvertible {
     case imageTooLarge(name: String, size: UInt64, limit: Int)
     /// An Intel HEX file is malformed.
     case invalidIntelHex(name: String, line: Int, cause: String)
+    /// The package is an nRF Connect SDK zip of MCUboot images (see ``MCUbootPackageReport``).
+    case mcubootPackage
 
     /// One sentence naming the file or entry and the cause.
     public var description: String {
@@ -99,6 +101,8 @@ public enum PackageError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(name): the data spans \(size) bytes, more than the \(limit) an image may have"
         case .invalidIntelHex(let name, let line, let cause):
             "\(name): line \(line): \(cause)"
+        case .mcubootPackage:
+            "manifest.json: an nRF Connect SDK package of MCUboot images (a 'files' list), not an nRF5 DFU package"
         }
     }
 }
