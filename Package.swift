@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(
             name: "DFUCoreTests", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive", "CBOR"], exclude: ["Fixtures"],
             swiftSettings: strict),
-        .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive"], swiftSettings: strict),
+        .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "CBOR"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BlueZTests", dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator"],

@@ -6,6 +6,10 @@ public enum DFURemoteStatus: Sendable, Hashable, CustomStringConvertible {
     case legacy(LegacyDFUStatus)
     /// A buttonless status.
     case buttonless(ButtonlessStatus)
+    /// An SMP (MCUmgr) error answer, named.
+    case smp(SMPError)
+    /// What an SMP device's image list shows went wrong with an image.
+    case smpImage(SMPImageFault)
 
     /// e.g. "firmware version too low (extended error 0x05)" or "operation not permitted (0x08)".
     public var description: String {
@@ -14,6 +18,8 @@ public enum DFURemoteStatus: Sendable, Hashable, CustomStringConvertible {
         case .secure(let result, nil): result.description
         case .legacy(let status): status.description
         case .buttonless(let status): status.description
+        case .smp(let error): error.description
+        case .smpImage(let fault): fault.description
         }
     }
 }

@@ -40,6 +40,8 @@ public enum DFUStep: Sendable, Hashable, CustomStringConvertible {
     case activating
     /// Sending Abort or Reset.
     case aborting
+    /// An SMP (MCUmgr) request other than the upload's chunks.
+    case smp(SMPCommand)
 
     /// A phrase for sentences, e.g. "sending the init packet".
     public var description: String {
@@ -64,6 +66,17 @@ public enum DFUStep: Sendable, Hashable, CustomStringConvertible {
         case .validating: "validating the firmware"
         case .activating: "activating the firmware"
         case .aborting: "aborting"
+        case .smp(let command):
+            switch command {
+            case .echo: "sending an SMP echo"
+            case .reset: "resetting the device"
+            case .parameters: "reading the MCUmgr parameters"
+            case .imageState: "reading the image list"
+            case .setImageState: "marking the image for test or confirming it"
+            case .upload: "sending the firmware"
+            case .erase: "erasing the image slot"
+            case .slotInfo: "reading the slot information"
+            }
         }
     }
 }

@@ -1,0 +1,26 @@
+/// What the image list (or the last upload answer) shows went wrong with an image, when no error
+/// code says so (MCUboot's swap: mcuboot `docs/design.md`, "Image swapping"; the list as
+/// `img_mgmt_state_read` in zephyr `img_mgmt_state.c` writes it).
+public enum SMPImageFault: Sendable, Hashable, CustomStringConvertible {
+    /// After the reset the device does not run the image: MCUboot refused it (signature, version,
+    /// slot) or ran it once and reverted it.
+    case notRunningAfterReset(image: Int)
+    /// After test or confirm the image list does not show the image pending.
+    case notMarked(image: Int)
+    /// The device's SHA-256 of the received image differed twice (`match` false).
+    case hashMismatch(image: Int)
+
+    /// A sentence with what to do.
+    public var description: String {
+        switch self {
+        case .notRunningAfterReset(let image):
+            "image \(image) is not running after the reset: MCUboot refused it or reverted it; check that it is "
+                + "signed with the bootloader's key and built for this device and slot"
+        case .notMarked(let image):
+            "image \(image) is not pending after it was marked; read the image list and retry"
+        case .hashMismatch(let image):
+            "the device's SHA-256 of image \(image) did not match after two complete uploads; the link or the "
+                + "device's flash is corrupting data"
+        }
+    }
+}

@@ -1,0 +1,412 @@
+/// The SMP (MCUmgr) image upload over one connection, as a pure state machine in the runner's
+/// vocabulary (``DFUMachineEvent`` in, ``DFUMachineAction`` out), like the other protocols.
+///
+/// Each connection starts the same way and decides from the device's answers, so a new machine
+/// after a lost link or after its own reset carries on where the device is:
+///
+/// 1. notifications on the SMP characteristic; the MCUmgr parameters (OS group, command 6;
+///    `os_mgmt_mcumgr_params` in zephyr `subsys/mgmt/mcumgr/grp/os_mgmt/src/os_mgmt.c`), which size the
+///    frames (buf_size) and the window (buf_count − 1); a server without the command is assumed to
+///    have ``SMPParameters/fallback``;
+/// 2. the image list (before): for each image of the plan, whether it is still to be uploaded,
+///    marked, swapped in by a reset, or confirmed (``SMPImageStatus``);
+/// 3. the uploads, one image after the other, with up to the window of chunk requests in flight
+///    (``SMPUploadWindow``): sequence numbers match answers to requests (late and duplicated answers
+///    are ignored), the server's `off` resumes or resynchronises, `match` false starts afresh,
+///    and a timeout sends the chunks in flight again;
+/// 4. the ending (``SMPEnding``): every image marked (test or confirm by its hash; the answer is the
+///    image list), then one reset for all of them (`.finish(.restart)`: the runner reconnects and
+///    runs a new machine, which finds the images running and confirms them after a test);
+/// 5. the image list again (after), which must show the swap.
+///
+/// Requests and notifications are frames split across writes and notifications by the
+/// characteristic's write length and joined by ``SMPFrameAssembler`` (zephyr `smp_transport.rst`).
+/// Errors from the device end the upload with ``DFUError/remote(step:request:status:)`` and
+/// ``DFURemoteStatus/smp(_:)``. SMP has no abort: a cancelled upload stops where it is, and the
+/// next run resumes from the device's offset.
+public struct SMPUploadMachine: Sendable {
+    /// Counters of one connection, for reports and the benchmark.
+    public struct Statistics: Sendable, Hashable {
+        /// SMP requests sent (every chunk, retransmissions included, and every other command).
+        public var requests = 0
+        /// Upload chunks sent again after a timeout or a resynchronisation.
+        public var retransmissions = 0
+        /// The most upload requests in flight at once.
+        public var maxInFlight = 0
+        /// Answers ignored (late, duplicated, or to a stale request).
+        public var ignoredAnswers = 0
+    }
+
+    private enum Phase: Sendable, Hashable {
+        case enablingNotifications
+        case readingParameters
+        case readingImagesBefore
+        case uploading(Int)
+        case marking(Int)
+        case resetting
+        case confirming(Int)
+        case readingImagesAfter
+        case finished
+    }
+
+    /// The request awaiting its answer (outside uploads).
+    private struct Pending: Sendable, Hashable {
+        var sequence: UInt8
+        var request: SMPRequest
+        var attempts: Int
+    }
+
+    /// Where the machine is.
+    public private(set) var step: DFUStep = .enablingNotifications
+    /// The device's MCUmgr parameters (or the fallback), once read.
+    public private(set) var parameters: SMPParameters?
+    /// The image list read before anything was changed.
+    public private(set) var imagesBefore: [SMPImageSlotState]?
+    /// The image list read at the end.
+    public private(set) var imagesAfter: [SMPImageSlotState]?
+    /// Counters.
+    public private(set) var statistics = Statistics()
+
+    private let plan: SMPUploadPlan
+    private let responseTimeout: Duration
+    private let writeLength: Int
+    private let reconnectAttempts: Int
+    private let afterReset: Bool
+    private var phase = Phase.enablingNotifications
+    private var queue: [DFUMachineAction] = []
+    private var assembler = SMPFrameAssembler()
+    private var sequence: UInt8 = 0
+    private var pending: Pending?
+    private var window: SMPUploadWindow?
+    private var stalls = 0
+    private var statuses: [SMPImageStatus] = []
+    private var transferReported = false
+    private var cancelled = false
+
+    /// A machine for `plan` over the connection described by `setup` (its options' response timeout and
+    /// reconnection attempts, the peer's write length, and whether earlier machines for this upload reset
+    /// the device: `restarts` > 0).
+    public init(_ setup: DFUMachineSetup, plan: SMPUploadPlan) {
+        self.plan = plan
+        responseTimeout = setup.options.responseTimeout
+        writeLength = max(20, setup.peer.maximumWriteLength)
+        reconnectAttempts = setup.options.reconnectAttempts
+        afterReset = setup.restarts > 0
+    }
+
+    /// Takes one event and returns the next action.
+    public mutating func handle(_ event: DFUMachineEvent) -> DFUMachineAction {
+        if cancelled { return queue.isEmpty ? .fail(.aborted(step: step)) : queue.removeFirst() }
+        switch event {
+        case .start:
+            phase = .enablingNotifications
+            step = .enablingNotifications
+            return .enableNotifications(on: .smp)
+        case .written, .reported, .delayElapsed:
+            if !queue.isEmpty { return queue.removeFirst() }
+            if phase == .enablingNotifications { return send(.parameters, phase: .readingParameters) }
+            return .awaitNotification(from: .smp, within: responseTimeout)
+        case .notified(let bytes):
+            return notified(bytes)
+        case .timedOut:
+            return timedOut()
+        case .disconnected:
+            queue.removeAll()
+            assembler.reset()
+            if phase == .resetting {
+                // The device reset before its answer got out: what the reset was for is done.
+                return .finish(.restart)
+            }
+            return .finish(.reconnect(.disconnected(step: step, attempts: reconnectAttempts)))
+        case .cancelled:
+            // SMP has no abort request: stop here; the device keeps what it received, and the next
+            // run resumes from its offset (the upload's `sha` names the file).
+            cancelled = true
+            queue = []
+            return .report(.progress(.aborted, bytes: bytesOnDevice))
+        }
+    }
+
+    // MARK: - Requests outside the upload
+
+    /// Sends `request` with the next sequence number and waits for its answer in `phase`.
+    private mutating func send(_ request: SMPRequest, phase: Phase, attempts: Int = 0) -> DFUMachineAction {
+        self.phase = phase
+        step = .smp(request.command)
+        sequence &+= 1
+        pending = Pending(sequence: sequence, request: request, attempts: attempts)
+        return write(request, sequence: sequence)
+    }
+
+    /// The request's frame as writes of at most the write length.
+    private mutating func write(_ request: SMPRequest, sequence: UInt8) -> DFUMachineAction {
+        statistics.requests += 1
+        let bytes: [UInt8]
+        do {
+            bytes = try request.frame(sequence: sequence).bytes
+        } catch {
+            return .fail(.invalidPart(.application, reason: "its SMP request could not be encoded: \(error)"))
+        }
+        return .write(split(bytes), to: .smp, type: .withoutResponse)
+    }
+
+    private func split(_ bytes: [UInt8]) -> [[UInt8]] {
+        stride(from: 0, to: bytes.count, by: writeLength).map { Array(bytes[$0..<min($0 + writeLength, bytes.count)]) }
+    }
+
+    private mutating func notified(_ bytes: [UInt8]) -> DFUMachineAction {
+        let frames: [SMPFrame]
+        do {
+            frames = try assembler.append(bytes)
+        } catch {
+            // Bytes that do not start a frame: nothing can be matched; keep waiting (a timeout resends).
+            return .awaitNotification(from: .smp, within: responseTimeout)
+        }
+        for frame in frames {
+            if case .uploading = phase {
+                if let action = uploadAnswered(frame) { return action }
+                continue
+            }
+            guard let pending, frame.header.sequence == pending.sequence,
+                  pending.request.command.isAnswered(by: frame.header)
+            else {
+                statistics.ignoredAnswers += 1
+                continue
+            }
+            self.pending = nil
+            stalls = 0
+            let response: SMPResponse
+            do {
+                response = try SMPResponse(frame: frame, answering: pending.request.command)
+            } catch {
+                return .fail(.unexpectedResponse(step: step, bytes: frame.bytes))
+            }
+            return answered(response, to: pending.request, frame: frame)
+        }
+        return .awaitNotification(from: .smp, within: responseTimeout)
+    }
+
+    private mutating func answered(_ response: SMPResponse, to request: SMPRequest, frame: SMPFrame) -> DFUMachineAction {
+        switch (phase, response) {
+        case (.readingParameters, .parameters(let parameters)):
+            self.parameters = parameters
+            return send(.imageState, phase: .readingImagesBefore)
+        case (.readingParameters, .failure):
+            // Servers without CONFIG_MCUMGR_GRP_OS_MCUMGR_PARAMS answer MGMT_ERR_ENOTSUP.
+            parameters = .fallback
+            return send(.imageState, phase: .readingImagesBefore)
+        case (.readingImagesBefore, .imageState(let list)):
+            imagesBefore = list
+            statuses = plan.images.map { SMPImageStatus.of($0, in: list, afterReset: afterReset) }
+            if let index = statuses.firstIndex(of: .notRunning) { return notRunning(index) }
+            return nextStep()
+        case (.marking(let index), .imageState):
+            statuses[index] = .pending
+            return nextStep()
+        case (.confirming(let index), .imageState):
+            statuses[index] = .done
+            return nextStep()
+        case (.resetting, .reset):
+            queue = [.finish(.restart)]
+            return .report(.progress(.disconnecting, bytes: plan.totalBytes))
+        case (.readingImagesAfter, .imageState(let list)):
+            imagesAfter = list
+            return verifyAfter(list)
+        case (_, .failure(let error)):
+            return .fail(.remote(step: step, request: request.description, status: .smp(error)))
+        default:
+            return .fail(.unexpectedResponse(step: step, bytes: frame.bytes))
+        }
+    }
+
+    /// What is left, in order: uploads, marks, the reset, confirmations, the final image list.
+    private mutating func nextStep() -> DFUMachineAction {
+        if let index = statuses.firstIndex(of: .needsUpload) { return startUpload(index) }
+        if let index = statuses.firstIndex(of: .needsMark) {
+            let hash = plan.images[index].imageHash
+            return send(plan.ending.confirmsAtOnce ? .confirm(hash: hash) : .test(hash: hash), phase: .marking(index))
+        }
+        if plan.ending.resets, statuses.contains(.pending) {
+            return send(.reset, phase: .resetting)
+        }
+        if plan.ending != .testWithoutReset, let index = statuses.firstIndex(of: .needsConfirm) {
+            return send(.confirm(hash: plan.images[index].imageHash), phase: .confirming(index))
+        }
+        return send(.imageState, phase: .readingImagesAfter)
+    }
+
+    /// The final image list must show every image where the ending puts it.
+    private mutating func verifyAfter(_ list: [SMPImageSlotState]) -> DFUMachineAction {
+        for (index, image) in plan.images.enumerated() {
+            let status = SMPImageStatus.of(image, in: list, afterReset: afterReset)
+            let expected: Set<SMPImageStatus> = plan.ending.resets ? [.done] : [.pending, .done]
+            if !expected.contains(status) {
+                if plan.ending.resets { return notRunning(index) }
+                return .fail(.remote(step: step, request: "the image list after marking",
+                                     status: .smpImage(.notMarked(image: image.image))))
+            }
+        }
+        phase = .finished
+        return .finish(.completed)
+    }
+
+    private func notRunning(_ index: Int) -> DFUMachineAction {
+        .fail(.remote(step: .smp(.imageState), request: "the image list after the reset",
+                      status: .smpImage(.notRunningAfterReset(image: plan.images[index].image))))
+    }
+
+    // MARK: - Uploads
+
+    private mutating func startUpload(_ index: Int) -> DFUMachineAction {
+        let parameters = parameters ?? .fallback
+        let deviceLimit = parameters.bufferSize
+        let preferred = plan.frameSize ?? (plan.deviceReassembles ? deviceLimit : writeLength)
+        let frameLimit = min(preferred, deviceLimit)
+        let windowSize = plan.window ?? max(1, parameters.bufferCount - 1)
+        let upload = SMPUploadWindow(image: plan.images[index], frameLimit: frameLimit, window: windowSize,
+                                     upgradeOnly: plan.upgradeOnly)
+        guard upload.firstChunkCapacity >= min(32, plan.images[index].bytes.count) else {
+            return .fail(.unsupportedDevice(reason: "an SMP frame of \(frameLimit) bytes (buf_size \(deviceLimit), "
+                + "write length \(writeLength)) cannot hold the first upload chunk with the image header"))
+        }
+        window = upload
+        phase = .uploading(index)
+        step = .sendingFirmware
+        transferReported = false
+        return fillWindow()
+    }
+
+    private mutating func fillWindow() -> DFUMachineAction {
+        guard var upload = window else { return .awaitNotification(from: .smp, within: responseTimeout) }
+        let retransmittedBefore = upload.retransmissions
+        let chunks = upload.fill(sequence: &sequence)
+        statistics.retransmissions += upload.retransmissions - retransmittedBefore
+        statistics.maxInFlight = max(statistics.maxInFlight, upload.maxInFlight)
+        window = upload
+        guard !chunks.isEmpty else { return .awaitNotification(from: .smp, within: responseTimeout) }
+        var writes: [[UInt8]] = []
+        for (sequence, chunk) in chunks {
+            statistics.requests += 1
+            guard let frame = try? SMPRequest.upload(chunk).frame(sequence: sequence) else {
+                return .fail(.invalidPart(.application, reason: "an SMP upload request could not be encoded"))
+            }
+            writes += split(frame.bytes)
+        }
+        return .write(writes, to: .smp, type: .withoutResponse)
+    }
+
+    /// Handles one frame during an upload; nil when it changes nothing (keep reading the others).
+    private mutating func uploadAnswered(_ frame: SMPFrame) -> DFUMachineAction? {
+        guard case .uploading(let index) = phase, var upload = window,
+              SMPCommand.upload.isAnswered(by: frame.header),
+              upload.inFlight.contains(where: { $0.sequence == frame.header.sequence })
+        else {
+            statistics.ignoredAnswers += 1
+            return nil
+        }
+        let response: SMPResponse
+        do {
+            response = try SMPResponse(frame: frame, answering: .upload)
+        } catch {
+            return .fail(.unexpectedResponse(step: step, bytes: frame.bytes))
+        }
+        let offset: Int?
+        let match: Bool?
+        switch response {
+        case .upload(let o, let m):
+            (offset, match) = (o, m)
+        case .failure(let error):
+            return .fail(.remote(step: step, request: "image upload of image \(plan.images[index].image)",
+                                 status: .smp(error)))
+        default:
+            return .fail(.unexpectedResponse(step: step, bytes: frame.bytes))
+        }
+        let startedAt = upload.inFlight.first { $0.sequence == frame.header.sequence }?.offset ?? 0
+        let answer = upload.answer(sequence: frame.header.sequence, offset: offset, match: match)
+        window = upload
+        var reports: [DFUMachineAction] = []
+        if !transferReported, answer != .ignored {
+            transferReported = true
+            if case .resynchronised(let to) = answer {
+                reports.append(.report(.transferStarting(offset: bytesBefore(index) + to)))
+            } else {
+                reports.append(.report(.transferStarting(offset: bytesBefore(index) + startedAt)))
+            }
+        }
+        switch answer {
+        case .ignored:
+            statistics.ignoredAnswers += 1
+            return nil
+        case .progressed:
+            stalls = 0
+        case .resynchronised:
+            stalls += 1
+            if stalls > plan.attempts * 4 {
+                return .fail(.timeout(step: step, after: responseTimeout * plan.attempts))
+            }
+        case .freshStart:
+            stalls = 0
+        case .complete:
+            stalls = 0
+            window = nil
+            statuses[index] = .needsMark
+            reports.append(.report(.progress(.uploading, bytes: bytesOnDevice)))
+            return sequenced(reports + [nextStep()])
+        case .hashMismatch:
+            return .fail(.remote(step: step, request: "image upload of image \(plan.images[index].image)",
+                                 status: .smpImage(.hashMismatch(image: plan.images[index].image))))
+        case .invalidOffset:
+            return .fail(.unexpectedResponse(step: step, bytes: frame.bytes))
+        }
+        reports.append(.report(.progress(.uploading, bytes: bytesOnDevice)))
+        return sequenced(reports + [fillWindow()])
+    }
+
+    /// The first action now, the others after the runner answers each one.
+    private mutating func sequenced(_ actions: [DFUMachineAction]) -> DFUMachineAction {
+        guard let first = actions.first else { return .awaitNotification(from: .smp, within: responseTimeout) }
+        queue = Array(actions.dropFirst())
+        return first
+    }
+
+    private mutating func timedOut() -> DFUMachineAction {
+        stalls += 1
+        if case .uploading = phase, var upload = window {
+            guard stalls <= plan.attempts else {
+                return .fail(.timeout(step: step, after: responseTimeout))
+            }
+            upload.timedOut()
+            window = upload
+            return fillWindow()
+        }
+        guard let pending else { return .fail(.timeout(step: step, after: responseTimeout)) }
+        guard pending.attempts + 1 < plan.attempts else {
+            if phase == .readingParameters {
+                // Some servers never answer an unknown command; go on with the fallback.
+                parameters = .fallback
+                return send(.imageState, phase: .readingImagesBefore)
+            }
+            return .fail(.timeout(step: step, after: responseTimeout))
+        }
+        // The same request again, under a new sequence number: a late answer to the old one is ignored.
+        return send(pending.request, phase: phase, attempts: pending.attempts + 1)
+    }
+
+    /// Bytes of the plan's images before image `index`.
+    private func bytesBefore(_ index: Int) -> Int {
+        plan.images.prefix(index).reduce(0) { $0 + $1.bytes.count }
+    }
+
+    /// Bytes of the plan on the device, as far as this connection knows.
+    private var bytesOnDevice: Int {
+        var total = 0
+        for (index, image) in plan.images.enumerated() {
+            if case .uploading(let current) = phase, current == index {
+                total += window?.acknowledged ?? 0
+            } else if index < statuses.count, statuses[index] != .needsUpload {
+                total += image.bytes.count
+            }
+        }
+        return total
+    }
+}
