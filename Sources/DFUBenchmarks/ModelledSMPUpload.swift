@@ -59,6 +59,7 @@ public struct ModelledSMPUpload: Sendable {
         var connections = 0
         var reconnections = 0
         var firstUpload: Duration?
+        var frameStart = Duration.zero
         var lastUploadAnswer: Duration?
         var retransmissions = 0
         var maxInFlight = 0
@@ -90,11 +91,11 @@ public struct ModelledSMPUpload: Sendable {
                 case .write(let pieces, let endpoint, let type, _):
                     event = .written
                     for piece in pieces {
-                        let before = transport.clock.elapsed
+                        if written.bufferedCount == 0 { frameStart = transport.clock.elapsed }
                         event = await Self.outcome { () throws(DFUTransportError) in try await transport.write(piece, to: endpoint, type: type) }
                         if case .disconnected = event { break }
                         for frame in (try? written.append(piece)) ?? [] where frame.header.group == .image && frame.header.command == 1 {
-                            firstUpload = firstUpload ?? before
+                            firstUpload = firstUpload ?? frameStart
                         }
                     }
                 case .lastWrite(let piece, let endpoint):

@@ -2,6 +2,8 @@
 public struct SMPFigureRow: Sendable, Hashable, Codable {
     /// Image size in bytes.
     public var imageBytes: Int
+    /// The connection interval, milliseconds.
+    public var intervalMilliseconds: Int
     /// "before" (the image's length erased at the first chunk) or "during" (each page as the upload reaches it).
     public var erase: String
     /// Transfer seconds with the machine's window (buf_count − 1 requests in flight).
