@@ -115,6 +115,9 @@ def conversations():
     write("cbor", bytes.fromhex("9f01820203ff"))       # [_ 1, [2, 3]]
     write("cbor", bytes.fromhex("5f42010243030405ff"))  # (_ h'0102', h'030405')
     write("cbor", bytes.fromhex("f93c00"))              # half float 1.0
+    # smp-machine: write length, ending, image sizes, image count, then one byte per await (see the target).
+    write("smp-machine", bytes([230, 0, 2, 2, 0]) + bytes([4, 150, 3]) + bytes([4, 0, 0]) + bytes([5, 5]) * 20)
+    write("smp-machine", bytes([20, 1, 1, 1, 1]) + bytes([4, 20, 2]) + bytes([0, 4, 4, 1, 6, 5]) * 10)
 
 
 def main():

@@ -1,4 +1,4 @@
-// libFuzzer target: the buttonless state machine's notification decoding (`20 <op> <status>`).
+// libFuzzer target: the buttonless codecs and the state machine's notification decoding (`20 <op> <status>`).
 //
 // Byte 0 picks the variant and whether an advertising name is set; then, while the machine
 // waits for the device, each input byte picks the device's move:
@@ -10,6 +10,13 @@ import DFUCore
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzButtonlessResponses(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
+    if let response = try? ButtonlessResponse(bytes: input.all), response.bytes != Array(input.all.prefix(3)) {
+        fatalError("a response that re-encodes differently")
+    }
+    // Request decoding is strict: whatever decodes re-encodes to exactly the input.
+    if let request = try? ButtonlessRequest(bytes: input.all), request.bytes != input.all {
+        fatalError("a request that re-encodes differently")
+    }
     guard let setup = input.byte() else { return 0 }
     let variants = ButtonlessVariant.allCases
     var machine = ButtonlessStateMachine(

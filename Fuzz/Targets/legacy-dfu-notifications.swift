@@ -24,7 +24,17 @@ private let versions: [LegacyDFUVersion?] = [
 public func fuzzLegacyDFUNotifications(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     // Every input is also decoded whole, as one notification and as a version value.
-    if let notification = try? LegacyDFUNotification(bytes: input.all) { _ = notification.description }
+    if let notification = try? LegacyDFUNotification(bytes: input.all) {
+        _ = notification.description
+        // Re-encoding is stable: what it writes decodes to the same notification.
+        if (try? LegacyDFUNotification(bytes: notification.bytes)) != notification {
+            fatalError("a notification that re-encodes differently")
+        }
+    }
+    // Request decoding is strict: whatever decodes re-encodes to exactly the input.
+    if let request = try? LegacyDFURequest(bytes: input.all), request.bytes != input.all {
+        fatalError("a request that re-encodes differently")
+    }
     if let version = LegacyDFUVersion(bytes: input.all) { _ = (version.description, version.isApplication) }
     guard let setup = input.byte() else { return 0 }
     let kind = kinds[Int(setup >> 4 & 0x03)]

@@ -1,4 +1,4 @@
-// libFuzzer target: the Secure DFU response decoder and the Secure DFU state machine it feeds.
+// libFuzzer target: the Secure DFU response and request codecs and the Secure DFU state machine they feed.
 //
 // The harness plays the runner and a small honest device: it keeps the bytes of the current
 // command object and of the data received so far, and can answer any request truthfully
@@ -82,7 +82,15 @@ extension UInt32 {
 public func fuzzSecureDFUResponses(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     // Every input is also decoded whole, as one notification.
-    if let response = try? SecureDFUResponse(bytes: input.all) { _ = response.description }
+    if let response = try? SecureDFUResponse(bytes: input.all) {
+        _ = response.description
+        // Re-encoding is stable: what it writes decodes to the same answer.
+        if (try? SecureDFUResponse(bytes: response.bytes)) != response { fatalError("a response that re-encodes differently") }
+    }
+    // Request decoding is strict: whatever decodes re-encodes to exactly the input.
+    if let request = try? SecureDFURequest(bytes: input.all), request.bytes != input.all {
+        fatalError("a request that re-encodes differently")
+    }
     guard let setup = input.byte() else { return 0 }
     let kind = kinds[Int(setup >> 5 & 0x03)]
     let configuration = SecureDFUStateMachine.Configuration(

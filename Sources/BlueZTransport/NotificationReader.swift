@@ -14,7 +14,7 @@ import Synchronization
 final class NotificationReader: Sendable {
     /// Why the reader could not start.
     struct StartFailure: Error {
-        /// The errno of `pipe2` or the result of `pthread_create`.
+        /// The errno of `pipe` or the result of `pthread_create`.
         let code: Int32
     }
 

@@ -74,27 +74,23 @@ extension DFURunner {
     func enterBootloader(from peer: DFUPeer, mode: DFUDeviceMode, context: inout UpdateContext) async throws(DFUError)
         -> (DFUPeer, DFUDeviceMode) {
         if Task.isCancelled { throw .aborted(step: .enteringBootloader) }
-        let setup: DFUMachineSetup
-        let outcome: DFUMachineOutcome
+        var name: String?
         let near: DFUDeviceAddress
         switch mode {
         case .buttonless(let variant):
-            let name: String?
             switch options.alternativeName {
             case .off: name = nil
             case .random: name = context.names.next()
             case .named(let chosen): name = chosen
             }
-            setup = DFUMachineSetup(part: nil, options: options, peer: peer, mode: mode, alternativeName: name)
-            outcome = try await drive(ButtonlessStateMachine(setup), context: &context)
             near = variant.keepsAddress ? peer.address : peer.address.bootloaderAddress
         case .legacyApplication:
-            setup = DFUMachineSetup(part: nil, options: options, peer: peer, mode: mode)
-            outcome = try await drive(LegacyJumpStateMachine(setup), context: &context)
             near = peer.address
         case .secureBootloader, .legacyBootloader:
             return (peer, mode)
         }
+        let setup = DFUMachineSetup(part: nil, options: options, peer: peer, mode: mode, alternativeName: name)
+        let outcome = try await drive(mode.machine(setup), context: &context)
         guard case .jumped(let bootloaderName) = outcome else {
             throw .unsupportedDevice(reason: "\(peer.address) did not switch to its bootloader (\(outcome))")
         }

@@ -8,7 +8,6 @@ extension DFURunner {
         var totalParts: Int
         var names: DFUAlternativeNameGenerator
         var partNumber = 1
-        var totalPartsSkipped = 0
         var report = DFUUpdateReport()
         /// The speed of the part being sent.
         var meter = TransferMeter()

@@ -15,12 +15,7 @@ extension DFURunner {
             report(.starting, part: context.partNumber, context: context, bytes: 0, total: part.image.count)
             context.meter.end()
             let setup = DFUMachineSetup(part: part, options: options, peer: peer, mode: mode, restarts: restarts)
-            let outcome: DFUMachineOutcome
-            switch mode {
-            case .legacyBootloader: outcome = try await drive(LegacyDFUStateMachine(setup), context: &context)
-            default: outcome = try await drive(SecureDFUStateMachine(setup), context: &context)
-            }
-            switch outcome {
+            switch try await drive(mode.machine(setup), context: &context) {
             case .awaitReset, .completed, .jumped:
                 return peer
             case .restart:

@@ -65,7 +65,6 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
                 && parts[(index + 1)...].contains(where: { !$0.kind.isSystem }) {
                 // As Nordic's libraries do: an already-installed or too old system part is skipped.
                 context.report.partsSkipped.append(part.kind)
-                context.totalPartsSkipped += 1
                 index += 1
                 continue
             }

@@ -1,13 +1,14 @@
 import CBOR
 import DFUCore
+import TestSupport
 import Testing
 
 /// Inputs that once made the `cbor` or `smp-frames` fuzz target crash
 /// (Tests/Fixtures/fuzz-regressions/cbor, …/smp-frames), fed as those targets feed them.
 @Suite struct SMPFuzzRegressionTests {
-    @Test(arguments: FuzzRegressionTests.inputs("cbor"))
+    @Test(arguments: FuzzRegressions.inputs("cbor"))
     func everyCBORRegressionDecodesOrThrows(name: String) throws {
-        let bytes = try FuzzRegressionTests.bytes("cbor", name)
+        let bytes = try FuzzRegressions.bytes("cbor", name)
         do {
             let value = try CBOR(decoding: bytes)
             _ = try value.encoded(limits: CBORLimits(maxBytes: 1 << 20, maxDepth: 16, maxItems: 4_096))
@@ -16,9 +17,9 @@ import Testing
         }
     }
 
-    @Test(arguments: FuzzRegressionTests.inputs("smp-frames"))
+    @Test(arguments: FuzzRegressions.inputs("smp-frames"))
     func everySMPFramesRegressionAssemblesOrThrows(name: String) throws {
-        let bytes = try FuzzRegressionTests.bytes("smp-frames", name)
+        let bytes = try FuzzRegressions.bytes("smp-frames", name)
         guard let first = bytes.first else { return }
         let piece = Int(first) % 64 + 1
         let rest = Array(bytes.dropFirst())
@@ -37,7 +38,7 @@ import Testing
     }
 
     @Test func theRegressionsAreThere() {
-        #expect(!FuzzRegressionTests.inputs("cbor").isEmpty)
-        #expect(!FuzzRegressionTests.inputs("smp-frames").isEmpty)
+        #expect(!FuzzRegressions.inputs("cbor").isEmpty)
+        #expect(!FuzzRegressions.inputs("smp-frames").isEmpty)
     }
 }

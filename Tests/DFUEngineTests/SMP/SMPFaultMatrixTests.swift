@@ -7,7 +7,7 @@ import Testing
 @Suite struct SMPFaultMatrixTests {
     static let faults: [SMPFault] = [
         .dropAnswer(1), .dropAnswer(5), .dropRequest(1), .dropRequest(4), .duplicateAnswer(2), .lateAnswer(3),
-        .disconnectAfter(1), .disconnectAfter(6), .resetAfter(5), .dropResetAnswer, .mismatchOnce,
+        .disconnectAfter(1), .disconnectAfter(6), .resetAfter(5), .dropResetAnswer, .mismatchOnce, .coalescedAnswers,
     ]
 
     @Test(arguments: faults)
@@ -32,7 +32,7 @@ import Testing
             #expect(run.restarts == 1)
         case .mismatchOnce:
             #expect(server.chunksWritten > 40)  // the image went twice
-        case .dropAnswer, .lateAnswer:
+        case .dropAnswer, .lateAnswer, .coalescedAnswers:
             // Later answers carry the offset on: nothing is sent again.
             #expect(run.retransmissions == 0)
         }

@@ -19,6 +19,8 @@ enum SMPFault: Hashable, CustomStringConvertible {
     case dropResetAnswer
     /// The first complete upload's hash check fails (`match` false).
     case mismatchOnce
+    /// The answers to one batch of writes arrive joined in one notification (several frames in one).
+    case coalescedAnswers
 
     var description: String {
         switch self {
@@ -30,6 +32,7 @@ enum SMPFault: Hashable, CustomStringConvertible {
         case .resetAfter(let n): "device reset after chunk \(n)"
         case .dropResetAnswer: "answer to the reset lost"
         case .mismatchOnce: "hash mismatch once"
+        case .coalescedAnswers: "answers joined in one notification"
         }
     }
 }
@@ -90,6 +93,14 @@ struct SMPTestRun {
                 case .enableNotifications:
                     event = .written
                 case .write(let pieces, _, _, _):
+                    let queuedBefore = notifications.count
+                    defer {
+                        if faults.contains(.coalescedAnswers), notifications.count - queuedBefore > 1 {
+                            let joined = notifications[queuedBefore...].flatMap { $0 }
+                            notifications.removeSubrange(queuedBefore...)
+                            notifications.append(joined)
+                        }
+                    }
                     for piece in pieces where !linkDown {
                         largestWrite = max(largestWrite, piece.count)
                         for frame in (try? assembler.append(piece)) ?? [] {

@@ -170,6 +170,20 @@ import Testing
         #expect(run.maxInFlight == 1)
     }
 
+    @Test func aServerOfSMPVersion1IsSpokenToInVersion1() {
+        let images = [Self.image(8_000, seed: 15)]
+        let server = Self.server(for: images)
+        server.onlyVersion1 = true
+        let run = SMPTestRun(plan: SMPUploadPlan(images: images), server: server)
+        #expect(run.result == .completed)
+        // On each connection (before and after the reset) only the first request went in version 2; it was
+        // refused with MGMT_ERR_UNSUPPORTED_TOO_NEW and everything after it went in version 1.
+        #expect(run.restarts == 1)
+        #expect(server.versions.filter { $0 == .version2 }.count == 2)
+        #expect(server.versions.count > 8)  // parameters, lists, 4 chunks, test, reset, confirm…
+        #expect(server.primary[0]?.hash == images[0].imageHash)
+    }
+
     @Test func aFrameTooSmallForTheFirstChunkIsRefusedBeforeSending() {
         let images = [Self.image(5_000, seed: 8)]
         let server = Self.server(for: images)

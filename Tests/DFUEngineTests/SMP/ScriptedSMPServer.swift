@@ -32,6 +32,10 @@ final class ScriptedSMPServer {
     var corruptOnce = false
     /// Corrupt every complete upload.
     var alwaysMismatch = false
+    /// Speak only SMP version 1: a version 2 request gets MGMT_ERR_UNSUPPORTED_TOO_NEW (zephyr `smp.c`).
+    var onlyVersion1 = false
+    /// The version of every request taken.
+    private(set) var versions: [SMPVersion] = []
 
     // Upload state (img_mgmt.c `g_img_mgmt_state`): kept across connections, dropped by a reset.
     private(set) var uploadImage = 0
@@ -57,6 +61,11 @@ final class ScriptedSMPServer {
     }
 
     private func answer(_ frame: SMPFrame) -> SMPFrame? {
+        versions.append(frame.header.version)
+        if onlyVersion1, frame.header.version == .version2 {
+            return try? SMPFrame(operation: frame.header.operation.response, version: .version1, group: frame.header.group,
+                                 command: frame.header.command, sequence: frame.header.sequence, body: .map(["rc": .int(13)]))
+        }
         guard let body = try? frame.decodedBody() else { return respond(frame, .map(["rc": .int(3)])) }
         switch (frame.header.group, frame.header.command) {
         case (.os, 6):

@@ -17,7 +17,8 @@ public struct ButtonlessStateMachine: Sendable {
     var agenda = DFUMachineAgenda<DrivenDecision>()
 
     /// Makes a machine; `alternativeName` is ignored by variants that cannot rename.
-    public init(variant: ButtonlessVariant, alternativeName: String?, responseTimeout: Duration = .seconds(10)) {
+    public init(variant: ButtonlessVariant, alternativeName: String?,
+                responseTimeout: Duration = DFUOptions().responseTimeout) {
         self.variant = variant
         self.name = variant.supportsAdvertisingName ? alternativeName : nil
         self.responseTimeout = responseTimeout

@@ -17,8 +17,10 @@ public struct LegacyDFUStateMachine: Sendable {
         public var receiptTimeout: Duration
 
         /// Makes a configuration.
-        public init(packetReceiptNotifications: UInt16 = 12, version: LegacyDFUVersion?, restarted: Bool = false,
-                    responseTimeout: Duration = .seconds(10), receiptTimeout: Duration = .seconds(1)) {
+        public init(packetReceiptNotifications: UInt16 = DFUOptions().packetReceiptNotifications, version: LegacyDFUVersion?,
+                    restarted: Bool = false,
+                    responseTimeout: Duration = DFUOptions().responseTimeout,
+                    receiptTimeout: Duration = DFUOptions().receiptTimeout) {
             self.packetReceiptNotifications = packetReceiptNotifications
             self.version = version
             self.restarted = restarted

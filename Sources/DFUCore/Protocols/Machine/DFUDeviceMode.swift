@@ -9,6 +9,17 @@ public enum DFUDeviceMode: Sendable, Hashable {
     /// A Legacy application that jumps into its bootloader on Start DFU.
     case legacyApplication
 
+    /// The machine the runner drives over a connection to a device in this mode: the one that sends the setup's
+    /// part to a bootloader, or the one that switches an application into its bootloader.
+    public func machine(_ setup: DFUMachineSetup) -> any DFUProtocolMachine {
+        switch self {
+        case .secureBootloader: SecureDFUStateMachine(setup)
+        case .legacyBootloader: LegacyDFUStateMachine(setup)
+        case .buttonless: ButtonlessStateMachine(setup)
+        case .legacyApplication: LegacyJumpStateMachine(setup)
+        }
+    }
+
     /// Whether the device runs an application that must first be switched into its bootloader.
     public var isApplication: Bool {
         switch self {

@@ -82,6 +82,9 @@ public struct SMPUploadMachine: Sendable {
     private var statuses: [SMPImageStatus] = []
     private var transferReported = false
     private var cancelled = false
+    /// SMP version 2 until the device answers MGMT_ERR_UNSUPPORTED_TOO_NEW (zephyr `smp.c` checks the
+    /// header's version; `tests/subsys/mgmt/mcumgr/smp_version`), then version 1.
+    private var version = SMPVersion.version2
 
     /// A machine for `plan` over the connection described by `setup` (its options' response timeout and
     /// reconnection attempts, the peer's write length, and whether earlier machines for this upload reset
@@ -143,7 +146,7 @@ public struct SMPUploadMachine: Sendable {
         statistics.requests += 1
         let bytes: [UInt8]
         do {
-            bytes = try request.frame(sequence: sequence).bytes
+            bytes = try request.frame(sequence: sequence, version: version).bytes
         } catch {
             return .fail(.invalidPart(.application, reason: "its SMP request could not be encoded: \(error)"))
         }
@@ -162,11 +165,22 @@ public struct SMPUploadMachine: Sendable {
             // Bytes that do not start a frame: nothing can be matched; keep waiting (a timeout resends).
             return .awaitNotification(from: .smp, within: responseTimeout)
         }
-        for frame in frames {
-            if case .uploading = phase {
-                if let action = uploadAnswered(frame) { return action }
-                continue
+        if case .uploading = phase {
+            // Every answer in these frames moves the window; then one write refills it.
+            var reports: [DFUMachineAction] = []
+            var moved = false
+            for frame in frames {
+                switch uploadAnswered(frame, reports: &reports) {
+                case .ignored: continue
+                case .moved: moved = true
+                case .finished(let action): return action
+                }
             }
+            guard moved else { return .awaitNotification(from: .smp, within: responseTimeout) }
+            reports.append(.report(.progress(.uploading, bytes: bytesOnDevice)))
+            return sequenced(reports + [fillWindow()])
+        }
+        for frame in frames {
             guard let pending, frame.header.sequence == pending.sequence,
                   pending.request.command.isAnswered(by: frame.header)
             else {
@@ -188,6 +202,10 @@ public struct SMPUploadMachine: Sendable {
 
     private mutating func answered(_ response: SMPResponse, to request: SMPRequest, frame: SMPFrame) -> DFUMachineAction {
         switch (phase, response) {
+        case (_, .failure(.management(.versionTooNew, _))) where version == .version2:
+            // A server that speaks only SMP version 1: the same request again, in version 1.
+            version = .version1
+            return send(request, phase: phase)
         case (.readingParameters, .parameters(let parameters)):
             self.parameters = parameters
             return send(.imageState, phase: .readingImagesBefore)
@@ -287,7 +305,7 @@ public struct SMPUploadMachine: Sendable {
         var writes: [[UInt8]] = []
         for (sequence, chunk) in chunks {
             statistics.requests += 1
-            guard let frame = try? SMPRequest.upload(chunk).frame(sequence: sequence) else {
+            guard let frame = try? SMPRequest.upload(chunk).frame(sequence: sequence, version: version) else {
                 return .fail(.invalidPart(.application, reason: "an SMP upload request could not be encoded"))
             }
             writes += split(frame.bytes)
@@ -295,20 +313,31 @@ public struct SMPUploadMachine: Sendable {
         return .write(writes, to: .smp, type: .withoutResponse)
     }
 
-    /// Handles one frame during an upload; nil when it changes nothing (keep reading the others).
-    private mutating func uploadAnswered(_ frame: SMPFrame) -> DFUMachineAction? {
+    /// What one frame did to the upload.
+    private enum UploadStep {
+        /// Not an answer to a chunk in flight.
+        case ignored
+        /// The window moved (progress, resynchronisation, fresh start).
+        case moved
+        /// The upload ends here: this action (a failure, or what follows the last chunk).
+        case finished(DFUMachineAction)
+    }
+
+    /// Handles one frame during an upload; reports to send are added to `reports`.
+    private mutating func uploadAnswered(_ frame: SMPFrame, reports: inout [DFUMachineAction]) -> UploadStep {
         guard case .uploading(let index) = phase, var upload = window,
               SMPCommand.upload.isAnswered(by: frame.header),
-              upload.inFlight.contains(where: { $0.sequence == frame.header.sequence })
+              let sent = upload.inFlight.first(where: { $0.sequence == frame.header.sequence })
         else {
             statistics.ignoredAnswers += 1
-            return nil
+            return .ignored
         }
+        let request = "image upload of image \(plan.images[index].image)"
         let response: SMPResponse
         do {
             response = try SMPResponse(frame: frame, answering: .upload)
         } catch {
-            return .fail(.unexpectedResponse(step: step, bytes: frame.bytes))
+            return .finished(.fail(.unexpectedResponse(step: step, bytes: frame.bytes)))
         }
         let offset: Int?
         let match: Bool?
@@ -316,50 +345,44 @@ public struct SMPUploadMachine: Sendable {
         case .upload(let o, let m):
             (offset, match) = (o, m)
         case .failure(let error):
-            return .fail(.remote(step: step, request: "image upload of image \(plan.images[index].image)",
-                                 status: .smp(error)))
+            return .finished(.fail(.remote(step: step, request: request, status: .smp(error))))
         default:
-            return .fail(.unexpectedResponse(step: step, bytes: frame.bytes))
+            return .finished(.fail(.unexpectedResponse(step: step, bytes: frame.bytes)))
         }
-        let startedAt = upload.inFlight.first { $0.sequence == frame.header.sequence }?.offset ?? 0
         let answer = upload.answer(sequence: frame.header.sequence, offset: offset, match: match)
         window = upload
-        var reports: [DFUMachineAction] = []
-        if !transferReported, answer != .ignored {
+        if !transferReported {
+            // Firmware flows from where the device stood: the chunk's offset, or where it resumed.
             transferReported = true
-            if case .resynchronised(let to) = answer {
-                reports.append(.report(.transferStarting(offset: bytesBefore(index) + to)))
-            } else {
-                reports.append(.report(.transferStarting(offset: bytesBefore(index) + startedAt)))
-            }
+            var from = sent.offset
+            if case .resynchronised(let to) = answer { from = to }
+            reports.append(.report(.transferStarting(offset: bytesBefore(index) + from)))
         }
         switch answer {
         case .ignored:
             statistics.ignoredAnswers += 1
-            return nil
-        case .progressed:
+            return .ignored
+        case .progressed, .freshStart:
             stalls = 0
+            return .moved
         case .resynchronised:
             stalls += 1
             if stalls > plan.attempts * 4 {
-                return .fail(.timeout(step: step, after: responseTimeout * plan.attempts))
+                return .finished(.fail(.timeout(step: step, after: responseTimeout * plan.attempts)))
             }
-        case .freshStart:
-            stalls = 0
+            return .moved
         case .complete:
             stalls = 0
             window = nil
             statuses[index] = .needsMark
             reports.append(.report(.progress(.uploading, bytes: bytesOnDevice)))
-            return sequenced(reports + [nextStep()])
+            return .finished(sequenced(reports + [nextStep()]))
         case .hashMismatch:
-            return .fail(.remote(step: step, request: "image upload of image \(plan.images[index].image)",
-                                 status: .smpImage(.hashMismatch(image: plan.images[index].image))))
+            return .finished(.fail(.remote(step: step, request: request,
+                                           status: .smpImage(.hashMismatch(image: plan.images[index].image)))))
         case .invalidOffset:
-            return .fail(.unexpectedResponse(step: step, bytes: frame.bytes))
+            return .finished(.fail(.unexpectedResponse(step: step, bytes: frame.bytes)))
         }
-        reports.append(.report(.progress(.uploading, bytes: bytesOnDevice)))
-        return sequenced(reports + [fillWindow()])
     }
 
     /// The first action now, the others after the runner answers each one.

@@ -38,12 +38,12 @@ public struct SecureDFUStateMachine: Sendable {
         /// The longest wait after a Create that losses lead to.
         public var maximumLossDelay: Duration
         /// How long to wait for the answer to a control point request.
-        public var responseTimeout: Duration = .seconds(10)
+        public var responseTimeout = DFUOptions().responseTimeout
         /// How long to wait for a packet receipt before asking where the device is.
-        public var receiptTimeout: Duration = .seconds(1)
+        public var receiptTimeout = DFUOptions().receiptTimeout
 
         /// Makes a configuration.
-        public init(packetReceiptNotifications: UInt16 = 12, packetSize: Int = 244, resume: Bool = true,
+        public init(packetReceiptNotifications: UInt16 = DFUOptions().packetReceiptNotifications, packetSize: Int = 244, resume: Bool = true,
                     firstObjectDelay: Duration = .milliseconds(400), objectDelay: Duration = .zero,
                     objectAttempts: Int = 3, packetReceiptNotificationsAfterLoss: UInt16 = 1,
                     lossesBeforePRNFallback: Int = 1, lossRetries: Int = 8, lossDelay: Duration = .milliseconds(100),
