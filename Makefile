@@ -45,6 +45,7 @@ lint:
 
 test-unit: deps lint
 	$(SWIFT) build --build-tests
+	@Tests/Fixtures/mcuboot/imgtool-venv.sh >/dev/null || echo "test-unit: imgtool (PyPI) could not be installed; its live tests are skipped" >&2
 	$(SWIFT) test --skip-build
 
 # bleak (PyPI) against dfu-sim and dfu against bluezoo (PyPI), with pytest in a venv under .build.

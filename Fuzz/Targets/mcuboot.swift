@@ -1,8 +1,9 @@
 // libFuzzer target: the MCUboot image reader and the nRF Connect SDK package reader. The first
 // byte picks the input: 0 a flat image, 1 Intel HEX text, 2 a manifest.json (its length in the
 // next two bytes, big-endian) and the rest as the member "app_update.bin". Every image is checked
-// without a key and with an ECDSA P-256, an Ed25519 and an RSA-2048 test key (made by imgtool
-// keygen for Tests/Fixtures/mcuboot), so the hash, key hash and every signature path run.
+// without a key and with an ECDSA P-256, an Ed25519 and an RSA-2048 test key, so the hash, key
+// hash and every signature path run. The keys are copies of Tests/Fixtures/mcuboot/keys as
+// committed with this target (the seeds' signatures verify with them); any key of each kind works.
 import DFUCore
 import DFUCrypto
 
@@ -13,28 +14,28 @@ private let keys: [VerifyingKey?] = [
     key(
         """
         -----BEGIN PUBLIC KEY-----
-        MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEWhzalgG7ttSFuuf+tdUIKpgoZGve
-        zV1GhC1bF7XqRbEDLhEwXQrv0C8T+vGxb//3eh6JSvoqg93V596BVQKRpA==
+        MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEBYsV6fYKEuTdv33wa6T7QZizRZRF
+        Kh/rehq8+2npIMZ50xbuy1yCM4ng+McvmK9sH8pd8b58aQVH1vEYmy3HFQ==
         -----END PUBLIC KEY-----
 
         """),
     key(
         """
         -----BEGIN PUBLIC KEY-----
-        MCowBQYDK2VwAyEAuerxT7lW4MCxQQNU86vrf9krjVOQFWKL/jDv9g/RvUU=
+        MCowBQYDK2VwAyEADVQz44wJa++hXKaj0Tv4BQqK11VwYKEnAClKtK+k33Y=
         -----END PUBLIC KEY-----
 
         """),
     key(
         """
         -----BEGIN PUBLIC KEY-----
-        MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA76BcWKS4gFz0/nh9zFPM
-        AIIMbnZt7DRDkNLz7/+o5OzjbdOVFijoI7aqThgB8EQulKJRbGcP79T2mdKw0WuS
-        fhUaCEH9Q82JmJ1QTonywjOqoRZ9NwJ4ISOEi3tAwZdW6C+NcQLr89wV1MArhUdB
-        c32GxZOzBEPxFLLNfrsFc72JN+ZjSkJujhZ+bXhcxz/JHvDV3DxH10iZq85HwZB/
-        SdyT66XVQQWaWoICaJw17GMsCFjs6oY0EFAwzTkSHvvTu9jLjeakKIK1grgufsFp
-        jtbwt4hQs1vIXfozZSVpO4juGtalvamWfdaPKVcv6Do0bAj4KEzs4k84gBRfTnAr
-        yQIDAQAB
+        MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAztTJUg2UwbnlPw6c5uk3
+        N5+rkMaNKiejciEqpt2u1CTfgaCN85VTLU6PzCnT6Z/l4526JxJZva/a/86FtKY8
+        MbxDYCCleQv/bB+ya7hCpMgUYKGo+HpkSaoMsU1AxdBqDDjxc6823i9n2erND2OQ
+        RydSKHkbZkOS9w5dL5sIAg9cyPbbDPbX1UcO0AKB8RGlV/Hozl9743tMzPAO1zPm
+        9hZ5lAM1WBd5ZdoebS3dd6EjerFlKV7J/XNQe/wLegXoo/PogMswYcxFz9i2Epfw
+        dNNP0anyoIv5mRIPaNEhwytTDDRlFecfUFD6sQE9JGmIOvii2IP9juDhz89bvHSr
+        4QIDAQAB
         -----END PUBLIC KEY-----
 
         """),

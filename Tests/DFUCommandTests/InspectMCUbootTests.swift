@@ -100,6 +100,13 @@ struct InspectMCUbootTests {
         #expect(hex.output.contains("MCUboot image in Intel HEX at 0x0000c000"))
     }
 
+    @Test func nrf5RawImageOptionsAreRefusedForAnMCUbootImage() async {
+        let file = Self.path("images/ecdsa-p256.bin")
+        let run = await RecordedRun.dfu("inspect", file, "--type", "application", "--init", "app.dat")
+        #expect(run.code == .usage)
+        #expect(run.errorLines == ["dfu: --init, --sd-size and --bl-size are for nRF5 raw images; \(file) is an MCUboot image (see 'dfu inspect --help')"])
+    }
+
     @Test func keyOfAnotherKindIsNamed() async {
         let run = await RecordedRun.dfu("inspect", Self.path("images/rsa-2048.bin"), "--key", Self.key("ed25519"))
         #expect(run.code == .badPackage)

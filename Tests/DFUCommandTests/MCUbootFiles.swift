@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `Tests/Fixtures/mcuboot`: MCUboot images made by imgtool and `expected.tsv`, the verdict
 /// `imgtool verify` gave each (see `make-mcuboot-fixtures.sh`).
@@ -28,4 +29,7 @@ enum MCUbootFiles {
 
     static let cases = rows.map { Row(file: $0.file, key: $0.key, imgtool: $0.imgtool) }
 
+    /// imgtool in the venv `Tests/Fixtures/mcuboot/imgtool-venv.sh` makes.
+    static let imgtool = TestData.root.appendingPathComponent(".build/mcuboot-venv/bin/imgtool").path
+    static var imgtoolInstalled: Bool { ToolRun.isInstalled(imgtool) && present }
 }

@@ -51,7 +51,7 @@ struct MCUbootFixtureTests {
             #expect(verdict == "OK")
             #expect(report?.image.version.description == row.version)
             // imgtool prints the digest it recomputed; it is the SHA256 TLV (the image hash SMP shows).
-            #expect(report?.image.imageHash?.hexString == row.digest)
+            #expect(report?.image.tlvs.first { [0x10, 0x11, 0x12].contains($0.type) }?.value.hexString == row.digest)
             #expect(report?.hashCheck == .matches)
             #expect(report?.signature == (row.key == nil ? (report?.signatureType == nil ? .unsigned : .notChecked) : .valid))
         case "INVALID_HASH" where row.file.hasSuffix("encrypted.bin"):
@@ -63,6 +63,10 @@ struct MCUbootFixtureTests {
             #expect(verdict == (row.key == nil || row.key == "ecdsa-p256" ? "OK" : "INVALID_SIGNATURE"))
         case "INVALID_HASH", "INVALID_SIGNATURE", "INVALID_MAGIC":
             #expect(verdict == row.imgtool)
+        case "KEY_MISMATCH":
+            // imgtool: the key's kind does not go with the image's hash TLV (a P-256 key for a
+            // SHA384 image). Refused: the hash does not match, or the signature is of another kind.
+            #expect(verdict == "INVALID_SIGNATURE" || verdict == "INVALID_HASH")
         case "INVALID_TLV_INFO_MAGIC", "CRASH":
             // Refused as malformed or truncated (imgtool itself crashes on the truncated ones).
             #expect(verdict == "REFUSED")
@@ -130,6 +134,17 @@ struct MCUbootFixtureTests {
         let encrypted = try MCUbootImage(bytes: MCUbootFixture.bytes("images/encrypted.bin"), name: "encrypted.bin")
         #expect(encrypted.flags == .encryptedAES128)
         #expect(encrypted.tlvs.map(\.name).contains("ENC_EC256"))
+    }
+
+    @Test func p384ImageIsNamedByItsHashAndChecked() throws {
+        let report = try MCUbootPackageReport.inspect(file: MCUbootFixture.bytes("images/ecdsa-p384.bin"), name: "ecdsa-p384.bin")
+        #expect(report.images[0].signatureType == .ecdsaP384)
+        #expect(report.images[0].image.tlv(MCUbootTLV.sha384)?.value.count == 48)
+        #expect(report.images[0].hashCheck == .matches)
+        #expect(report.images[0].image.imageHash == nil)  // no SHA256 TLV: hash_sha256 is null
+        let withKey = try MCUbootPackageReport.inspect(
+            file: MCUbootFixture.bytes("images/ecdsa-p384.bin"), name: "ecdsa-p384.bin", key: MCUbootFixture.key("ecdsa-p256"))
+        #expect(withKey.images[0].signature == .unverifiable(reason: "an ECDSA P-256 signature over a 384-bit digest is not supported here"))
     }
 
     @Test func intelHexImageIsFlattenedFromItsLowestAddress() throws {

@@ -95,6 +95,9 @@ struct PackageSource: Sendable {
             UsageError("option --key: \(keyPath ?? ""): \(error.description)", command: command)
         }
         func mcubootKey() throws(UsageError) -> VerifyingKey? {
+            if initPath != nil || softdeviceSize != nil || bootloaderSize != nil {
+                throw UsageError("--init, --sd-size and --bl-size are for nRF5 raw images; \(path) is an MCUboot image", command: command)
+            }
             guard let keyPEM else { return nil }
             do { return try VerifyingKey(pem: keyPEM) } catch { throw keyError(error) }
         }

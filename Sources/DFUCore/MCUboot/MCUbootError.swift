@@ -9,9 +9,9 @@ public enum MCUbootError: Error, Sendable, Hashable, CustomStringConvertible {
     case truncated(name: String, part: String, needed: UInt64, size: Int)
     /// A header field or TLV area is inconsistent (the cause says which).
     case malformed(name: String, cause: String)
-    /// The image has no SHA256 TLV (MCUboot refuses such an image).
+    /// The image has no hash TLV (MCUboot refuses such an image).
     case missingHash(name: String)
-    /// The SHA-256 recomputed over header, body and protected TLVs differs from the SHA256 TLV.
+    /// The hash recomputed over header, body and protected TLVs differs from the hash TLV.
     case hashMismatch(name: String)
     /// No signature verifies with the given key.
     case invalidSignature(name: String)
@@ -38,9 +38,9 @@ public enum MCUbootError: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformed(let name, let cause):
             "\(name): malformed MCUboot image: \(cause)"
         case .missingHash(let name):
-            "\(name): the image has no SHA256 TLV, so its hash cannot be checked"
+            "\(name): the image has no SHA256 (or SHA384, SHA512) TLV, so its hash cannot be checked"
         case .hashMismatch(let name):
-            "\(name): the image hash (SHA256 TLV) does not match the image: it was changed after signing"
+            "\(name): the image does not match its hash TLV: it was changed after signing"
         case .invalidSignature(let name):
             "\(name): the image signature does not verify with the given key"
         case .unsigned(let name):

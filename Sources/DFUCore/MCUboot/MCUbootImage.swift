@@ -138,8 +138,10 @@ public struct MCUbootImage: Sendable, Hashable {
     /// The first TLV of a type, if any.
     public func tlv(_ type: UInt16) -> MCUbootTLV? { tlvs.first { $0.type == type } }
 
-    /// The SHA256 TLV's value: the image's hash as MCUboot and SMP's image list name it
-    /// (mcumgr's `img_mgmt` reports this TLV, not a hash of the file), nil when absent.
+    /// The SHA256 TLV's value: the image's hash as MCUboot and SMP's image list name it, nil
+    /// when absent. Zephyr's image management reads this TLV from the slot, not a hash of the
+    /// file (zephyrproject-rtos/zephyr `subsys/mgmt/mcumgr/grp/img_mgmt/src/img_mgmt.c`,
+    /// `img_mgmt_read_info`), so it is what an image list's `hash` is compared with.
     public var imageHash: [UInt8]? { tlv(MCUbootTLV.sha256)?.value }
 
     /// The KEYHASH TLV's value, nil when absent.

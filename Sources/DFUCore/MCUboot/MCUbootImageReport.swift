@@ -27,20 +27,30 @@ public struct MCUbootImageReport: Sendable, Hashable {
     public init(image: MCUbootImage, manifestEntry: NCSManifest.Entry? = nil, key: VerifyingKey? = nil) {
         self.image = image
         self.manifestEntry = manifestEntry
-        let hashTLVs = image.tlvs.filter { $0.type == MCUbootTLV.sha256 }
+        // MCUboot checks the one hash TLV its build expects (SHA256, or SHA384 with ECDSA P-384,
+        // EXPECTED_HASH_TLV in image_validate.c); imgtool writes one of the three. Every hash TLV
+        // present is checked here.
+        let hashTLVs = image.tlvs.filter { Self.hashTypes.contains($0.type) }
         if image.tlv(MCUbootTLV.signaturePure) != nil {
             hashCheck = .notCheckable(reason: "a SIG_PURE image carries no hash; its signature covers the image itself")
         } else if hashTLVs.isEmpty {
-            let other = image.tlvs.first { $0.type == MCUbootTLV.sha384 || $0.type == MCUbootTLV.sha512 }
-            hashCheck = .notCheckable(reason: other.map { "\($0.name) is not supported here" } ?? "no SHA256 TLV")
+            hashCheck = .notCheckable(reason: "no SHA256, SHA384 or SHA512 TLV")
         } else if image.flags.isEncrypted {
             hashCheck = .notCheckable(reason: "the body is encrypted and the hash covers its plaintext")
         } else {
-            let digest = SHA256.digest(Array(image.hashedBytes))
-            hashCheck = hashTLVs.allSatisfy { $0.value == digest } ? .matches : .mismatch
+            let matches = hashTLVs.allSatisfy { tlv in
+                switch tlv.type {
+                case MCUbootTLV.sha384: tlv.value == SHA384.digest(image.hashedBytes)
+                case MCUbootTLV.sha512: tlv.value == SHA512.digest(image.hashedBytes)
+                default: tlv.value == SHA256.digest(Array(image.hashedBytes))
+                }
+            }
+            hashCheck = matches ? .matches : .mismatch
         }
         let signatures = image.tlvs.filter { $0.signatureType != nil }
-        signatureType = signatures.first?.signatureType
+        // ECDSA_SIG is P-256 with a SHA256 TLV and P-384 with a SHA384 one (imgtool's keys/ecdsa.py).
+        let firstType = signatures.first?.signatureType
+        signatureType = firstType == .ecdsaP256 && image.tlv(MCUbootTLV.sha384) != nil ? .ecdsaP384 : firstType
         guard let key else {
             keyMatches = nil
             signature = signatures.isEmpty ? .unsigned : .notChecked
@@ -48,7 +58,15 @@ public struct MCUbootImageReport: Sendable, Hashable {
         }
         let keyBytes = key.mcubootKeyBytes
         if let keyHash = image.keyHash {
-            keyMatches = !keyHash.isEmpty && keyHash.count <= 32 && SHA256.digest(keyBytes).starts(with: keyHash)
+            // Hashed with the image's hash algorithm (bootutil_find_key uses bootutil_sha, which
+            // is SHA-512 or SHA-384 in builds with those; imgtool's create hashes the key likewise).
+            let keyDigest: [UInt8] =
+                switch keyHash.count {
+                case 64: SHA512.digest(keyBytes[...])
+                case 48: SHA384.digest(keyBytes[...])
+                default: SHA256.digest(keyBytes)
+                }
+            keyMatches = !keyHash.isEmpty && keyDigest.starts(with: keyHash)
         } else if let embedded = image.tlv(MCUbootTLV.publicKey)?.value {
             keyMatches = embedded == keyBytes
         } else {
@@ -62,8 +80,10 @@ public struct MCUbootImageReport: Sendable, Hashable {
         if image.tlv(MCUbootTLV.signaturePure) != nil {
             return .unverifiable(reason: "a SIG_PURE signature over the whole image is not supported here")
         }
-        guard let digest = image.imageHash, digest.count == 32 else {
-            return .unverifiable(reason: "the image has no SHA256 TLV for the signature to cover")
+        // The signature covers the hash TLV's digest: SHA-256, or for Ed25519 also SHA-512
+        // (image_ed25519.c takes IMAGE_HASH_SIZE bytes, 64 with MCUBOOT_SHA512).
+        guard let digest = image.tlvs.first(where: { hashTypes.contains($0.type) })?.value else {
+            return .unverifiable(reason: "the image has no hash TLV for the signature to cover")
         }
         let wanted: MCUbootSignatureType =
             switch key.algorithm {
@@ -76,17 +96,23 @@ public struct MCUbootImageReport: Sendable, Hashable {
             let found = Set(signatures.compactMap(\.signatureType?.rawValue)).sorted().joined(separator: ", ")
             return .unverifiable(reason: "the image is signed with \(found), the key is \(key.algorithm)")
         }
+        guard digest.count == 32 || (wanted == .ed25519 && digest.count == 64) else {
+            return .unverifiable(reason: "an \(key.algorithm) signature over a \(digest.count * 8)-bit digest is not supported here")
+        }
         let verified = candidates.contains { tlv in
             switch wanted {
             case .ecdsaP256: key.verifyECDSA(signature: tlv.value, digest: digest)
             case .ed25519: key.verifyEd25519(signature: tlv.value, message: digest)
             case .rsa2048, .rsa3072: key.verifyRSAPSS(signature: tlv.value, digest: digest)
-            case .ecdsaP224: false
+            case .ecdsaP224, .ecdsaP384: false
             }
         }
         // MCUboot skips a signature whose KEYHASH names another key.
         return verified && keyMatches != false ? .valid : .invalid
     }
+
+    /// The hash TLV types: SHA256, SHA384, SHA512.
+    static let hashTypes: Set<UInt16> = [MCUbootTLV.sha256, MCUbootTLV.sha384, MCUbootTLV.sha512]
 
     /// The name of the image's file or zip member.
     public var name: String { image.name }
@@ -98,9 +124,7 @@ public struct MCUbootImageReport: Sendable, Hashable {
     /// signature that is missing, does not verify, or cannot be checked.
     public func check(keyWasGiven: Bool) throws(MCUbootError) {
         if case .mismatch = hashCheck { throw .hashMismatch(name: name) }
-        if case .notCheckable = hashCheck, image.imageHash == nil, image.tlv(MCUbootTLV.signaturePure) == nil,
-            !image.tlvs.contains(where: { $0.type == MCUbootTLV.sha384 || $0.type == MCUbootTLV.sha512 })
-        {
+        if image.tlv(MCUbootTLV.signaturePure) == nil, !image.tlvs.contains(where: { Self.hashTypes.contains($0.type) }) {
             throw .missingHash(name: name)
         }
         switch signature {

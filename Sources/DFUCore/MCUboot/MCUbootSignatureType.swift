@@ -3,6 +3,8 @@
 public enum MCUbootSignatureType: String, Sendable, Hashable {
     /// 0x22 `ECDSA_SIG`: DER ECDSA, P-256 with SHA-256 (P-384 goes with a SHA384 hash TLV).
     case ecdsaP256 = "ecdsa-p256"
+    /// 0x22 `ECDSA_SIG` in an image with a SHA384 TLV: ECDSA P-384 (not verified here).
+    case ecdsaP384 = "ecdsa-p384"
     /// 0x21 `ECDSA224`: no longer supported by MCUboot; shown, never verified.
     case ecdsaP224 = "ecdsa-p224"
     /// 0x24 `ED25519`: Ed25519 over the 32-byte digest.

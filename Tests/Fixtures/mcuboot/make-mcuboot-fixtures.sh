@@ -28,19 +28,8 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
-VENV=${MCUBOOT_VENV:-$ROOT/.build/mcuboot-venv}
-PYTHON=${PYTHON:-python3}
-
-stamp=$VENV/requirements.sha256
-wanted=$(sha256sum "$HERE/requirements.txt" | cut -d' ' -f1)
-if [[ ! -x $VENV/bin/imgtool ]] || [[ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]]; then
-    echo "mcuboot fixtures: installing $HERE/requirements.txt into $VENV" >&2
-    rm -rf "$VENV"
-    "$PYTHON" -m venv "$VENV"
-    "$VENV/bin/pip" install --disable-pip-version-check --no-input -q -r "$HERE/requirements.txt"
-    echo "$wanted" > "$stamp"
-fi
-IMGTOOL=$VENV/bin/imgtool
+IMGTOOL=$("$HERE/imgtool-venv.sh")
+VENV=$(dirname "$(dirname "$IMGTOOL")")
 PY=$VENV/bin/python
 
 cd "$HERE"
@@ -53,6 +42,9 @@ for type in ecdsa-p256 ed25519 rsa-2048 rsa-3072; do
     "$IMGTOOL" getpub -k "keys/$type.pem" --encoding raw -o "work/$type.raw"
     sha256sum "work/$type.raw" | cut -d' ' -f1 > "keys/$type.keyhash"
 done
+
+# Keys whose images are checked without a key only (their hash TLVs are SHA384 and SHA512).
+"$IMGTOOL" keygen -k work/ecdsa-p384.pem -t ecdsa-p384
 
 # Synthetic bodies: a counter pattern, different per body so no two images share a hash.
 body() { # NAME SIZE SEED
@@ -79,6 +71,8 @@ sign full-pubkey.bin small.bin "${common[@]}" --version 1.0.0 --public-key-forma
 sign padded-confirmed.bin small.bin --header-size 0x200 --pad-header --align 4 --slot-size 0x2000 --version 1.0.1 --confirm -k keys/ecdsa-p256.pem
 sign header-0x20.bin small.bin --header-size 0x20 --pad-header --align 8 --slot-size 0x4000 --version 255.255.65535+4294967295 --non-bootable -k keys/ed25519.pem
 sign rom-fixed.bin small.bin "${common[@]}" --version 1.0.0 --rom-fixed 0x10000 -k keys/rsa-2048.pem
+sign ecdsa-p384.bin small.bin "${common[@]}" --version 4.0.0 -k work/ecdsa-p384.pem
+sign ed25519-sha512.bin small.bin "${common[@]}" --version 5.0.0 --sha 512 -k keys/ed25519.pem
 sign encrypted.bin app.bin "${common[@]}" --version 1.0.0 -k keys/ecdsa-p256.pem -E keys/ecdsa-p256.pub.pem
 # Intel HEX: imgtool writes the signed image at --hex-addr.
 "$PY" -c 'from intelhex import IntelHex; h = IntelHex(); h.frombytes(open("work/app.bin", "rb").read(), 0); h.tofile("work/app.hex", "hex")'
@@ -109,6 +103,9 @@ d = base[:]; d[0] ^= 0xFF; save("bad-magic.bin", d)
 d = base[:]; d[tlv] ^= 0xFF; save("bad-tlv-magic.bin", d)
 # The ed25519 image's signature made with another key's hash in front: key hash kept, signature replaced by zeros.
 d = load("ed25519.bin"); d[-64:] = bytes(64); save("tampered-ed25519.bin", d)
+# A body byte of the SHA384 and SHA512 images changed.
+for name in ("ecdsa-p384.bin", "ed25519-sha512.bin"):
+    d = load(name); d[0x200 + 5] ^= 0x01; save("tampered-" + name, d)
 # A protected TLV (the security counter's value) changed: hashed, so the hash fails.
 d = load("security-counter.bin")
 hs, pr, isz = struct.unpack_from("<HHI", d, 8)
