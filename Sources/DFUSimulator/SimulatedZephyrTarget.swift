@@ -40,6 +40,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     private var busyUntil: Duration = .zero
     private var responses = 0
     private var uploadedBytes = 0
+    /// Set by the reset-mid-upload fault: nothing more is handled before the reset.
     private var resetScheduled = false
 
     /// A target running the initial images of `configuration`.
@@ -199,7 +200,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
             for _ in 0..<copies { notify(answer, after: end - context.now, context: &context) }
         }
         if let delay = outcome.resetAfterAnswer {
-            resetScheduled = true
+            // Requests keep being handled until the reset (`os_mgmt_reset` only schedules it).
             context.effects.append(.reboot(into: .application, after: end - context.now + delay))
         }
     }
