@@ -94,6 +94,6 @@ let package = Package(
             name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport"],
             swiftSettings: strict),
         // Only the benchmark's pure helpers (statistics, tables, the shared-adapter model); no timing.
-        .testTarget(name: "DFUBenchmarksTests", dependencies: ["DFUBenchmarks", "DFUSimulator"], swiftSettings: strict),
+        .testTarget(name: "DFUBenchmarksTests", dependencies: ["DFUBenchmarks", "DFUCore", "DFUSimulator"], swiftSettings: strict),
     ]
 )
