@@ -13,12 +13,20 @@ extension SimulatedDeviceProfile {
     /// An nRF5340 with two images: the application core's (image 0, swapped, revertible) and the network
     /// core's (image 1, copied over by MCUboot's network core update, which keeps no copy to revert to).
     public static func nrf5340Zephyr(address: DFUDeviceAddress, isBonded: Bool = false) -> SimulatedDeviceProfile {
+        nrf52840Zephyr(address: address, configuration: .nrf5340, isBonded: isBonded)
+    }
+}
+
+extension ZephyrTargetConfiguration {
+    /// An nRF5340's two images: the application core's (swapped, revertible) and the network core's (copied over
+    /// by MCUboot's network core update, no revert); slot sizes as in a typical NCS partition layout (an assumption).
+    public static var nrf5340: ZephyrTargetConfiguration {
         var configuration = ZephyrTargetConfiguration()
         configuration.images = [
-            ZephyrTargetConfiguration.Image(slotSize: 0x7_0000),
-            ZephyrTargetConfiguration.Image(slotSize: 0x4_0000, revertible: false),
+            Image(slotSize: 0x7_0000),
+            Image(slotSize: 0x4_0000, revertible: false),
         ]
-        return nrf52840Zephyr(address: address, configuration: configuration, isBonded: isBonded)
+        return configuration
     }
 }
 

@@ -67,6 +67,20 @@ import Testing
         #expect(try installed(outcome, plan))
     }
 
+    @Test func bothImagesOfAnNRF5340AreInstalledAtOneReset() async throws {
+        let app = SimulatedMCUbootImageBuilder(version: (2, 0, 0, 0)).image(bodySize: 40_000, seed: 3)
+        let net = SimulatedMCUbootImageBuilder(version: (2, 1, 0, 0)).image(bodySize: 30_000, seed: 5)
+        func upload(_ image: Int, _ bytes: [UInt8]) throws -> SMPUploadImage {
+            SMPUploadImage(image: image, bytes: bytes, imageHash: try #require(try MCUbootImage(bytes: bytes, name: "image").imageHash))
+        }
+        let plan = SMPUploadPlan(images: [try upload(0, app), try upload(1, net)])
+        let outcome = try await ModelledSMPUpload(plan: plan).run(configuration: .nrf5340)
+        let target = try #require(outcome.target)
+        #expect(target.slots[0].primary == app && target.slots[0].nextBoot == .none)
+        #expect(target.slots[1].primary == net)
+        #expect(target.resets == 1)
+    }
+
     @Test func anEncryptedCharacteristicRefusesAnUnbondedCentral() async throws {
         var configuration = ZephyrTargetConfiguration()
         configuration.requiresEncryption = true
