@@ -141,6 +141,8 @@ enum SMPFixtures {
         if case .upload(let chunk) = request {
             #expect(try SMPUploadChunk(body: decoded.decodedBody()) == chunk)
         }
+        // As a server reads it.
+        #expect(try SMPRequest(frame: decoded) == request)
     }
 
     @Test(arguments: SMPFixtures.responses.indices)
@@ -148,6 +150,28 @@ enum SMPFixtures {
         let (command, bytes, expected) = SMPFixtures.responses[index]
         let frame = try SMPFrame(bytes: bytes)
         #expect(try SMPResponse(frame: frame, answering: command) == expected)
+        // Re-encoded as a server writes it: the same bytes.
+        #expect(try SMPFrame(header: frame.header, body: expected.body().encoded()).bytes == bytes)
+    }
+
+    @Test func anUnknownRequestIsRefusedByName() throws {
+        // read OS/2 (task statistics): not a command of this tool.
+        let frame = try SMPFrame(bytes: [0x08, 0x00, 0x00, 0x01, 0x00, 0x00, 0x01, 0x02, 0xA0])
+        #expect(throws: SMPRequest.DecodingError.unknownCommand(frame.header)) { try SMPRequest(frame: frame) }
+    }
+
+    @Test func responsesOfEveryKindRoundTrip() throws {
+        let header = SMPHeader(operation: .read, length: 0, group: .image, sequence: 9, command: 6)
+        let slots = SMPResponse.slotInfo([SMPSlotInfo(image: 0, slots: [.init(slot: 0, size: 0x6_0000),
+                                                                        .init(slot: 1, size: 0x6_0000, uploadImageID: 1)],
+                                                      maxImageSize: 0x5_F000)])
+        let frame = try slots.frame(answering: header)
+        #expect(try SMPResponse(frame: frame, answering: .slotInfo) == slots)
+        let list = SMPResponse.imageState([SMPImageSlotState(image: 1, slot: 1, version: "0.9.0+7", hash: [1, 2],
+                                                             pending: true, permanent: true)])
+        let listFrame = try list.frame(answering: SMPHeader(operation: .read, length: 0, group: .image, sequence: 3,
+                                                            command: 0), imageNumbers: true)
+        #expect(try SMPResponse(frame: listFrame, answering: .imageState) == list)
     }
 
     @Test func imageListWithoutImagesIsADecodingErrorNotAnEmptyList() throws {

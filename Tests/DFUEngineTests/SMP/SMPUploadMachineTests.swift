@@ -105,6 +105,9 @@ import Testing
         #expect(run.lastImagesAfter?.first { $0.slot == 0 }?.hash == images[0].imageHash)
         // buf_count 4: three requests in flight.
         #expect(run.maxInFlight == 3)
+        // Progress rises to the whole image and never goes back.
+        #expect(run.progress.last == images[0].bytes.count)
+        #expect(run.progress == run.progress.sorted())
         #expect(run.uploadedBytes.elementsEqual(images[0].bytes))
     }
 
@@ -137,6 +140,8 @@ import Testing
         #expect(server.primary[1]?.hash == images[1].imageHash && server.primary[1]?.confirmed == true)
         #expect(run.marks == [.test(hash: images[0].imageHash), .test(hash: images[1].imageHash),
                               .confirm(hash: images[0].imageHash), .confirm(hash: images[1].imageHash)])
+        // Progress counts both images: it ends at their sum.
+        #expect(run.progress.last == images[0].bytes.count + images[1].bytes.count)
     }
 
     @Test func framesAreSizedByBufSizeAndSplitByTheWriteLength() {

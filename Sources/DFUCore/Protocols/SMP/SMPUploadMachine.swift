@@ -424,8 +424,8 @@ public struct SMPUploadMachine: Sendable {
     private var bytesOnDevice: Int {
         var total = 0
         for (index, image) in plan.images.enumerated() {
-            if case .uploading(let current) = phase, current == index {
-                total += window?.acknowledged ?? 0
+            if case .uploading(let current) = phase, current == index, let window {
+                total += window.acknowledged
             } else if index < statuses.count, statuses[index] != .needsUpload {
                 total += image.bytes.count
             }
