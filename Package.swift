@@ -35,7 +35,7 @@ let package = Package(
         // The pure core: package model, init packets, protocol state machines, runner.
         .target(name: "DFUCore", dependencies: ["DFUCrypto", "CBOR"], swiftSettings: strict),
         // Simulated nRF5 bootloaders and applications behind the core's transport protocol.
-        .target(name: "DFUSimulator", dependencies: ["DFUCore", "DFUCrypto"], swiftSettings: strict),
+        .target(name: "DFUSimulator", dependencies: ["DFUCore", "DFUCrypto", "CBOR"], swiftSettings: strict),
         // D-Bus over libdbus-1; knows nothing about BlueZ.
         .target(name: "DBus", dependencies: ["CDBus", "CLinux"], swiftSettings: strict),
         // Typed client of bluetoothd's org.bluez D-Bus API, and the engine's transport over it.
@@ -94,6 +94,6 @@ let package = Package(
             name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport"],
             swiftSettings: strict),
         // Only the benchmark's pure helpers (statistics, tables, the shared-adapter model); no timing.
-        .testTarget(name: "DFUBenchmarksTests", dependencies: ["DFUBenchmarks", "DFUSimulator"], swiftSettings: strict),
+        .testTarget(name: "DFUBenchmarksTests", dependencies: ["DFUBenchmarks", "DFUCore", "DFUSimulator"], swiftSettings: strict),
     ]
 )

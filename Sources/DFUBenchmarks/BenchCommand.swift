@@ -4,7 +4,7 @@ import Foundation
 
 /// `dfu-bench`: runs the figures, prints the tables and writes the JSON.
 ///
-///     dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--figures 1,2,3,4]
+///     dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--figures 1,2,3,4,5]
 ///
 /// `--bin` is where `dfu` and `dfu-sim` are (default .build/release), for figure 2.
 ///
@@ -45,7 +45,7 @@ public enum BenchCommand {
         var quick = false
         var swift = "swift"
         var binaries = ".build/release"
-        var figures: Set<String> = ["1", "2", "3", "4"]
+        var figures: Set<String> = ["1", "2", "3", "4", "5"]
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -56,7 +56,7 @@ public enum BenchCommand {
             case "--bin": binaries = rest.popFirst() ?? binaries
             case "--figures": figures = Set((rest.popFirst() ?? "").split(separator: ",").map(String.init))
             case "-h", "--help":
-                print("usage: dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--figures 1,2,3,4]")
+                print("usage: dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--figures 1,2,3,4,5]")
                 return
             default: throw BenchError.usage("unknown argument \(argument) (see --help)")
             }
@@ -70,6 +70,9 @@ public enum BenchCommand {
             if quick { figure.kilobytes = [200] }
             report.link = try await figure.run(progress: log)
             report.slowFlash = try await SlowFlashFigure().run(progress: log)
+        }
+        if figures.contains("5") {
+            report.smp = try await SMPFigure().run(progress: log)
         }
         if figures.contains("2") {
             let figure = HostCostFigure(dfu: binaries + "/dfu", dfuSim: binaries + "/dfu-sim")

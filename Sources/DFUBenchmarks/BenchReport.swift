@@ -20,6 +20,8 @@ public struct BenchReport: Sendable, Hashable, Codable {
     public var startup: StartupCost?
     /// Figure 4 rows.
     public var scale: [ScaleFigureRow] = []
+    /// Figure 5 rows (modelled SMP transfers).
+    public var smp: [SMPFigureRow] = []
     /// Figures not measured.
     public var skipped: [Skipped] = []
     /// Wall time of the whole benchmark, seconds.

@@ -85,6 +85,7 @@ public struct BenchTable: Sendable {
                 ]
             })
         }
+        lines += SMPFigure.lines(report.smp, in: self)
         for skipped in report.skipped {
             lines.append("")
             lines.append("Figure \(skipped.figure): not measured: \(skipped.reason)")

@@ -8,6 +8,8 @@ public struct SimulatedContext: Sendable {
     public let isBonded: Bool
     /// How long the device's flash takes (from the link model).
     public let flash: FlashTimings
+    /// The longest notification the link carries (ATT MTU − 3).
+    public var notificationLength = 244
     /// The device's flash: what is installed.
     public var storage: SimulatedStorage
     /// What the firmware answers with (appended by the handler).

@@ -8,6 +8,9 @@ public struct SimulatedDeviceProfile: Sendable {
         case secure(SecureBootloaderConfiguration)
         /// Legacy DFU, SDK 4.3–11.
         case legacy(LegacyBootloaderConfiguration)
+        /// MCUboot: no Bluetooth of its own; it boots the application, whose SMP server takes updates
+        /// (use with ``Application/zephyr(_:)``).
+        case mcuboot
     }
 
     /// The application (when one is installed).
@@ -18,6 +21,8 @@ public struct SimulatedDeviceProfile: Sendable {
         case legacy(SimulatedLegacyApplication)
         /// An application without any DFU service.
         case plain
+        /// A Zephyr application with MCUmgr's SMP server, above MCUboot.
+        case zephyr(SimulatedZephyrTarget)
     }
 
     /// The chip's address (the application's).
@@ -45,6 +50,8 @@ public struct SimulatedDeviceProfile: Sendable {
             return (SimulatedSecureBootloader(configuration: configuration, name: name), address)
         case .legacy(let configuration):
             return (SimulatedLegacyBootloader(configuration: configuration), address)
+        case .mcuboot:
+            return (applicationFirmware, address)
         }
     }
 
@@ -54,6 +61,7 @@ public struct SimulatedDeviceProfile: Sendable {
         case .buttonless(let app): app
         case .legacy(let app): app
         case .plain: SimulatedPlainApplication()
+        case .zephyr(let target): target
         }
     }
 }

@@ -19,6 +19,14 @@ public protocol SimulatedFirmware: Sendable {
 
     /// The link dropped.
     mutating func connectionDropped(context: inout SimulatedContext)
+
+    /// The ATT error a CCCD write on `characteristic` gets (nil: subscribing is allowed).
+    func subscriptionError(for characteristic: String, isBonded: Bool) -> SimulatedATTError?
+}
+
+extension SimulatedFirmware {
+    /// Subscribing is allowed.
+    public func subscriptionError(for characteristic: String, isBonded: Bool) -> SimulatedATTError? { nil }
 }
 
 /// How a simulated characteristic was written.

@@ -32,8 +32,17 @@ public struct SimulatedPeripheral: Sendable {
     }
 
     /// Resets into `target`; it advertises again from `time`.
-    public mutating func boot(into target: SimulatedBootTarget, at time: Duration) {
+    public mutating func boot(into target: SimulatedBootTarget, at time: Duration, flash: FlashTimings = FlashTimings()) {
         availableFrom = time
+        // MCUboot has no Bluetooth of its own: every reset runs its swap and boots the application again.
+        if let zephyr = firmware as? SimulatedZephyrTarget {
+            let (next, swapTime) = zephyr.afterReset(flash: flash)
+            firmware = next
+            availableFrom = time + swapTime
+            address = profile.address
+            inBootloader = false
+            return
+        }
         switch target {
         case .application where storage.application != nil:
             firmware = profile.applicationFirmware

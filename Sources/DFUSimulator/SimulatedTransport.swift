@@ -127,6 +127,10 @@ public final class SimulatedTransport: DFUTransport {
     public func enableNotifications(on endpoint: DFUEndpoint) async throws(DFUTransportError) {
         try exchange(endpoint: endpoint, bytes: [0x01, 0x00]) { air, connection, characteristic, arrival in
             guard connection.real.contains(endpoint) else { return .attError(SimulatedATTError.attributeNotFound.code) }
+            let device = air.peripherals[connection.index]
+            if let error = device.firmware.subscriptionError(for: characteristic, isBonded: device.profile.isBonded) {
+                return .attError(error.code)
+            }
             air.connection?.subscribed.insert(characteristic)
             return nil
         }
@@ -139,7 +143,7 @@ public final class SimulatedTransport: DFUTransport {
             air, connection, characteristic, arrival in
             var delivered = bytes
             air.trace.append(SimulatedTraceEntry(time: arrival, event: .write(endpoint, bytes)))
-            let isPacket = endpoint == .securePacket || endpoint == .legacyPacket
+            let isPacket = endpoint == .securePacket || endpoint == .legacyPacket || endpoint == .smp
             var dropAfter = false
             if isPacket {
                 air.packetWrites += 1
@@ -325,6 +329,7 @@ public final class SimulatedTransport: DFUTransport {
         var device = air.peripherals[connection.index]
         var context = SimulatedContext(now: time, subscribed: connection.subscribed, isBonded: device.profile.isBonded,
                                        storage: device.storage, flash: link.flash)
+        context.notificationLength = link.maximumWriteLength
         var firmware = device.firmware
         let droppedBefore = (firmware as? SimulatedSecureBootloader)?.droppedPackets ?? 0
         let error = handler(&firmware, &context)
@@ -369,7 +374,7 @@ public final class SimulatedTransport: DFUTransport {
         device.firmware = firmware
         device.storage = context.storage
         if let boot = connection.pendingBoot {
-            device.boot(into: boot.target, at: max(time, boot.at) + link.bootTime)
+            device.boot(into: boot.target, at: max(time, boot.at) + link.bootTime, flash: link.flash)
         }
         air.peripherals[connection.index] = device
         air.trace.append(SimulatedTraceEntry(time: time, event: .disconnected))

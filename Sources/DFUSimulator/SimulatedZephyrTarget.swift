@@ -1,0 +1,503 @@
+import CBOR
+import DFUCore
+import DFUCrypto
+
+/// A Zephyr application with MCUmgr's SMP server over Bluetooth and MCUboot below it, as nRF Connect SDK
+/// builds it, for tests and modelled figures.
+///
+/// Each behaviour names the Zephyr or MCUboot source it follows (zephyrproject-rtos/zephyr
+/// `subsys/mgmt/mcumgr/…`, mcu-tools/mcuboot `boot/bootutil/…`, `docs/design.md`); docs/conformance-mcuboot.md
+/// lists them and what is not modelled. Requests are handled one after another, as Zephyr's SMP work queue
+/// does (`smp_handle_reqs` in `subsys/mgmt/mcumgr/smp/src/smp.c`), each taking the flash time its erases,
+/// writes and hashes need; the upload state is in RAM and a reset loses it, the slots are in flash and
+/// survive it.
+public struct SimulatedZephyrTarget: SimulatedFirmware {
+    /// The configuration.
+    public let configuration: ZephyrTargetConfiguration
+    /// Each image's slots.
+    public private(set) var slots: [SimulatedMCUbootSlots]
+    /// Writes the target dropped: no free buffer, longer than a buffer, or not a whole frame (once a frame's first
+    /// write is lost, its other writes are taken as frame starts and dropped too).
+    public private(set) var droppedFrames = 0
+    /// Writes ignored because the link was not encrypted.
+    public private(set) var refusedWrites = 0
+    /// Resets so far (each runs MCUboot).
+    public private(set) var resets = 0
+
+    /// The upload in progress (`g_img_mgmt_state` in `img_mgmt.c`: area, size, offset, sha), lost at a reset.
+    private struct Upload: Sendable {
+        var image: Int
+        var size: Int
+        var offset: Int
+        var sha: [UInt8]
+        var erasedPages: Int
+    }
+
+    private var upload: Upload?
+    private var partial: [UInt8] = []
+    private var expected = 0
+    private var bufferReleaseTimes: [Duration] = []
+    private var busyUntil: Duration = .zero
+    private var responses = 0
+    private var uploadedBytes = 0
+    /// Set by the reset-mid-upload fault: nothing more is handled before the reset.
+    private var resetScheduled = false
+
+    /// A target running the initial images of `configuration`.
+    public init(configuration: ZephyrTargetConfiguration = ZephyrTargetConfiguration()) {
+        self.configuration = configuration
+        slots = configuration.images.enumerated().map { index, image in
+            let initial = image.initialImage
+                ?? SimulatedMCUbootImageBuilder(version: image.initialVersion).image(bodySize: 2048, seed: UInt8(truncatingIfNeeded: 100 + index))
+            var slots = SimulatedMCUbootSlots(primary: initial, slotSize: image.slotSize, revertible: image.revertible)
+            if let secondary = image.initialSecondary { slots.writeSecondary(secondary, at: 0) }
+            return slots
+        }
+    }
+
+    private var characteristic: String { DFUServiceUUIDs().smpCharacteristic.uppercased() }
+
+    /// The SMP service with its one characteristic, write without response and notify
+    /// (`smp_bt.c`, `SMP_BT_SVC_UUID`/`SMP_BT_CHR_UUID`, `BT_GATT_CHRC_WRITE_WITHOUT_RESP | BT_GATT_CHRC_NOTIFY`).
+    public var services: [SimulatedService] {
+        [SimulatedService(uuid: DFUServiceUUIDs().smpService, characteristics: [
+            SimulatedCharacteristic(uuid: characteristic, properties: [.writeWithoutResponse, .notify]),
+        ])]
+    }
+
+    /// The configured name.
+    public var advertisedName: String { configuration.name }
+
+    /// The SMP service (as `smp_svr` advertises it).
+    public var advertisedServiceUUIDs: [String] { [DFUServiceUUIDs().smpService.uppercased()] }
+
+    /// Nothing is readable.
+    public mutating func read(_ characteristic: String, context: inout SimulatedContext) -> Result<[UInt8], SimulatedATTError> {
+        .failure(.readNotPermitted)
+    }
+
+    /// With `requiresEncryption`, an unbonded central cannot subscribe: Zephyr's `bt_gatt_check_perm` answers a
+    /// CCCD write on an encryption-only attribute with Insufficient Authentication when there is no key.
+    public func subscriptionError(for characteristic: String, isBonded: Bool) -> SimulatedATTError? {
+        configuration.requiresEncryption && !isBonded && characteristic.uppercased() == self.characteristic
+            ? .insufficientAuthentication : nil
+    }
+
+    /// A reassembly in progress is dropped (`smp_bt.c`, `smp_bt_disconnected` → `smp_reassembly_drop`); the
+    /// upload state stays, so a client resumes from the offset.
+    public mutating func connectionDropped(context: inout SimulatedContext) {
+        partial = []
+        expected = 0
+    }
+
+    /// MCUboot runs at the reset: each image's pending swap or revert. Returns the target after the reset and
+    /// the time MCUboot spent moving pages (about three page erases and writes per page swapped through the
+    /// scratch area, one per page copied; an estimate from the flash timings).
+    public func afterReset(flash: FlashTimings) -> (target: SimulatedZephyrTarget, bootTime: Duration) {
+        var next = SimulatedZephyrTarget(configuration: configuration)
+        next.slots = slots
+        next.resets = resets + 1
+        // Fault counters run over the target's life, across resets.
+        next.responses = responses
+        next.uploadedBytes = uploadedBytes
+        next.droppedFrames = droppedFrames
+        next.refusedWrites = refusedWrites
+        var time = Duration.zero
+        for index in next.slots.indices {
+            let pages = next.slots[index].boot(key: configuration.verifyingKey, pageSize: configuration.pageSize)
+            let perPage = flash.pageErase + flash.writeTime(bytes: configuration.pageSize)
+            time += perPage * (pages * (next.slots[index].revertible ? 3 : 1))
+        }
+        return (next, time)
+    }
+
+    // MARK: - Writes
+
+    /// A write to the SMP characteristic: collected into a frame (`smp_bt_chr_write`), then handled.
+    public mutating func write(_ bytes: [UInt8], to characteristic: String, type: SimulatedWriteType,
+                               context: inout SimulatedContext) -> SimulatedATTError? {
+        guard characteristic.uppercased() == self.characteristic else { return .attributeNotFound }
+        // An ATT error to a write command never goes on the air (the central's write just disappears).
+        func refuse(_ error: SimulatedATTError) -> SimulatedATTError? { type == .request ? error : nil }
+        if configuration.requiresEncryption, !context.isBonded {
+            refusedWrites += 1
+            return refuse(.insufficientAuthentication)
+        }
+        if resetScheduled { return nil }
+        bufferReleaseTimes.removeAll { $0 <= context.now }
+        if configuration.reassembly {
+            if partial.isEmpty {
+                // `smp_reassembly_collect`: the first fragment takes a buffer (-ENOMEM: Insufficient
+                // Resources) and must hold the header, whose length fixes the frame's end.
+                guard hasFreeBuffer(at: context.now) else {
+                    droppedFrames += 1
+                    return refuse(.insufficientResources)
+                }
+                guard let header = try? SMPHeader(bytes: bytes),
+                    SMPHeader.size + Int(header.length) <= configuration.bufferSize
+                else {
+                    droppedFrames += 1
+                    return refuse(.valueNotAllowed)
+                }
+                expected = SMPHeader.size + Int(header.length)
+                partial = bytes
+            } else {
+                partial += bytes
+            }
+            // More than the header announced: the frame is dropped (`smp_bt_chr_write`, Value Not Allowed).
+            guard partial.count <= expected else {
+                partial = []
+                droppedFrames += 1
+                return refuse(.valueNotAllowed)
+            }
+            guard partial.count == expected else { return nil }
+            let frame = partial
+            partial = []
+            handle(frame, context: &context)
+            return nil
+        }
+        // Without reassembly each write is one frame in one buffer.
+        guard hasFreeBuffer(at: context.now), bytes.count <= configuration.bufferSize else {
+            droppedFrames += 1
+            return refuse(.insufficientResources)
+        }
+        handle(bytes, context: &context)
+        return nil
+    }
+
+    /// Requests waiting or in work hold a buffer each, and the one in work holds a second for its answer
+    /// (`smp_process_request_packet` allocates the response from the same pool): buf_count − 1 requests fit.
+    private func hasFreeBuffer(at now: Duration) -> Bool {
+        let held = bufferReleaseTimes.filter { $0 > now }.count + (busyUntil > now ? 1 : 0) + (partial.isEmpty ? 0 : 1)
+        return held < configuration.bufferCount
+    }
+
+    // MARK: - Frames
+
+    private mutating func handle(_ bytes: [UInt8], context: inout SimulatedContext) {
+        // A frame that does not decode is dropped without an answer (`smp_process_request_packet`).
+        guard let frame = try? SMPFrame(bytes: bytes), !frame.header.operation.isResponse,
+            let body = try? frame.decodedBody()
+        else {
+            droppedFrames += 1
+            return
+        }
+        let start = max(context.now, busyUntil)
+        var outcome = Outcome()
+        dispatch(frame.header, body, outcome: &outcome, context: context)
+        let end = start + configuration.processingPerFrame + outcome.work
+        busyUntil = end
+        bufferReleaseTimes.append(end)
+        if outcome.resetBeforeAnswer {
+            resetScheduled = true
+            context.effects.append(.reboot(into: .application, after: end - context.now))
+            return
+        }
+        responses += 1
+        if !configuration.unansweredResponses.contains(responses) {
+            let copies = configuration.duplicatedResponses.contains(responses) ? 2 : 1
+            let answer = answerFrame(to: frame.header, outcome.reply)
+            for _ in 0..<copies { notify(answer, after: end - context.now, context: &context) }
+        }
+        if let delay = outcome.resetAfterAnswer {
+            // Requests keep being handled until the reset (`os_mgmt_reset` only schedules it).
+            context.effects.append(.reboot(into: .application, after: end - context.now + delay))
+        }
+    }
+
+    /// Notifications carry at most the link's ATT payload; a longer answer is split without extra framing
+    /// (`smp_bt_tx_pkt`: chunks of `bt_gatt_get_mtu(conn) - 3`).
+    private func notify(_ frame: [UInt8], after delay: Duration, context: inout SimulatedContext) {
+        let size = max(1, context.notificationLength)
+        var offset = 0
+        repeat {
+            let end = min(frame.count, offset + size)
+            context.notify(characteristic, Array(frame[offset..<end]), after: delay)
+            offset = end
+        } while offset < frame.count
+    }
+
+    private enum Reply {
+        case body(CBOR)
+        case imageError(Int)
+        case managementError(Int)
+    }
+
+    private struct Outcome {
+        var reply = Reply.body(.map([]))
+        var work: Duration = .zero
+        var resetAfterAnswer: Duration?
+        var resetBeforeAnswer = false
+    }
+
+    /// The answer frame: the request's version, group, command and sequence. A group error is
+    /// `{"err": {"group", "rc"}}` for SMP version 2 and the translated `{"rc"}` for version 1
+    /// (`smp_add_cmd_err` in `smp.c`; `img_mgmt_translate_error_code` in `img_mgmt.c`).
+    private func answerFrame(to header: SMPHeader, _ reply: Reply) -> [UInt8] {
+        let body: CBOR
+        switch reply {
+        case .body(let value): body = value
+        case .managementError(let rc): body = .map(["rc": .int(rc)])
+        case .imageError(let rc):
+            body = header.version == .version2
+                ? .map(["err": .map(["group": .int(Int(SMPGroup.image.rawValue)), "rc": .int(rc)])])
+                : .map(["rc": .int(Self.translated(rc))])
+        }
+        let frame = try? SMPFrame(operation: header.operation.response, version: header.version, group: header.group,
+                                  command: header.command, sequence: header.sequence, body: body)
+        return frame?.bytes ?? []
+    }
+
+    /// `img_mgmt_translate_error_code`: the MGMT_ERR_* an SMP version 1 client gets for an image group error.
+    static func translated(_ rc: Int) -> Int {
+        switch rc {
+        case 3, 4: 5  // NO_IMAGE, NO_TLVS → ENOENT
+        case 9, 27, 28: 6  // NO_FREE_SLOT, CURRENT_VERSION_IS_NEWER, IMAGE_ALREADY_PENDING → EBADSTATE
+        case 15: 2  // NO_FREE_MEMORY → ENOMEM
+        case 14, 19, 20, 21, 22, 24, 25: 3  // slot, offsets, length, header, hash, address → EINVAL
+        default: 1  // EUNKNOWN
+        }
+    }
+
+    private mutating func dispatch(_ header: SMPHeader, _ body: CBOR, outcome: inout Outcome, context: SimulatedContext) {
+        let write = header.operation == .write
+        switch (header.group, header.command, write) {
+        case (.os, 0, true): echo(body, outcome: &outcome)
+        case (.os, 5, true): outcome.resetAfterAnswer = configuration.resetDelay
+        case (.os, 6, false) where configuration.answersParameters:
+            outcome.reply = .body(.map(["buf_size": .int(configuration.bufferSize),
+                                        "buf_count": .int(configuration.bufferCount)]))
+        case (.image, 0, false): outcome.reply = .body(stateBody())
+        case (.image, 0, true): stateWrite(body, outcome: &outcome)
+        case (.image, 1, true): uploadChunk(body, outcome: &outcome, context: context)
+        default:
+            // `smp_handle_single_req`: no handler → MGMT_ERR_ENOTSUP.
+            outcome.reply = .managementError(8)
+        }
+    }
+
+    /// OS group, echo (`os_mgmt_echo`): `{"d": text}` → `{"r": text}`; anything else is MGMT_ERR_EINVAL.
+    private func echo(_ body: CBOR, outcome: inout Outcome) {
+        guard let text = body["d"]?.textValue else {
+            outcome.reply = .managementError(3)
+            return
+        }
+        outcome.reply = .body(.map(["r": .text(text)]))
+    }
+
+    // MARK: - Image state (img_mgmt_state.c)
+
+    private enum BootType { case normal, test, revert }
+
+    /// `img_mgmt_get_next_boot_slot`: the slot the next reset runs and why.
+    private func nextBoot(_ image: Int) -> (slot: Int, type: BootType) {
+        switch slots[image].nextBoot {
+        case .none: (0, .normal)
+        case .permanent: (1, .normal)
+        case .test: (1, .test)
+        case .revert: (1, .revert)
+        }
+    }
+
+    /// `img_mgmt_state_read`: both slots of every image with a readable image, and their flags.
+    private func stateBody() -> CBOR {
+        var entries: [CBOR] = []
+        for image in slots.indices {
+            let (next, type) = nextBoot(image)
+            let flagsPrimary: (pending: Bool, confirmed: Bool, active: Bool, permanent: Bool) =
+                (false, type != .revert, true, false)
+            var flagsSecondary: (pending: Bool, confirmed: Bool, active: Bool, permanent: Bool) = (false, false, false, false)
+            if next != 0 {
+                switch type {
+                case .normal: flagsSecondary = (true, false, false, true)
+                case .revert: flagsSecondary = (false, true, false, false)
+                case .test: flagsSecondary = (true, false, false, false)
+                }
+            }
+            for (slot, flags) in [(0, flagsPrimary), (1, flagsSecondary)] {
+                guard let found = slots[image].image(inSlot: slot), let hash = found.imageHash else { continue }
+                var map: [CBOR.Entry] = []
+                if configuration.images.count > 1 { map.append(CBOR.Entry(.text("image"), .int(image))) }
+                map.append(CBOR.Entry(.text("slot"), .int(slot)))
+                map.append(CBOR.Entry(.text("version"), .text(Self.versionString(found.version))))
+                map.append(CBOR.Entry(.text("hash"), .bytes(hash)))
+                map.append(CBOR.Entry(.text("bootable"), .bool(!found.flags.contains(.nonBootable))))
+                map.append(CBOR.Entry(.text("pending"), .bool(flags.pending)))
+                map.append(CBOR.Entry(.text("confirmed"), .bool(flags.confirmed)))
+                map.append(CBOR.Entry(.text("active"), .bool(flags.active)))
+                map.append(CBOR.Entry(.text("permanent"), .bool(flags.permanent)))
+                entries.append(.map(map))
+            }
+        }
+        return .map(["images": .array(entries), "splitStatus": .int(0)])
+    }
+
+    /// `img_mgmt_ver_str`: "major.minor.revision", with ".build" when the build number is not 0.
+    static func versionString(_ version: MCUbootVersion) -> String {
+        "\(version.major).\(version.minor).\(version.revision)" + (version.build != 0 ? ".\(version.build)" : "")
+    }
+
+    /// `img_mgmt_state_write` and `img_mgmt_set_next_boot_slot`: test or confirm by hash, or confirm the running image.
+    private mutating func stateWrite(_ body: CBOR, outcome: inout Outcome) {
+        let confirm = body["confirm"]?.boolValue ?? false
+        let hash = body["hash"]?.bytesValue ?? []
+        var image = 0
+        var slot = 0
+        if hash.isEmpty {
+            guard confirm else { return outcome.reply = .imageError(24) }  // a test without a hash: INVALID_HASH
+        } else {
+            guard hash.count == 32 else { return outcome.reply = .imageError(24) }
+            guard let found = findSlot(hash: hash) else { return outcome.reply = .imageError(8) }  // HASH_NOT_FOUND
+            (image, slot) = found
+        }
+        let (next, type) = nextBoot(image)
+        if confirm, image != 0, slot == 0 { return outcome.reply = .imageError(32) }  // CONFIRMATION_DENIED
+        if !confirm, slot == 0 { return outcome.reply = .imageError(33) }  // TEST_TO_ACTIVE_DENIED
+        switch type {
+        case .test:
+            if !confirm, slot == next { return outcome.reply = .body(stateBody()) }
+            return outcome.reply = .imageError(28)  // IMAGE_ALREADY_PENDING
+        case .normal:
+            if confirm, slot == next { return outcome.reply = .body(stateBody()) }
+            if (slot == 0 && next != 0) || (!confirm && slot != 0 && slot == next) { return outcome.reply = .imageError(28) }
+        case .revert:
+            if confirm, slot == next { return outcome.reply = .body(stateBody()) }
+            if !confirm { return outcome.reply = .imageError(28) }
+        }
+        if slot == 0 {
+            slots[image].confirmPrimary()
+        } else {
+            slots[image].markSecondary(permanent: confirm)
+        }
+        outcome.work += configuration.trailerWrite
+        outcome.reply = .body(stateBody())
+    }
+
+    /// `img_mgmt_find_by_hash`: the slot whose SHA256 TLV is `hash`.
+    private func findSlot(hash: [UInt8]) -> (image: Int, slot: Int)? {
+        for image in slots.indices {
+            for slot in 0...1 where slots[image].image(inSlot: slot)?.imageHash == hash { return (image, slot) }
+        }
+        return nil
+    }
+
+    // MARK: - Upload (img_mgmt.c img_mgmt_upload, zephyr_img_mgmt.c img_mgmt_upload_inspect)
+
+    private mutating func uploadChunk(_ body: CBOR, outcome: inout Outcome, context: SimulatedContext) {
+        guard case .map = body else { return outcome.reply = .managementError(3) }
+        func field<T>(_ key: String, _ read: (CBOR) -> T?) -> (present: Bool, value: T?) {
+            guard let value = body[key] else { return (false, nil) }
+            return (true, read(value))
+        }
+        let offsetField = field("off") { $0.intValue }
+        let lengthField = field("len") { $0.intValue }
+        let imageField = field("image") { $0.intValue }
+        let shaField = field("sha") { $0.bytesValue }
+        let dataField = field("data") { $0.bytesValue }
+        let upgradeField = field("upgrade") { $0.boolValue }
+        // A field of the wrong type fails `zcbor_map_decode_bulk`: MGMT_ERR_EINVAL.
+        for (present, ok) in [(offsetField.present, offsetField.value != nil), (lengthField.present, lengthField.value != nil),
+                              (imageField.present, imageField.value != nil), (shaField.present, shaField.value != nil),
+                              (dataField.present, dataField.value != nil), (upgradeField.present, upgradeField.value != nil)]
+            where present && !ok { return outcome.reply = .managementError(3) }
+        let data = dataField.value ?? []
+        let sha = shaField.value ?? []
+        guard let offset = offsetField.value, offset >= 0 else {
+            upload = nil
+            return outcome.reply = .imageError(20)  // no `off`: INVALID_OFFSET
+        }
+        if offset == 0 {
+            guard data.count >= MCUbootImage.headerSize else { return fail(22, &outcome) }  // INVALID_IMAGE_HEADER
+            guard let length = lengthField.value, length >= 0 else { return fail(21, &outcome) }  // INVALID_LENGTH
+            let magic = UInt32(data[0]) | UInt32(data[1]) << 8 | UInt32(data[2]) << 16 | UInt32(data[3]) << 24
+            guard magic == MCUbootImage.magic else { return fail(23, &outcome) }  // INVALID_IMAGE_HEADER_MAGIC
+            guard sha.count <= 32 else { return fail(24, &outcome) }  // INVALID_HASH
+            // The same sha as the upload in progress resumes it: the answer is its offset, nothing is written.
+            if !sha.isEmpty, let upload, upload.sha == sha {
+                return outcome.reply = .body(.map(["off": .int(upload.offset)]))
+            }
+            let image = imageField.value ?? 0
+            // `img_mgmt_get_unused_slot_area_id`: no such image, or its secondary pending or needed for a revert.
+            guard image >= 0, image < slots.count, !slots[image].secondaryInUse else { return fail(9, &outcome) }
+            guard length <= slots[image].slotSize else { return fail(30, &outcome) }  // INVALID_IMAGE_TOO_LARGE
+            if upgradeField.value == true, let running = slots[image].image(inSlot: 0) {
+                let new = MCUbootVersion(major: data[20], minor: data[21], revision: UInt16(data[22]) | UInt16(data[23]) << 8,
+                                         build: UInt32(data[24]) | UInt32(data[25]) << 8 | UInt32(data[26]) << 16 | UInt32(data[27]) << 24)
+                guard running.version < new else { return fail(27, &outcome) }  // CURRENT_VERSION_IS_NEWER
+            }
+            upload = Upload(image: image, size: length, offset: 0, sha: sha, erasedPages: 0)
+            // IMAGE_CHECK with a whole sha: a slot that already holds this file needs no upload.
+            if configuration.imageCheck, sha.count == 32, slots[image].secondary.count >= length,
+                SHA256.digest(Array(slots[image].secondary.prefix(length))) == sha {
+                outcome.work += context.flash.hashPerKilobyte * (length / 1024 + 1)
+                upload = nil
+                return outcome.reply = .body(.map(["off": .int(length), "match": .bool(true)]))
+            }
+            if !configuration.eraseProgressively {
+                // `img_mgmt_erase_image_data(0, len)` unless the slot is blank, plus the trailer's page.
+                if !slots[image].secondaryBlank {
+                    let pages = (length + configuration.pageSize - 1) / configuration.pageSize + 1
+                    outcome.work += context.flash.pageErase * pages
+                }
+                slots[image].eraseSecondary()
+                upload?.erasedPages = Int.max
+            } else {
+                slots[image].eraseSecondary()
+            }
+        }
+        guard var current = upload else {
+            // Nothing in progress (e.g. after a reset): the expected offset is 0.
+            return outcome.reply = .body(.map(["off": .int(0)]))
+        }
+        if offset != 0 {
+            // `img_mgmt_upload_inspect`: a wrong offset is not an error; the answer names the expected one.
+            guard offset == current.offset else { return outcome.reply = .body(.map(["off": .int(current.offset)])) }
+            guard offset + data.count <= current.size else { return fail(31, &outcome) }  // DATA_OVERRUN
+        }
+        var match: Bool?
+        if !data.isEmpty {
+            if let limit = configuration.resetAfterUploadBytes, uploadedBytes < limit, uploadedBytes + data.count >= limit {
+                uploadedBytes += data.count
+                outcome.resetBeforeAnswer = true
+                return
+            }
+            uploadedBytes += data.count
+            if configuration.eraseProgressively {
+                let pagesNeeded = (offset + data.count + configuration.pageSize - 1) / configuration.pageSize
+                if pagesNeeded > current.erasedPages {
+                    outcome.work += context.flash.pageErase * (pagesNeeded - current.erasedPages)
+                    current.erasedPages = pagesNeeded
+                }
+            }
+            slots[current.image].writeSecondary(data, at: offset)
+            outcome.work += context.flash.writeTime(bytes: data.count)
+            current.offset += data.count
+            if current.offset == current.size, configuration.imageCheck {
+                outcome.work += context.flash.hashPerKilobyte * (current.size / 1024 + 1)
+                let digest = SHA256.digest(Array(slots[current.image].secondary.prefix(current.size)))
+                match = current.sha.count == 32 && digest == current.sha
+            }
+        }
+        upload = current.offset == current.size ? nil : current
+        var reply: [CBOR.Entry] = [CBOR.Entry(.text("off"), .int(current.offset))]
+        if let match { reply.append(CBOR.Entry(.text("match"), .bool(match))) }
+        outcome.reply = .body(.map(reply))
+    }
+
+    /// An image group error ends the upload in progress (`img_mgmt_reset_upload`).
+    private mutating func fail(_ rc: Int, _ outcome: inout Outcome) {
+        upload = nil
+        outcome.reply = .imageError(rc)
+    }
+}
+
+extension SimulatedATTError {
+    /// 0x02 Read not permitted.
+    public static let readNotPermitted = SimulatedATTError(code: 0x02)
+    /// 0x05 Insufficient authentication.
+    public static let insufficientAuthentication = SimulatedATTError(code: 0x05)
+    /// 0x11 Insufficient resources.
+    public static let insufficientResources = SimulatedATTError(code: 0x11)
+    /// 0x13 Value not allowed.
+    public static let valueNotAllowed = SimulatedATTError(code: 0x13)
+}

@@ -1,0 +1,102 @@
+import DFUBenchmarks
+import DFUCore
+import DFUSimulator
+import Testing
+
+/// Whole SMP updates by the core's `SMPUploadMachine` against the simulated Zephyr/MCUboot target over the
+/// simulator's link, in virtual time: the new image ends up running and confirmed whatever the fault.
+@Suite struct SMPUploadThroughTheTargetTests {
+    static let size = 60_000
+
+    private func installed(_ outcome: ModelledSMPUpload.Outcome, _ plan: SMPUploadPlan) throws -> Bool {
+        let target = try #require(outcome.target)
+        let image = try #require(plan.images.first)
+        return target.slots[0].primary == image.bytes && target.slots[0].nextBoot == .none
+    }
+
+    @Test func aTestedImageIsRunningAndConfirmedAfterTheUpdate() async throws {
+        let plan = ModelledSMPUpload.plan(size: Self.size)
+        let outcome = try await ModelledSMPUpload(plan: plan).run()
+        #expect(try installed(outcome, plan))
+        // Two connections: before the reset and after it (where the machine confirms).
+        #expect(outcome.connections == 2)
+        #expect(outcome.maxInFlight == 3)
+        #expect(outcome.droppedByTarget == 0)
+        #expect(outcome.target?.resets == 1)
+    }
+
+    @Test func aConfirmedImageNeedsNoConfirmAfterTheReset() async throws {
+        let plan = ModelledSMPUpload.plan(size: Self.size, ending: .confirmThenReset)
+        let outcome = try await ModelledSMPUpload(plan: plan).run()
+        #expect(try installed(outcome, plan))
+    }
+
+    @Test func oneRequestAtATimeNeverHasTwoInFlight() async throws {
+        let plan = ModelledSMPUpload.plan(size: Self.size, window: 1)
+        let outcome = try await ModelledSMPUpload(plan: plan).run()
+        #expect(try installed(outcome, plan))
+        #expect(outcome.maxInFlight == 1)
+    }
+
+    /// Faults of the link (``SimulatedFaults``) and of the target (``ZephyrTargetConfiguration``).
+    enum Fault: String, CaseIterable, CustomTestStringConvertible {
+        case lostWrite, lostAnswer, lateAnswer, linkLossMidUpload, failedConnection, duplicatedAnswer, unansweredRequest,
+             resetMidUpload, lostResetAnswer
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: Fault.allCases)
+    func theUpdateCompletesDespite(_ fault: Fault) async throws {
+        var faults = SimulatedFaults()
+        var configuration = ZephyrTargetConfiguration()
+        switch fault {
+        case .lostWrite: faults.droppedPackets = [20]
+        case .lostAnswer: faults.droppedNotifications = [6]
+        case .lateAnswer: faults.lateNotifications = [6: .seconds(3)]
+        case .linkLossMidUpload: faults.disconnectAfterPacketBytes = 30_000
+        case .failedConnection: faults.failedConnections = 1
+        case .duplicatedAnswer: configuration.duplicatedResponses = [5]
+        case .unansweredRequest: configuration.unansweredResponses = [7]
+        case .resetMidUpload: configuration.resetAfterUploadBytes = 25_000
+        case .lostResetAnswer:
+            // Answers: parameters, image list, 25 chunks, test; the reset's is the 29th.
+            configuration.unansweredResponses = [29]
+        }
+        let plan = ModelledSMPUpload.plan(size: Self.size)
+        let outcome = try await ModelledSMPUpload(plan: plan).run(configuration: configuration, faults: faults)
+        #expect(try installed(outcome, plan))
+    }
+
+    @Test func bothImagesOfAnNRF5340AreInstalledAtOneReset() async throws {
+        let app = SimulatedMCUbootImageBuilder(version: (2, 0, 0, 0)).image(bodySize: 40_000, seed: 3)
+        let net = SimulatedMCUbootImageBuilder(version: (2, 1, 0, 0)).image(bodySize: 30_000, seed: 5)
+        func upload(_ image: Int, _ bytes: [UInt8]) throws -> SMPUploadImage {
+            SMPUploadImage(image: image, bytes: bytes, imageHash: try #require(try MCUbootImage(bytes: bytes, name: "image").imageHash))
+        }
+        let plan = SMPUploadPlan(images: [try upload(0, app), try upload(1, net)])
+        let outcome = try await ModelledSMPUpload(plan: plan).run(configuration: .nrf5340)
+        let target = try #require(outcome.target)
+        #expect(target.slots[0].primary == app && target.slots[0].nextBoot == .none)
+        #expect(target.slots[1].primary == net)
+        #expect(target.resets == 1)
+    }
+
+    @Test func anEncryptedCharacteristicRefusesAnUnbondedCentral() async throws {
+        var configuration = ZephyrTargetConfiguration()
+        configuration.requiresEncryption = true
+        let plan = ModelledSMPUpload.plan(size: Self.size)
+        await #expect(throws: DFUError.self) { try await ModelledSMPUpload(plan: plan).run(configuration: configuration) }
+        let bonded = try await ModelledSMPUpload(plan: plan).run(configuration: configuration, isBonded: true)
+        #expect(try installed(bonded, plan))
+    }
+
+    @Test func theWindowedTransferReachesTheLinkAndFlashBoundWithinTenPercent() async throws {
+        var configuration = ZephyrTargetConfiguration()
+        configuration.images = [.init(slotSize: 0x7_6000, initialSecondary: SimulatedMCUbootImageBuilder(version: (0, 9, 0, 0)).image(bodySize: Self.size))]
+        let plan = ModelledSMPUpload.plan(size: Self.size)
+        let outcome = try await ModelledSMPUpload(plan: plan).run(configuration: configuration)
+        let bound = SMPTransferBound(link: .nrf52840SMP, configuration: configuration, imageSize: plan.totalBytes)
+        #expect(outcome.transfer >= bound.total)
+        #expect(outcome.transfer <= bound.total * 1.1, "transfer \(outcome.transfer), \(bound)")
+    }
+}

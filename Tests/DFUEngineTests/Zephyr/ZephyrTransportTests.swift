@@ -1,0 +1,145 @@
+import DFUCore
+import DFUCrypto
+import DFUSimulator
+import Testing
+
+/// The SMP transport of the simulated target: reassembly and buffers (`subsys/mgmt/mcumgr/transport/src/smp_bt.c`,
+/// `smp_reassembly.c`), notifications split at the ATT payload, MCUmgr parameters, flash timing, encryption,
+/// and the target's faults.
+@Suite struct ZephyrTransportTests {
+    @Test func theParametersAreBufSizeAndBufCount() throws {
+        var device = ZephyrTargetHarness()
+        // os_mgmt_mcumgr_params: MCUMGR_TRANSPORT_NETBUF_SIZE and _COUNT.
+        #expect(try device.send(.parameters) == .parameters(SMPParameters(bufferSize: 2475, bufferCount: 4)))
+    }
+
+    @Test func withoutTheParametersCommandTheAnswerIsNotSupported() throws {
+        var configuration = ZephyrTargetConfiguration()
+        configuration.answersParameters = false
+        var device = ZephyrTargetHarness(configuration)
+        #expect(try device.send(.parameters) == .failure(.management(.notSupported, reason: nil)))
+    }
+
+    @Test func echoAnswersTheText() throws {
+        var device = ZephyrTargetHarness()
+        #expect(try device.send(.echo("hello")) == .echo("hello"))
+    }
+
+    @Test func aFrameSpanningSeveralWritesIsReassembledByItsHeaderLength() throws {
+        var device = ZephyrTargetHarness()
+        device.attPayload = 20
+        let writes = try device.writes(for: .echo(String(repeating: "x", count: 100)))
+        #expect(writes.count > 5)
+        let answers = try device.answers(to: writes)
+        #expect(answers.count == 1)
+    }
+
+    @Test func withoutReassemblyAFrameSplitOverWritesIsDropped() throws {
+        var configuration = ZephyrTargetConfiguration()
+        configuration.reassembly = false
+        var device = ZephyrTargetHarness(configuration)
+        device.attPayload = 20
+        let answers = try device.answers(to: try device.writes(for: .echo(String(repeating: "x", count: 100))))
+        #expect(answers.isEmpty)
+        #expect(device.target.droppedFrames > 0)
+        device.attPayload = 495
+        #expect(try device.send(.echo("short")) == .echo("short"))
+    }
+
+    @Test func aFrameLongerThanBufSizeIsDroppedWithValueNotAllowed() throws {
+        var device = ZephyrTargetHarness()
+        let writes = try device.writes(for: .echo(String(repeating: "y", count: 3000)))
+        let caused = device.write(writes, type: .request)
+        // The first write announces more than a buffer holds; the writes after it are no frame either.
+        #expect(device.attErrors.first == 0x13)
+        #expect(caused.isEmpty)
+    }
+
+    @Test func answersLongerThanTheATTPayloadComeInSeveralNotifications() throws {
+        var device = ZephyrTargetHarness()
+        device.attPayload = 20
+        let caused = device.write(try device.writes(for: .imageState))
+        // smp_bt_tx_pkt: chunks of the link's MTU − 3, no extra framing.
+        #expect(caused.count > 1)
+        #expect(caused.allSatisfy { $0.bytes.count <= 20 })
+    }
+
+    @Test func aRequestArrivingWhenEveryBufferIsBusyIsLost() throws {
+        var device = ZephyrTargetHarness()
+        let image = zephyrImage(2, body: 100_000)
+        // Each chunk's flash writes keep the work queue busy; the fourth request arrives with all four buffers held
+        // (one in work and its answer, two waiting): buf_count − 1 requests fit.
+        var writes: [[UInt8]] = []
+        var offset = 0
+        for index in 0..<4 {
+            var chunk = SMPUploadChunk(offset: offset, data: [])
+            if index == 0 { chunk = SMPUploadChunk(length: image.count, offset: 0, sha: SHA256.digest(image), data: []) }
+            chunk.data = Array(image[offset..<(offset + chunk.maxDataLength(frameLimit: 2475))])
+            offset += chunk.data.count
+            writes += try device.writes(for: .upload(chunk))
+        }
+        let answers = try device.answers(to: writes)
+        #expect(answers.count == 3)
+        #expect(device.target.droppedFrames > 0)
+    }
+
+    @Test func erasingBeforeTheUploadDelaysOnlyTheFirstAnswer() throws {
+        // Without IMG_ERASE_PROGRESSIVELY, img_mgmt_upload erases the image's length (and the trailer page) at
+        // offset 0 when the slot is not blank: 100 KB → 26 pages of 85 ms.
+        var configuration = ZephyrTargetConfiguration()
+        var device = ZephyrTargetHarness(configuration)
+        let image = zephyrImage(2, body: 100_000)
+        _ = try device.upload(image)
+        let start = device.now
+        _ = try device.upload(zephyrImage(3, body: 100_000), stopAfter: 1)
+        let firstAnswer = device.now - start
+        #expect(firstAnswer > .milliseconds(26 * 85) && firstAnswer < .milliseconds(27 * 85 + 50))
+        configuration.eraseProgressively = true
+        var progressive = ZephyrTargetHarness(configuration)
+        _ = try progressive.upload(image)
+        let before = progressive.now
+        _ = try progressive.upload(zephyrImage(3, body: 100_000), stopAfter: 1)
+        // IMG_ERASE_PROGRESSIVELY: only the first page is erased for the first chunk.
+        #expect(progressive.now - before < .milliseconds(2 * 85 + 50))
+    }
+
+    @Test func subscribingNeedsABondWhenTheCharacteristicRequiresEncryption() throws {
+        var configuration = ZephyrTargetConfiguration()
+        configuration.requiresEncryption = true
+        let target = SimulatedZephyrTarget(configuration: configuration)
+        let characteristic = ZephyrTargetHarness.characteristic
+        #expect(target.subscriptionError(for: characteristic, isBonded: false) == .insufficientAuthentication)
+        #expect(target.subscriptionError(for: characteristic, isBonded: true) == nil)
+        var device = ZephyrTargetHarness(configuration)
+        #expect(try device.answers(to: try device.writes(for: .echo("a"))).isEmpty)
+        #expect(device.target.refusedWrites == 1)
+        device.isBonded = true
+        #expect(try device.send(.echo("a")) == .echo("a"))
+    }
+
+    @Test func aDuplicatedAnswerIsSentTwiceAndAnUnansweredOneNever() throws {
+        var configuration = ZephyrTargetConfiguration()
+        configuration.duplicatedResponses = [1]
+        configuration.unansweredResponses = [2]
+        var device = ZephyrTargetHarness(configuration)
+        #expect(try device.answers(to: try device.writes(for: .echo("1"))).count == 2)
+        #expect(try device.answers(to: try device.writes(for: .echo("2"))).isEmpty)
+        #expect(try device.answers(to: try device.writes(for: .echo("3"))).count == 1)
+    }
+
+    @Test func aResetMidUploadLosesTheUploadStateButNotTheImages() throws {
+        var configuration = ZephyrTargetConfiguration()
+        configuration.resetAfterUploadBytes = 10_000
+        var device = ZephyrTargetHarness(configuration)
+        let image = zephyrImage(2, body: 50_000)
+        let sha = SHA256.digest(image)
+        #expect(throws: ZephyrTargetHarness.HarnessError.answers(0)) { try device.upload(image, sha: sha) }
+        #expect(device.resets == 1)
+        // g_img_mgmt_state is in RAM: after the reset a continuation is answered with offset 0, and the same sha
+        // does not resume (no upload in progress).
+        let continuation = try device.send(.upload(SMPUploadChunk(offset: 9_000, data: Array(image[9_000..<9_400]))))
+        #expect(continuation == .upload(offset: 0, match: nil))
+        #expect(try device.state().first?.version == "1.0.0")
+        #expect(try device.upload(image, sha: sha) == .upload(offset: image.count, match: true))
+    }
+}
