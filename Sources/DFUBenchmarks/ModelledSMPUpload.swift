@@ -2,13 +2,9 @@ public import DFUCore
 import DFUCrypto
 public import DFUSimulator
 
-/// An SMP update of a simulated Zephyr/MCUboot target (``SimulatedZephyrTarget``) by the core's
-/// ``SMPUploadMachine``, in virtual time over the simulator's link model.
-///
-/// The machine does not yet conform to the runner's ``DFUProtocolMachine`` (its setup cannot carry an
-/// ``SMPUploadPlan``), so this loop does what the runner does for it: each action on the
-/// ``SimulatedTransport``, the result back as the next event, a new connection after `.reconnect` and a
-/// new machine (one restart more) after `.restart`.
+/// An SMP update of a simulated Zephyr/MCUboot target (``SimulatedZephyrTarget``) by the core's runner
+/// (``DFURunner/update(_:device:)-(SMPUploadPlan,_)``, which drives ``SMPUploadMachine``), in virtual time over the
+/// simulator's link model; ``SMPWireObserver`` takes the figures from the frames on the link.
 public struct ModelledSMPUpload: Sendable {
     /// What one update gave.
     public struct Outcome: Sendable {
@@ -52,103 +48,17 @@ public struct ModelledSMPUpload: Sendable {
                     isBonded: Bool = false) async throws(DFUError) -> Outcome {
         guard let address = Self.address else { throw .invalidPart(.application, reason: "no device address") }
         let device = SimulatedPeripheral(profile: .nrf52840Zephyr(address: address, configuration: configuration, isBonded: isBonded))
-        let transport = SimulatedTransport(peripherals: [device], link: link, faults: faults)
-        let connect = DFUConnectParameters(selector: DFUDeviceSelector(addresses: [address]), scanTimeout: options.scanTimeout,
-                                           connectTimeout: options.connectTimeout, uuids: DFUServiceUUIDs())
-        var restarts = 0
-        var connections = 0
-        var reconnections = 0
-        var firstUpload: Duration?
-        var frameStart = Duration.zero
-        var lastUploadAnswer: Duration?
-        var retransmissions = 0
-        var maxInFlight = 0
-        var written = SMPFrameAssembler()
-        var heard = SMPFrameAssembler()
-        sessions: while true {
-            let peer: DFUPeer
-            do {
-                peer = try await transport.connect(connect)
-            } catch {
-                reconnections += 1
-                if reconnections > options.reconnectAttempts { throw .transport(step: .connecting, error) }
-                continue
-            }
-            connections += 1
-            written.reset()
-            heard.reset()
-            var machine = SMPUploadMachine(DFUMachineSetup(part: nil, options: options, peer: peer, mode: .secureBootloader,
-                                                           restarts: restarts), plan: plan)
-            defer {
-                retransmissions += machine.statistics.retransmissions
-                maxInFlight = max(maxInFlight, machine.statistics.maxInFlight)
-            }
-            var event = DFUMachineEvent.start
-            while true {
-                switch machine.handle(event) {
-                case .enableNotifications(let endpoint):
-                    event = await Self.outcome { () throws(DFUTransportError) in try await transport.enableNotifications(on: endpoint) }
-                case .write(let pieces, let endpoint, let type, _):
-                    event = .written
-                    for piece in pieces {
-                        if written.bufferedCount == 0 { frameStart = transport.clock.elapsed }
-                        event = await Self.outcome { () throws(DFUTransportError) in try await transport.write(piece, to: endpoint, type: type) }
-                        if case .disconnected = event { break }
-                        for frame in (try? written.append(piece)) ?? [] where frame.header.group == .image && frame.header.command == 1 {
-                            firstUpload = firstUpload ?? frameStart
-                        }
-                    }
-                case .lastWrite(let piece, let endpoint):
-                    event = await Self.outcome { () throws(DFUTransportError) in try await transport.write(piece, to: endpoint, type: .withoutResponse) }
-                case .awaitNotification(_, let timeout):
-                    do {
-                        let notification = try await transport.nextNotification(within: timeout)
-                        for frame in (try? heard.append(notification.bytes)) ?? []
-                        where frame.header.group == .image && frame.header.command == 1 {
-                            lastUploadAnswer = transport.clock.elapsed
-                        }
-                        event = .notified(notification.bytes)
-                    } catch {
-                        event = error == .timedOut ? .timedOut : .disconnected
-                    }
-                case .wait(let duration):
-                    transport.clock.advance(by: duration)
-                    event = .delayElapsed
-                case .report:
-                    event = .reported
-                case .finish(.restart):
-                    await transport.disconnect()
-                    restarts += 1
-                    continue sessions
-                case .finish(.reconnect(let error)):
-                    await transport.disconnect()
-                    reconnections += 1
-                    if reconnections > options.reconnectAttempts { throw error }
-                    continue sessions
-                case .finish:
-                    await transport.disconnect()
-                    break sessions
-                case .fail(let error):
-                    await transport.disconnect()
-                    throw error
-                }
-            }
-        }
-        let target = transport.peripheral().firmware as? SimulatedZephyrTarget
-        let first = firstUpload ?? .zero
-        return Outcome(elapsed: transport.clock.elapsed, transfer: (lastUploadAnswer ?? first) - first,
-                       imageBytes: plan.totalBytes, target: target, connections: connections,
-                       retransmissions: retransmissions, maxInFlight: maxInFlight,
+        let simulated = SimulatedTransport(peripherals: [device], link: link, faults: faults)
+        let clock = simulated.clock
+        let transport = SMPWireObserver(base: simulated, now: { clock.elapsed })
+        let runner = DFURunner(transport: transport, clock: clock, options: options)
+        _ = try await runner.update(plan, device: DFUDeviceSelector(addresses: [address]))
+        let figures = transport.figures
+        let target = simulated.peripheral().firmware as? SimulatedZephyrTarget
+        let first = figures.firstUpload ?? .zero
+        return Outcome(elapsed: clock.elapsed, transfer: (figures.lastUploadAnswer ?? first) - first,
+                       imageBytes: plan.totalBytes, target: target, connections: figures.connections,
+                       retransmissions: figures.retransmissions, maxInFlight: figures.maxInFlight,
                        droppedByTarget: target?.droppedFrames ?? 0)
-    }
-
-    /// `.written`, or `.disconnected` when the link is gone (any other transport error also ends the connection).
-    private static func outcome(_ body: () async throws(DFUTransportError) -> Void) async -> DFUMachineEvent {
-        do {
-            try await body()
-            return .written
-        } catch {
-            return .disconnected
-        }
     }
 }

@@ -86,7 +86,7 @@ extension DFURunner {
             near = variant.keepsAddress ? peer.address : peer.address.bootloaderAddress
         case .legacyApplication:
             near = peer.address
-        case .secureBootloader, .legacyBootloader:
+        case .secureBootloader, .legacyBootloader, .smpServer:
             return (peer, mode)
         }
         let setup = DFUMachineSetup(part: nil, options: options, peer: peer, mode: mode, alternativeName: name)

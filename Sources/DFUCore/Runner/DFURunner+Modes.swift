@@ -35,6 +35,7 @@ extension DFURunner {
             if options.forceDFU || peer.serviceCount <= 1 { return .legacyBootloader(nil) }
             return .legacyApplication
         }
+        if endpoints.contains(.smp) { return .smpServer }
         if options.experimentalButtonless, endpoints.contains(.buttonlessExperimental) { return .buttonless(.experimental) }
         if endpoints.contains(.buttonlessExperimental) {
             throw .unsupportedDevice(reason: "\(peer.address) offers only the SDK 12 experimental buttonless service, which "
@@ -47,6 +48,8 @@ extension DFURunner {
         switch mode {
         case .secureBootloader where format == .legacy: throw .protocolMismatch(package: .legacy, device: .secure)
         case .legacyBootloader where format == .secure: throw .protocolMismatch(package: .secure, device: .legacy)
+        case .smpServer:
+            throw .unsupportedDevice(reason: "the device is an SMP (MCUmgr) server, which takes MCUboot images, not an nRF5 package")
         default: return
         }
     }

@@ -2,19 +2,11 @@
 import Synchronization
 import Testing
 
-/// The runner's own machine loop (`DFURunner.drive`) carrying the SMP machine's actions over a
-/// transport whose device is ``ScriptedSMPServer``: the actions need nothing the loop lacks. The
-/// plan is fixed here because the protocol's `init(_ setup:)` has no way to pass one (see
-/// ``SMPUploadMachine``); this adapter exists only in the tests.
+/// The runner's own machine loop (`DFURunner.drive`, through `update(_:device:)` with a plan) carrying the
+/// SMP machine's actions over a transport whose device is ``ScriptedSMPServer``: the actions need nothing
+/// the loop lacks, and the plan reaches the machine through ``DFUMachineSetup/smpPlan``.
 @Suite struct SMPRunnerLoopTests {
     static let image = SMPUploadMachineTests.image(30_000, seed: 21)
-
-    struct FixedPlanSMPMachine: DFUProtocolMachine {
-        var inner: SMPUploadMachine
-        init(_ setup: DFUMachineSetup) { inner = SMPUploadMachine(setup, plan: SMPUploadPlan(images: [SMPRunnerLoopTests.image])) }
-        var step: DFUStep { inner.step }
-        mutating func handle(_ event: DFUMachineEvent) -> DFUMachineAction { inner.handle(event) }
-    }
 
     /// Writes go to the server; its answers come back as notifications of at most 244 bytes.
     final class ServerTransport: DFUTransport {
@@ -51,12 +43,10 @@ import Testing
         let server = SMPUploadMachineTests.server(for: [Self.image])
         let transport = ServerTransport(server)
         let runner = DFURunner(transport: transport, clock: ContinuousClock())
-        var context = DFURunner<ServerTransport, ContinuousClock>.UpdateContext(
-            start: ContinuousClock().now, totalParts: 1, names: DFUAlternativeNameGenerator(seed: 1))
-        let first = try await runner.drive(FixedPlanSMPMachine(SMPUploadMachineTests.setup()), context: &context)
-        #expect(first == .restart)
-        let second = try await runner.drive(FixedPlanSMPMachine(SMPUploadMachineTests.setup(restarts: 1)), context: &context)
-        #expect(second == .completed)
+        let report = try await runner.update(SMPUploadPlan(images: [Self.image]), device: .address(SMPUploadMachineTests.peer.address))
+        #expect(report.bytesSent == Self.image.bytes.count)
+        // The swap needed a reset, and no link was lost.
+        #expect(report.reconnections == 0)
         let running = transport.server.withLock { $0.primary[0] }
         #expect(running == .init(hash: Self.image.imageHash, version: "2.0.0", confirmed: true))
     }

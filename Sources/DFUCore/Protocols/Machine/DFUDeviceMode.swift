@@ -8,6 +8,8 @@ public enum DFUDeviceMode: Sendable, Hashable {
     case buttonless(ButtonlessVariant)
     /// A Legacy application that jumps into its bootloader on Start DFU.
     case legacyApplication
+    /// An MCUmgr SMP server: a Zephyr (nRF Connect SDK) application that takes MCUboot images itself.
+    case smpServer
 
     /// The machine the runner drives over a connection to a device in this mode: the one that sends the setup's
     /// part to a bootloader, or the one that switches an application into its bootloader.
@@ -17,6 +19,7 @@ public enum DFUDeviceMode: Sendable, Hashable {
         case .legacyBootloader: LegacyDFUStateMachine(setup)
         case .buttonless: ButtonlessStateMachine(setup)
         case .legacyApplication: LegacyJumpStateMachine(setup)
+        case .smpServer: SMPUploadMachine(setup)
         }
     }
 
@@ -24,7 +27,7 @@ public enum DFUDeviceMode: Sendable, Hashable {
     public var isApplication: Bool {
         switch self {
         case .buttonless, .legacyApplication: true
-        case .secureBootloader, .legacyBootloader: false
+        case .secureBootloader, .legacyBootloader, .smpServer: false
         }
     }
 }

@@ -13,15 +13,18 @@ public struct DFUMachineSetup: Sendable {
     public var restarts: Int
     /// The name the bootloader should advertise after a buttonless jump, when the user or the runner chose one.
     public var alternativeName: String?
+    /// The MCUboot images to send over SMP, and how the upload ends; nil for the nRF5 protocols.
+    public var smpPlan: SMPUploadPlan?
 
     /// Makes a setup.
     public init(part: FirmwarePart?, options: DFUOptions, peer: DFUPeer, mode: DFUDeviceMode, restarts: Int = 0,
-                alternativeName: String? = nil) {
+                alternativeName: String? = nil, smpPlan: SMPUploadPlan? = nil) {
         self.part = part
         self.options = options
         self.peer = peer
         self.mode = mode
         self.restarts = restarts
         self.alternativeName = alternativeName
+        self.smpPlan = smpPlan
     }
 }

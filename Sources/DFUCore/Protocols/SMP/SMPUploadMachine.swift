@@ -433,3 +433,11 @@ public struct SMPUploadMachine: Sendable {
         return total
     }
 }
+
+extension SMPUploadMachine: DFUProtocolMachine {
+    /// A machine for the setup's ``DFUMachineSetup/smpPlan`` (no image when it has none: the machine then only
+    /// reads the parameters and the image list).
+    public init(_ setup: DFUMachineSetup) {
+        self.init(setup, plan: setup.smpPlan ?? SMPUploadPlan(images: []))
+    }
+}

@@ -1,0 +1,88 @@
+// Sending MCUboot images to an SMP server: the same loop as the nRF5 parts, one machine per connection.
+
+extension DFURunner {
+    // MARK: - SMP
+
+    /// Sends the images of `plan` to the SMP (MCUmgr) server `device` selects and ends as the plan says,
+    /// reconnecting after the device's reset and after lost links; each connection runs a new
+    /// ``SMPUploadMachine``, which finds from the device's image list and upload offsets where it stands.
+    ///
+    /// On failure the link is closed before the error is thrown.
+    public func update(_ plan: SMPUploadPlan, device: DFUDeviceSelector) async throws(DFUError) -> DFUUpdateReport {
+        do {
+            return try await runSMP(plan, device: device)
+        } catch {
+            await transport.disconnect()
+            throw error
+        }
+    }
+
+    private func runSMP(_ plan: SMPUploadPlan, device: DFUDeviceSelector) async throws(DFUError) -> DFUUpdateReport {
+        guard !plan.images.isEmpty else { throw .invalidPart(.application, reason: "there is no MCUboot image to send") }
+        var context = UpdateContext(start: clock.now, totalParts: 1, names: DFUAlternativeNameGenerator(seed: options.nameSeed))
+        context.partBytes = plan.totalBytes
+        report(.connecting, part: 1, context: context, bytes: 0, total: plan.totalBytes)
+        var peer = try await connect(DFUConnectParameters(
+            selector: device, scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout,
+            uuids: options.uuids), step: .connecting)
+        guard try await detectSMP(peer) else {
+            throw .unsupportedDevice(reason: "\(peer.address) has no SMP (MCUmgr) service; an MCUboot image goes only to an SMP server")
+        }
+        var restarts = 0
+        var reconnections = 0
+        while true {
+            report(.starting, part: 1, context: context, bytes: 0, total: plan.totalBytes)
+            context.meter.end()
+            let setup = DFUMachineSetup(part: nil, options: options, peer: peer, mode: .smpServer, restarts: restarts,
+                                        smpPlan: plan)
+            switch try await drive(SMPUploadMachine(setup), context: &context) {
+            case .awaitReset, .completed, .jumped:
+                await transport.disconnect()
+                context.report.partsSent = [.application]
+                context.report.bytesSent = plan.totalBytes
+                // The meter counts every connection's transfer (``TransferMeter/end()`` keeps what it measured).
+                context.report.bytesTransferred = context.meter.bytesSent
+                context.report.transferTime = context.meter.transferTime
+                context.report.elapsed = context.start.duration(to: clock.now)
+                report(.completed, part: 1, context: context, bytes: plan.totalBytes, total: plan.totalBytes)
+                return context.report
+            case .restart:
+                // The machine reset the device (the swap): the next machine finds the images it marked running.
+                restarts += 1
+            case .reconnect(let error):
+                guard reconnections < options.reconnectAttempts else {
+                    if case .disconnected(let step, _) = error { throw .disconnected(step: step, attempts: reconnections + 1) }
+                    throw error
+                }
+                reconnections += 1
+                context.report.reconnections += 1
+            }
+            await transport.disconnect()
+            report(.connecting, part: 1, context: context, bytes: 0, total: plan.totalBytes)
+            let parameters = DFUConnectParameters(
+                selector: DFUDeviceSelector(addresses: [peer.address], serviceUUIDs: [options.uuids.smpService]),
+                scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout, uuids: options.uuids)
+            while true {
+                do {
+                    peer = try await connect(parameters, step: .connecting)
+                    break
+                } catch .deviceNotFound where reconnections < options.reconnectAttempts {
+                    // After a reset MCUboot swaps the images before the application advertises again, which for
+                    // a large image can take longer than one scan: scan again, counted as a reconnection.
+                    reconnections += 1
+                    context.report.reconnections += 1
+                }
+            }
+        }
+    }
+
+    /// Whether the device is an SMP server (and not an nRF5 bootloader or application, which keep their own path).
+    private func detectSMP(_ peer: DFUPeer) async throws(DFUError) -> Bool {
+        guard peer.endpoints.contains(.smp) else { return false }
+        do {
+            return try await detectMode(peer) == .smpServer
+        } catch {
+            return false
+        }
+    }
+}
