@@ -20,7 +20,7 @@ let package = Package(
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        // Linux headers Glibc's module leaves out (timerfd); glibc itself, nothing to link.
+        // Linux headers Glibc's module leaves out (epoll, eventfd, timerfd); glibc itself, nothing to link.
         .systemLibrary(name: "CLinux"),
 
         // CRC-32 (zlib), SHA-256 and ECDSA P-256 (libcrypto) behind a small Swift API.
@@ -31,11 +31,13 @@ let package = Package(
         .target(name: "DFUCore", dependencies: ["DFUCrypto"], swiftSettings: strict),
         // Simulated nRF5 bootloaders and applications behind the core's transport protocol.
         .target(name: "DFUSimulator", dependencies: ["DFUCore", "DFUCrypto"], swiftSettings: strict),
-        // D-Bus over libdbus-1; knows nothing about BlueZ.
-        .target(name: "DBus", dependencies: ["CDBus", "CLinux"], swiftSettings: strict),
+        // One epoll thread for the live path: sockets, timers, and a task executor; knows no D-Bus.
+        .target(name: "IOLoop", dependencies: ["CLinux"], swiftSettings: strict),
+        // D-Bus over libdbus-1, served by the event loop; knows nothing about BlueZ.
+        .target(name: "DBus", dependencies: ["CDBus", "IOLoop"], swiftSettings: strict),
         // Typed client of bluetoothd's org.bluez D-Bus API, and the engine's transport over it.
         .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
-        .target(name: "BlueZTransport", dependencies: ["BlueZ", "DFUCore"], swiftSettings: strict),
+        .target(name: "BlueZTransport", dependencies: ["BlueZ", "DFUCore", "IOLoop"], swiftSettings: strict),
         // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
         .target(name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
         .executableTarget(
@@ -65,9 +67,10 @@ let package = Package(
             name: "DFUCoreTests", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive"], exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive"], swiftSettings: strict),
+        .testTarget(name: "IOLoopTests", dependencies: ["IOLoop"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "BlueZTests", dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator"],
+            name: "BlueZTests", dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator", "IOLoop"],
             swiftSettings: strict),
         .testTarget(
             name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto", "TestSupport"],

@@ -104,7 +104,7 @@ extension BlueZTransport {
         -> DFUPeer
     {
         let address = try Self.address(of: device)
-        let context = LinkContext(device: device.path)
+        let context = LinkContext(device: device.path, loop: loop)
         link = context
         do {
             try await client.connect(device: device.path, timeout: parameters.connectTimeout)

@@ -1,4 +1,5 @@
 import BlueZ
+import IOLoop
 
 public import DFUCore
 
@@ -13,7 +14,7 @@ extension BlueZTransport {
                 let (descriptor, mtu) = try await client.acquireNotify(characteristic: characteristic.path)
                 let events = context.events
                 context.readers[endpoint] = try NotificationReader(
-                    descriptor: descriptor, maximumLength: max(mtu, context.mtu),
+                    descriptor: descriptor, loop: loop, maximumLength: max(mtu, context.mtu),
                     onPacket: { bytes in events.post(DFUNotification(endpoint: endpoint, bytes: bytes)) },
                     onHangUp: { events.markDown() })
                 return
@@ -46,7 +47,7 @@ extension BlueZTransport {
             if context.writer == nil {
                 do {
                     let (descriptor, mtu) = try await client.acquireWrite(characteristic: characteristic.path)
-                    context.writer = PacketWriter(descriptor: descriptor, mtu: mtu)
+                    context.writer = PacketWriter(descriptor: descriptor, mtu: mtu, loop: loop)
                     context.writerEndpoint = endpoint
                 } catch {
                     if context.events.isDown { throw .disconnected }
@@ -77,12 +78,13 @@ extension BlueZTransport {
         }
     }
 
-    /// Waits (1 ms steps, at most 2 s) until bluetoothd has read all packets from the AcquireWrite
-    /// socket. No event says so, hence the polling; with bluetoothd keeping up, the first look is enough.
+    /// Waits (1 ms steps on the loop's timer, at most 2 s) until bluetoothd has read all packets from
+    /// the AcquireWrite socket. No event says so, hence the polling; with bluetoothd keeping up, the
+    /// first look is enough.
     func waitUntilRead(_ writer: PacketWriter) async {
         let deadline = ContinuousClock.now.advanced(by: .seconds(2))
         while let unread = writer.unreadBytes(), unread > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(1))
+            await loop.sleep(until: ContinuousClock.now.advanced(by: .milliseconds(1)))
         }
     }
 

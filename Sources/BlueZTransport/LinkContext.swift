@@ -1,13 +1,13 @@
 import BlueZ
-
 import DFUCore
+import IOLoop
 
 /// The state of one connection: the device, its DFU characteristics, and what was acquired from BlueZ.
 final class LinkContext {
     /// The device object.
     let device: BlueZPath
     /// Notifications and the link going down, for the engine.
-    let events = LinkEvents()
+    let events: LinkEvents
     /// The DFU characteristics found, by role.
     var characteristics: [DFUEndpoint: BlueZGattCharacteristic] = [:]
     /// Characteristics notifying through StartNotify: their `Value` changes are notifications.
@@ -25,8 +25,9 @@ final class LinkContext {
     /// The ATT MTU of the link.
     var mtu = 23
 
-    init(device: BlueZPath) {
+    init(device: BlueZPath, loop: EventLoop) {
         self.device = device
+        events = LinkEvents(loop: loop)
     }
 
     /// Closes every acquired descriptor (idempotent), after delivering the notifications already received.
