@@ -17,7 +17,15 @@ struct ConnectionState {
         let token: UInt64
         let continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>
         let deadline: ContinuousClock.Instant
-        let what: String
+        let interface: InterfaceName?
+        let member: MemberName?
+
+        /// `interface.member`, for error messages (built only when one is needed).
+        var what: String { Self.describe(interface, member) }
+
+        static func describe(_ interface: InterfaceName?, _ member: MemberName?) -> String {
+            [interface?.rawValue, member?.rawValue].compactMap { $0 }.joined(separator: ".")
+        }
     }
 
     /// A signal subscription.
@@ -38,7 +46,7 @@ struct ConnectionState {
     var nameOwners: [BusName: String] = [:]
     /// How many subscriptions use each well-known sender name.
     var watchedNames: [BusName: Int] = [:]
-    /// The deadline ``deadlineTimer`` is set for (nil: none): the earliest pending call's.
+    /// The deadline ``deadlineTimer`` is set for (nil: none): by the earliest pending call's.
     var timerDeadline: ContinuousClock.Instant?
     /// The loop's timer for ``timerDeadline``.
     var deadlineTimer: LoopTimer?

@@ -41,8 +41,11 @@ extension DBusConnection {
                 state.pending.removeValue(forKey: serial)
                 expired.append(call)
             }
-            // The timer follows the earliest pending call, and rests while none is pending.
-            armDeadlineTimer(state.pending.values.map(\.deadline).min(), state: &state)
+            // The timer fires by the earliest pending call's deadline (and at most once more after the
+            // last call was answered).
+            if let earliest = state.pending.values.lazy.map(\.deadline).min() {
+                armDeadlineTimer(earliest, state: &state)
+            }
             state.watchForRoom(dbus_connection_has_messages_to_send(raw) != 0)
             return (state.phase, expired, stillOpen && dbus_connection_get_is_connected(raw) != 0)
         }

@@ -159,15 +159,15 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
         return serial
     }
 
-    /// Schedules the deadline timer, a timer of the loop, for `deadline` (nil drops it) unless it is set
-    /// for that already; called with `state` locked, which owns ``ConnectionState/timerDeadline``.
-    func armDeadlineTimer(_ deadline: ContinuousClock.Instant?, state: inout ConnectionState) {
-        guard deadline != state.timerDeadline else { return }
+    /// Makes the deadline timer, a timer of the loop, fire by `deadline`; leaves it alone when it fires
+    /// earlier already (firing finds nothing due and sets it for the earliest call left), so calls
+    /// answered one after another do not reschedule it each. Called with `state` locked, which owns
+    /// ``ConnectionState/timerDeadline``.
+    func armDeadlineTimer(_ deadline: ContinuousClock.Instant, state: inout ConnectionState) {
+        if let armed = state.timerDeadline, armed <= deadline { return }
         state.timerDeadline = deadline
         state.deadlineTimer?.cancel()
-        state.deadlineTimer = deadline.map { deadline in
-            loop.schedule(at: deadline) { [weak self] in self?.deadlinePassed() }
-        }
+        state.deadlineTimer = loop.schedule(at: deadline) { [weak self] in self?.deadlinePassed() }
     }
 
     func finish(
