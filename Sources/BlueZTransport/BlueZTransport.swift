@@ -241,8 +241,9 @@ public actor BlueZTransport: DFUTransport {
         guard isBlueZGone || isAdapterGone, !isClosed, ContinuousClock.now < deadline else { return }
         nextWaiterIdentifier += 1
         let identifier = nextWaiterIdentifier
-        let timer = loop.schedule(at: deadline) { [weak self] in
-            Task { await self?.expireReturnWaiter(identifier) }
+        // The expiry runs on the loop too, so a busy shared pool cannot hold it back.
+        let timer = loop.schedule(at: deadline) { [weak self, loop] in
+            Task(executorPreference: loop) { await self?.expireReturnWaiter(identifier) }
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             returnWaiters[identifier] = continuation
@@ -288,8 +289,8 @@ public actor BlueZTransport: DFUTransport {
         if isBlueZGone || isClosed { return nil }
         nextWaiterIdentifier += 1
         let identifier = nextWaiterIdentifier
-        let timer = loop.schedule(at: ContinuousClock.now.advanced(by: timeout)) { [weak self] in
-            Task { await self?.expireWaiter(identifier) }
+        let timer = loop.schedule(at: ContinuousClock.now.advanced(by: timeout)) { [weak self, loop] in
+            Task(executorPreference: loop) { await self?.expireWaiter(identifier) }
         }
         let found = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<BlueZDevice?, Never>) in

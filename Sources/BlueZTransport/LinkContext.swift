@@ -20,6 +20,9 @@ final class LinkContext {
     var writerEndpoint: DFUEndpoint?
     /// AcquireWrite was refused: packets go through WriteValue type=command.
     var acquireWriteRefused = false
+    /// WriteValue type=command calls sent and not yet answered, oldest first (see
+    /// ``BlueZTransport/writeCommand(_:to:in:)``); each ends with the error it met, if any.
+    var commandsInFlight: [Task<BlueZError?, Never>] = []
     /// BlueZ reported this link as connected (a later Connected=false means it dropped).
     var sawConnected = false
     /// The ATT MTU of the link.

@@ -117,14 +117,16 @@ import Testing
         #expect(after)
     }
 
+    /// An hour's sleep, cancelled: it ends long before its deadline (the bound is loose because the
+    /// shared pool the test task runs on can be kept busy by other suites for tens of seconds).
     @Test func aSleepEndsEarlyWhenItsTaskIsCancelled() async throws {
         let loop = try EventLoop.shared()
         let started = ContinuousClock.now
-        let sleeper = Task { await loop.sleep(until: Self.later(60_000)) }
+        let sleeper = Task { await loop.sleep(until: Self.later(3_600_000)) }
         try await Task.sleep(for: .milliseconds(10))
         sleeper.cancel()
         await sleeper.value
-        #expect(started.duration(to: .now) < .seconds(30))
+        #expect(started.duration(to: .now) < .seconds(600))
     }
 
     /// What the loop ran, by sender.
