@@ -23,6 +23,8 @@ let package = Package(
         // Linux headers Glibc's module leaves out (epoll, eventfd, timerfd); glibc itself, nothing to link.
         .systemLibrary(name: "CLinux"),
 
+        // The one child-process (posix_spawn) and thread (pthread) launcher, over Glibc alone.
+        .target(name: "SystemSupport", swiftSettings: strict),
         // CRC-32 (zlib), SHA-256 and ECDSA P-256 (libcrypto) behind a small Swift API.
         .target(name: "DFUCrypto", dependencies: ["CCrypto", "CZlib"], swiftSettings: strict),
         // Read-only, in-memory ZIP reader over libzip.
@@ -32,14 +34,16 @@ let package = Package(
         // Simulated nRF5 bootloaders and applications behind the core's transport protocol.
         .target(name: "DFUSimulator", dependencies: ["DFUCore", "DFUCrypto"], swiftSettings: strict),
         // One epoll thread for the live path: sockets, timers, and a task executor; knows no D-Bus.
-        .target(name: "IOLoop", dependencies: ["CLinux"], swiftSettings: strict),
+        .target(name: "IOLoop", dependencies: ["CLinux", "SystemSupport"], swiftSettings: strict),
         // D-Bus over libdbus-1, served by the event loop; knows nothing about BlueZ.
         .target(name: "DBus", dependencies: ["CDBus", "IOLoop"], swiftSettings: strict),
         // Typed client of bluetoothd's org.bluez D-Bus API, and the engine's transport over it.
         .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
         .target(name: "BlueZTransport", dependencies: ["BlueZ", "DFUCore", "IOLoop"], swiftSettings: strict),
         // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
-        .target(name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto"], swiftSettings: strict),
+        .target(
+            name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto", "SystemSupport"],
+            swiftSettings: strict),
         .executableTarget(
             name: "dfu-sim", dependencies: ["BlueZStandIn", "BlueZPeripheral"], exclude: ["README.md"],
             swiftSettings: strict),
@@ -52,25 +56,33 @@ let package = Package(
             name: "BlueZPeripheral", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto"],
             swiftSettings: strict),
         // `make bench`: the benchmark figures (never part of `make test`), and its thin executable.
-        .target(name: "DFUBenchmarks", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "BlueZTransport"],
-                swiftSettings: strict),
+        .target(
+            name: "DFUBenchmarks",
+            dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "BlueZTransport", "SystemSupport"],
+            swiftSettings: strict),
         .executableTarget(name: "dfu-bench", dependencies: ["DFUBenchmarks"], swiftSettings: strict),
         // `make bench`'s measuring wrapper: a command's CPU (µs), peak RSS and context switches from wait4.
         .executableTarget(name: "dfu-bench-rusage"),
 
-        // Helpers shared by test targets (running command-line tools with a deadline).
+        // Helpers shared by test targets: running command-line tools with a deadline, finding the built
+        // ones, test firmware, the fuzz regression inputs.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "DFUCryptoTests", dependencies: ["DFUCrypto"], swiftSettings: strict),
-        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "DFUCrypto"], swiftSettings: strict),
+        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "DFUCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DFUCoreTests", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive"], exclude: ["Fixtures"],
+            name: "DFUCoreTests", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive", "TestSupport"], exclude: ["Fixtures"],
             swiftSettings: strict),
-        .testTarget(name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive"], swiftSettings: strict),
+        .testTarget(
+            name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "IOLoopTests", dependencies: ["IOLoop"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "BlueZTests", dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator", "IOLoop"],
+            name: "BlueZTests",
+            dependencies: [
+                "BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator", "IOLoop", "SystemSupport", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto", "TestSupport"],
@@ -80,7 +92,7 @@ let package = Package(
             dependencies: ["BlueZPeripheral", "BlueZStandIn", "DBus", "DFUSimulator", "DFUCore", "DFUCrypto"],
             swiftSettings: strict),
         .testTarget(
-            name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive"],
+            name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport"],
             swiftSettings: strict),
         // Only the benchmark's pure helpers (statistics, tables, the shared-adapter model); no timing.
         .testTarget(name: "DFUBenchmarksTests", dependencies: ["DFUBenchmarks", "DFUSimulator"], swiftSettings: strict),

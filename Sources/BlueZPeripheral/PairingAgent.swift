@@ -1,3 +1,4 @@
+import BlueZStandIn
 import DBus
 
 /// A BlueZ pairing agent (org.bluez.Agent1) with NoInputNoOutput capability that accepts every
@@ -30,7 +31,7 @@ struct PairingAgent: Sendable {
         self.log = log
         self.refusesPairing = refusesPairing
         path = try ObjectPath("/org/dfusim/peripheral/agent")
-        manager = try InterfaceName("org.bluez.AgentManager1")
+        manager = try InterfaceName(BlueZNames.agentManager)
     }
 
     /// Exports the agent, registers it with bluetoothd and makes it the default agent.
@@ -53,7 +54,7 @@ struct PairingAgent: Sendable {
 
     private func call(_ member: String, _ arguments: [DBusValue]) async throws(DBusError) {
         _ = try await connection.call(
-            destination: service, path: try ObjectPath("/org/bluez"), interface: manager, member: try MemberName(member),
+            destination: service, path: try ObjectPath(BlueZNames.root), interface: manager, member: try MemberName(member),
             arguments: arguments)
     }
 
@@ -64,17 +65,17 @@ struct PairingAgent: Sendable {
         let accept: DBusMethod.Handler = { message in
             if await refuses() {
                 log("pairing refused (a Secure DFU bootloader does not pair): \(message.member?.rawValue ?? "?")")
-                throw DBusError(name: "org.bluez.Error.Rejected", message: "Pairing not supported")
+                throw BlueZNames.error("Rejected", "Pairing not supported")
             }
             log("pairing accepted: \(message.member?.rawValue ?? "?") for \(message.arguments.first?.objectPathValue?.rawValue ?? "?")")
             return []
         }
         let reject: DBusMethod.Handler = { message in
             log("pairing request refused (needs input or output): \(message.member?.rawValue ?? "?")")
-            throw DBusError(name: "org.bluez.Error.Rejected", message: "NoInputNoOutput agent")
+            throw BlueZNames.error("Rejected", "NoInputNoOutput agent")
         }
         return DBusInterface(
-            try InterfaceName("org.bluez.Agent1"),
+            try InterfaceName(BlueZNames.agent),
             methods: [
                 DBusMethod(try MemberName("Release")) { _ in [] },
                 DBusMethod(try MemberName("Cancel")) { _ in [] },

@@ -147,7 +147,7 @@ public enum PeripheralCommand {
     }
 
     private static func adapterAddress(_ adapter: String, connection: DBusConnection) async throws -> DFUDeviceAddress {
-        let names = try BlueZNames()
+        let names = try BlueZVocabulary()
         let value: DBusValue
         do {
             value = try await connection.property(

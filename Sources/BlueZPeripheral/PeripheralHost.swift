@@ -53,7 +53,7 @@ public actor PeripheralHost {
 
     private let connection: DBusConnection
     private let configuration: Configuration
-    private let names: BlueZNames
+    private let names: BlueZVocabulary
     private let log: Log
     private let started = ContinuousClock.now
     private let notifications: AsyncStream<PendingNotification>.Continuation
@@ -100,7 +100,7 @@ public actor PeripheralHost {
     ) throws(DBusError) {
         self.connection = connection
         self.configuration = configuration
-        self.names = try BlueZNames()
+        self.names = try BlueZVocabulary()
         self.log = log
         peripheral = configuration.device.makePeripheral(address: address)
         report = PeripheralReport(storage: peripheral.storage)
@@ -135,7 +135,7 @@ public actor PeripheralHost {
         }
         do {
             let rule = DBusMatchRule(
-                sender: names.service, pathNamespace: try ObjectPath("/org/bluez"),
+                sender: names.service, pathNamespace: names.root,
                 interface: try InterfaceName("org.freedesktop.DBus.Properties"),
                 member: try MemberName("PropertiesChanged"))
             let changes = try await connection.signals(matching: rule)
@@ -421,10 +421,10 @@ public actor PeripheralHost {
             noteOptions(options)
         }
         guard let characteristic = layout?.characteristic(at: path) else {
-            throw DBusError(name: "org.bluez.Error.Failed", message: "The service is gone")
+            throw BlueZNames.error("Failed", "The service is gone")
         }
         if !acquired, writeSockets[path].map({ !$0.isClosed }) ?? false {
-            throw DBusError(name: "org.bluez.Error.NotPermitted", message: "Write acquired")
+            throw BlueZNames.error("NotPermitted", "Write acquired")
         }
         report.writes += 1
         if acquired { report.acquiredWrites += 1 }
@@ -447,7 +447,7 @@ public actor PeripheralHost {
         report.violations += context.violations
         apply(context.effects)
         if let error {
-            throw DBusError(name: "org.bluez.Error.Failed", message: Self.hex(error.code))
+            throw BlueZNames.error("Failed", Self.hex(error.code))
         }
     }
 
@@ -455,7 +455,7 @@ public actor PeripheralHost {
         processAcquiredPackets()
         noteOptions(options)
         guard let characteristic = layout?.characteristic(at: path) else {
-            throw DBusError(name: "org.bluez.Error.Failed", message: "The service is gone")
+            throw BlueZNames.error("Failed", "The service is gone")
         }
         var context = context()
         var firmware = peripheral.firmware
@@ -465,7 +465,7 @@ public actor PeripheralHost {
         apply(context.effects)
         switch result {
         case .success(let bytes): return bytes
-        case .failure(let error): throw DBusError(name: "org.bluez.Error.Failed", message: Self.hex(error.code))
+        case .failure(let error): throw BlueZNames.error("Failed", Self.hex(error.code))
         }
     }
 
@@ -484,7 +484,7 @@ public actor PeripheralHost {
         processAcquiredPackets()
         noteOptions(options)
         guard let characteristic = layout?.characteristic(at: path) else {
-            throw DBusError(name: "org.bluez.Error.Failed", message: "The service is gone")
+            throw BlueZNames.error("Failed", "The service is gone")
         }
         let (socket, theirs) = try AcquiredSocket.makePair()
         let mtu = options?.stringKeyedDictionary?["mtu"]?.integerValue.flatMap { UInt16(exactly: $0) } ?? 23
@@ -581,7 +581,7 @@ public actor PeripheralHost {
 
     private func deviceChanged(_ change: DBusPropertiesChanged) {
         guard change.interface == names.device.rawValue, let adapter = registeredAdapter,
-            change.path.rawValue.hasPrefix("/org/bluez/\(adapter)/"), let connected = change.changed["Connected"]?.boolValue
+            change.path.rawValue.hasPrefix(BlueZNames.root + "/\(adapter)/"), let connected = change.changed["Connected"]?.boolValue
         else { return }
         centralConnected = connected
         if connected {

@@ -1,6 +1,7 @@
 public import DBus
 
-/// The bus name, interfaces and error names of bluetoothd's D-Bus API, as served by the stand-in.
+/// The bus name, interfaces and error names of bluetoothd's D-Bus API: those the stand-in serves and
+/// those the peripheral calls (validated once in ``BlueZVocabulary``).
 public enum BlueZNames {
     /// `org.bluez`.
     public static let service = "org.bluez"
@@ -18,37 +19,20 @@ public enum BlueZNames {
     public static let gattDescriptor = "org.bluez.GattDescriptor1"
     /// `org.bluez.AgentManager1`.
     public static let agentManager = "org.bluez.AgentManager1"
+    /// `org.bluez.Agent1`, the interface of a pairing agent.
+    public static let agent = "org.bluez.Agent1"
     /// `org.bluez.ProfileManager1`.
     public static let profileManager = "org.bluez.ProfileManager1"
+    /// `org.bluez.GattManager1`, where a peripheral registers its GATT application.
+    public static let gattManager = "org.bluez.GattManager1"
+    /// `org.bluez.LEAdvertisingManager1`, where a peripheral registers its advertisement.
+    public static let advertisingManager = "org.bluez.LEAdvertisingManager1"
+    /// `org.bluez.LEAdvertisement1`, the interface of an advertisement a peripheral exports.
+    public static let advertisement = "org.bluez.LEAdvertisement1"
 
     /// An `org.bluez.Error.<suffix>` error with `message`.
     public static func error(_ suffix: String, _ message: String) -> DBusError {
         DBusError(name: "org.bluez.Error." + suffix, message: message)
-    }
-}
-
-/// The validated names the stand-in uses, made once.
-struct BlueZVocabulary: Sendable {
-    let service: BusName
-    let root: ObjectPath
-    let adapter: InterfaceName
-    let device: InterfaceName
-    let gattService: InterfaceName
-    let gattCharacteristic: InterfaceName
-    let gattDescriptor: InterfaceName
-    let agentManager: InterfaceName
-    let profileManager: InterfaceName
-
-    init() throws(DBusError) {
-        service = try BusName(BlueZNames.service)
-        root = try ObjectPath(BlueZNames.root)
-        adapter = try InterfaceName(BlueZNames.adapter)
-        device = try InterfaceName(BlueZNames.device)
-        gattService = try InterfaceName(BlueZNames.gattService)
-        gattCharacteristic = try InterfaceName(BlueZNames.gattCharacteristic)
-        gattDescriptor = try InterfaceName(BlueZNames.gattDescriptor)
-        agentManager = try InterfaceName(BlueZNames.agentManager)
-        profileManager = try InterfaceName(BlueZNames.profileManager)
     }
 }
 

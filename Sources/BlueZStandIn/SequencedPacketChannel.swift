@@ -1,6 +1,7 @@
 import DBus
 import Glibc
 import Synchronization
+import SystemSupport
 
 /// The stand-in's end of a `SOCK_SEQPACKET` socket pair whose other end a client got from
 /// `AcquireWrite` or `AcquireNotify`, as bluetoothd hands them out.
@@ -67,21 +68,12 @@ final class SequencedPacketChannel: Sendable {
         }
         guard descriptor >= 0 else { throw BlueZNames.error("Failed", "The channel is closed") }
         let job = WatcherJob(descriptor: descriptor, channel: self, readable: readable)
-        let context = Unmanaged.passRetained(job).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { context in
-                guard let context else { return nil }
-                Unmanaged<WatcherJob>.fromOpaque(context).takeRetainedValue().run()
-                return nil
-            }, context)
-        guard created == 0 else {
-            Unmanaged<WatcherJob>.fromOpaque(context).release()
+        do {
+            try DetachedThread.start { job.run() }
+        } catch {
             state.withLock { $0.reading = false }
-            throw BlueZNames.error("Failed", "pthread_create failed: \(created)")
+            throw BlueZNames.error("Failed", error.description)
         }
-        pthread_detach(thread)
     }
 
     /// The datagrams received so far, in order, and whether the client's end is closed.

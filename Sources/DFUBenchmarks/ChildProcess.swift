@@ -1,6 +1,7 @@
 import Glibc
+import SystemSupport
 
-/// A child process started with `posix_spawn` and reaped with `wait4`, so its own CPU time and
+/// A child process started with `posix_spawn` and reaped with `wait4` (``SpawnedProcess``), so its own CPU time and
 /// peak RSS are known exactly (not mixed with other children's).
 public struct ChildProcess: Sendable {
     /// What a finished child used.
@@ -31,21 +32,15 @@ public struct ChildProcess: Sendable {
 
     /// Runs `arguments[0]` (a path) with the rest as arguments, inheriting stdout and stderr, and waits.
     public static func run(_ arguments: [String]) throws(BenchError) -> Usage {
-        guard let path = arguments.first else { throw .child("no program") }
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
-        argv.append(nil)
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
         let started = ContinuousClock.now
-        let spawned = posix_spawn(&pid, path, nil, nil, &argv, environ)
-        guard spawned == 0 else { throw .child("posix_spawn \(path): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw .child("wait4: \(String(cString: strerror(errno)))") }
+        let child: SpawnedProcess
+        do {
+            child = try SpawnedProcess(arguments)
+        } catch {
+            throw .child(error.description)
         }
+        guard let (exit, usage) = child.waitForExit() else { throw .child("wait4: \(String(cString: strerror(errno)))") }
         let wall = started.duration(to: ContinuousClock.now)
-        let exit: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
         return Usage(status: exit,
                      wallSeconds: Double(wall.components.seconds) + Double(wall.components.attoseconds) * 1e-18,

@@ -1,6 +1,7 @@
 internal import CLinux
 import Glibc
 import Synchronization
+import SystemSupport
 
 /// One thread that waits, on one epoll set, for everything the live path waits for: the D-Bus
 /// socket, the sockets bluetoothd hands out (AcquireNotify, AcquireWrite), and one timerfd that
@@ -85,22 +86,13 @@ public final class EventLoop: TaskExecutor, Sendable {
             }
         }
         // The thread holds the loop for good: the shared loop lives as long as the process.
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var handle = pthread_t()
-        let created = pthread_create(
-            &handle, nil,
-            { context in
-                guard let context else { return nil }
-                Unmanaged<EventLoop>.fromOpaque(context).takeRetainedValue().run()
-                return nil
-            }, context)
-        guard created == 0 else {
-            Unmanaged<EventLoop>.fromOpaque(context).release()
+        do throws(ThreadStartError) {
+            try DetachedThread.start { [self] in run() }
+        } catch {
             closeDescriptors()
-            throw EventLoopError(operation: "pthread_create", code: created)
+            throw EventLoopError(operation: "pthread_create", code: error.code)
         }
-        pthread_detach(handle)
-        thread.store(UInt(handle), ordering: .releasing)
+        // ``isCurrent`` is false everywhere until the thread has recorded itself in ``run()``.
     }
 
     private func closeDescriptors() {

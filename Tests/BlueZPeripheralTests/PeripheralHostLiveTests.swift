@@ -12,10 +12,12 @@ struct PeripheralHostLiveTests {
     static let secureControlPoint = "8EC90001-F315-4F60-9FB8-838830DAEA50"
     static let securePacket = "8EC90002-F315-4F60-9FB8-838830DAEA50"
 
-    /// A private bus with the fake bluetoothd (adapter hci1) and a started peripheral.
+    /// A private bus with the fake bluetoothd (adapter hci1) and a started peripheral, stopped after
+    /// `body`; returns the fake, which keeps what it saw.
+    @discardableResult
     func withPeripheral(
         _ spec: String, acceptsPairing: Bool = false, _ body: (FakeBluetoothd, PeripheralHost) async throws -> Void
-    ) async throws {
+    ) async throws -> FakeBluetoothd {
         let daemon = try DBusDaemon(ownableNames: [try BusName("org.bluez")])
         defer { daemon.stop() }
         let bluezConnection = try DBusConnection(address: daemon.address)
@@ -32,6 +34,7 @@ struct PeripheralHostLiveTests {
         try await host.start()
         try await body(bluez, host)
         await host.stop()
+        return bluez
     }
 
     /// The path of the characteristic with `uuid` in what the fake read back.
@@ -133,19 +136,7 @@ struct PeripheralHostLiveTests {
     }
 
     @Test func stopUnregistersTheApplicationAndTheAdvertisement() async throws {
-        let daemon = try DBusDaemon(ownableNames: [try BusName("org.bluez")])
-        defer { daemon.stop() }
-        let bluezConnection = try DBusConnection(address: daemon.address)
-        defer { bluezConnection.close() }
-        let peripheralConnection = try DBusConnection(address: daemon.address)
-        defer { peripheralConnection.close() }
-        let bluez = try await FakeBluetoothd(connection: bluezConnection, adapter: "hci1", address: "00:AA:01:01:00:01")
-        let host = try PeripheralHost(
-            connection: peripheralConnection,
-            configuration: PeripheralHost.Configuration(adapter: "hci1", device: try SimulatedDeviceSpec(parsing: "legacy")),
-            address: try #require(DFUDeviceAddress("00:AA:01:01:00:01")), log: { _ in })
-        try await host.start()
-        await host.stop()
+        let bluez = try await withPeripheral("legacy") { _, _ in }
         let seen = bluez.seen.withLock { $0 }
         #expect(seen.unregisteredApplications == Array(seen.applications.keys))
         #expect(seen.unregisteredAdvertisements == Array(seen.advertisements.keys))
@@ -183,21 +174,7 @@ struct PeripheralHostLiveTests {
         try await withPeripheral("buttonless-bonded") { bluez, _ in
             #expect(bluez.seen.withLock { $0.agent == nil })
         }
-        let daemon = try DBusDaemon(ownableNames: [try BusName("org.bluez")])
-        defer { daemon.stop() }
-        let bluezConnection = try DBusConnection(address: daemon.address)
-        defer { bluezConnection.close() }
-        let peripheralConnection = try DBusConnection(address: daemon.address)
-        defer { peripheralConnection.close() }
-        let bluez = try await FakeBluetoothd(connection: bluezConnection, adapter: "hci1", address: "00:AA:01:01:00:01")
-        var configuration = PeripheralHost.Configuration(
-            adapter: "hci1", device: try SimulatedDeviceSpec(parsing: "buttonless-bonded"))
-        configuration.acceptsPairing = true
-        let host = try PeripheralHost(
-            connection: peripheralConnection, configuration: configuration,
-            address: try #require(DFUDeviceAddress("00:AA:01:01:00:01")), log: { _ in })
-        try await host.start()
-        await host.stop()
+        let bluez = try await withPeripheral("buttonless-bonded", acceptsPairing: true) { _, _ in }
         let seen = bluez.seen.withLock { ($0.agent?.path, $0.unregisteredAgents) }
         #expect(seen.0 != nil)
         #expect(seen.1 == [seen.0].compactMap { $0 })

@@ -115,19 +115,8 @@ struct DFUSimExecutableTests {
     }
 
     @Test func servePrintsTheBusAddressAndStopsOnSigint() async throws {
-        let process = Process()
-        process.executableURL = DFUSimProcess.executable
-        process.arguments = ["serve", "--device", "buttonless"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, line) = try await DFUSimProcess.serve(["--device", "buttonless"])
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        let line = try await Task.detached {
-            var bytes: [UInt8] = []
-            while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A { bytes.append(byte) }
-            return String(decoding: bytes, as: UTF8.self)
-        }.value
         #expect(line.hasPrefix("unix:path="))
         if ToolRun.isInstalled("/usr/bin/busctl") {
             let tree = try await ToolRun.run("/usr/bin/busctl", ["--address=" + line, "tree", "org.bluez"])

@@ -9,19 +9,8 @@ import Testing
 @Suite(.serialized, .enabled(if: dbusDaemonInstalled && DFUSimProcess.isBuilt, "needs dbus-daemon and dfu-sim"))
 struct DFUSimServeRestartTests {
     @Test func sighupRestartsTheStandInWithoutEndingServe() async throws {
-        let process = Process()
-        process.executableURL = DFUSimProcess.executable
-        process.arguments = ["serve", "--device", "secure"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, address) = try await DFUSimProcess.serve(["--device", "secure"])
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        let address = try await Task.detached {
-            var bytes: [UInt8] = []
-            while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A { bytes.append(byte) }
-            return String(decoding: bytes, as: UTF8.self)
-        }.value
         let client = try DBusConnection(address: address)
         defer { client.close() }
         let service = try BusName(BlueZNames.service)

@@ -5,12 +5,12 @@ import Glibc
 import TestSupport
 import Testing
 
-/// `dfu` beside the test bundle (the same build as `dfu-sim`).
-private let builtDFU = DFUSimProcess.executable.deletingLastPathComponent().appendingPathComponent("dfu").path
+/// `dfu` of the same build as `dfu-sim`.
+private let builtDFU = BuiltExecutable.url("dfu").path
 private let dfuIsBuilt = ToolRun.isInstalled(builtDFU)
 
 /// `dfu` itself, run as a user the bus policy does not let call org.bluez: one line naming the bus
-/// policy and the `bluetooth` group, and exit 69 (README, "Exit codes").
+/// policy and the `bluetooth` group, and exit 69 (docs/cli.md, "Exit codes").
 @Suite(.serialized, .enabled(if: dbusDaemonInstalled && dfuIsBuilt, "needs dbus-daemon and dfu"))
 struct DeniedBusPolicyTests {
     static var dfu: String { builtDFU }
@@ -28,16 +28,11 @@ struct DeniedBusPolicyTests {
         let service = try BusName(BlueZNames.service)
         let daemon = try DBusDaemon(ownableNames: [service], extraPolicy: extraPolicy)
         defer { daemon.stop() }
-        let connection = try DBusConnection(address: daemon.address)
-        defer { connection.close() }
-        let configuration = StandInConfiguration(devices: [try SimulatedDeviceSpec(parsing: "secure")])
-        let standIn = try BlueZStandIn(connection: connection, configuration: configuration)
-        try await standIn.start()
-        let run = try await ToolRun.run(
-            "/usr/bin/env", ["DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "NO_COLOR=1", Self.dfu] + arguments,
-            timeout: .seconds(30))
-        await standIn.stop()
-        return run
+        return try await whileServingASecureBootloader(on: daemon) {
+            try await ToolRun.run(
+                "/usr/bin/env", ["DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "NO_COLOR=1", Self.dfu] + arguments,
+                timeout: .seconds(30))
+        }
     }
 
     static let commands: [[String]] = [
@@ -123,20 +118,15 @@ struct BusPolicyAsAnotherUserTests {
         }
         let daemon = try DBusDaemon { _ in Self.configuration(listeningAt: directory + "/bus") }
         defer { daemon.stop() }
-        let connection = try DBusConnection(address: daemon.address)
-        defer { connection.close() }
-        let configuration = StandInConfiguration(devices: [try SimulatedDeviceSpec(parsing: "secure")])
-        let standIn = try BlueZStandIn(connection: connection, configuration: configuration)
-        try await standIn.start()
         let groupOption = groups.isEmpty ? "--clear-groups" : "--groups=" + groups.map(String.init).joined(separator: ",")
-        let run = try await ToolRun.run(
-            "/usr/bin/setpriv",
-            [
-                "--reuid=65534", "--regid=65534", groupOption, "/usr/bin/env",
-                "DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "NO_COLOR=1", staged, "scan", "--timeout", "1",
-            ], timeout: .seconds(30))
-        await standIn.stop()
-        return run
+        return try await whileServingASecureBootloader(on: daemon) {
+            try await ToolRun.run(
+                "/usr/bin/setpriv",
+                [
+                    "--reuid=65534", "--regid=65534", groupOption, "/usr/bin/env",
+                    "DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "NO_COLOR=1", staged, "scan", "--timeout", "1",
+                ], timeout: .seconds(30))
+        }
     }
 
     @Test func aUserOutsideTheBluetoothGroupIsRefusedWithTheHintAndExit69() async throws {
@@ -162,3 +152,20 @@ private let bluetoothGroup: UInt32? = getgrnam("bluetooth").map { $0.pointee.gr_
 
 /// Whether this process can run a command as `nobody` with other groups (root, setpriv installed).
 private let canSwitchUser = getuid() == 0 && ToolRun.isInstalled("/usr/bin/setpriv") && bluetoothGroup != nil
+
+/// Serves a Secure bootloader as org.bluez on `daemon`'s bus while `body` runs.
+private func whileServingASecureBootloader<T>(on daemon: DBusDaemon, _ body: () async throws -> T) async throws -> T {
+    let connection = try DBusConnection(address: daemon.address)
+    defer { connection.close() }
+    let configuration = StandInConfiguration(devices: [try SimulatedDeviceSpec(parsing: "secure")])
+    let standIn = try BlueZStandIn(connection: connection, configuration: configuration)
+    try await standIn.start()
+    do {
+        let result = try await body()
+        await standIn.stop()
+        return result
+    } catch {
+        await standIn.stop()
+        throw error
+    }
+}

@@ -1,4 +1,4 @@
-import DFUCommand
+@testable import DFUCommand
 import DFUSimulator
 import Foundation
 import Testing
@@ -40,22 +40,52 @@ import Testing
         for name in ["app.zip", "notes.txt", "key.pem"] {
             _ = FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data())
         }
+        let text = try Self.withCompletion(in: folder, """
+            COMP_WORDS=(dfu upload ''); COMP_CWORD=2; _dfu; echo "package: ${COMPREPLY[*]}"
+            COMP_WORDS=(dfu upload app.zip --key ''); COMP_CWORD=4; _dfu; echo "key: ${COMPREPLY[*]}"
+            """)
+        #expect(text == "package: builds app.zip\nkey: builds key.pem\n", "\(text)")
+    }
+
+    /// Runs `script` in a plain bash (no rc files, extglob off) after sourcing docs/dfu.bash-completion,
+    /// in `folder` when given; returns its output.
+    static func withCompletion(in folder: URL? = nil, _ script: String) throws -> String {
         let completion = TestData.root.appendingPathComponent("docs/dfu.bash-completion").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.currentDirectoryURL = folder
-        process.arguments = ["--norc", "--noprofile", "-c", """
-            shopt -u extglob; source '\(completion)'
-            COMP_WORDS=(dfu upload ''); COMP_CWORD=2; _dfu; echo "package: ${COMPREPLY[*]}"
-            COMP_WORDS=(dfu upload app.zip --key ''); COMP_CWORD=4; _dfu; echo "key: ${COMPREPLY[*]}"
-            """]
+        if let folder { process.currentDirectoryURL = folder }
+        process.arguments = ["--norc", "--noprofile", "-c", "shopt -u extglob; source '\(completion)'\n" + script]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = out
         try process.run()
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(text == "package: builds app.zip\nkey: builds key.pem\n", "\(text)")
+        return text
+    }
+}
+
+/// The bash completion offers exactly the options each command accepts.
+@Suite struct CompletionOptionTests {
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/bash")))
+    func completionOffersEveryOptionOfEachCommandAndNoOther() throws {
+        var script = ""
+        for command in DFUCommand.subcommands {
+            let words = "dfu " + command.name + " --"
+            let index = words.split(separator: " ").count - 1
+            script += "COMP_WORDS=(\(words)); COMP_CWORD=\(index); _dfu; echo \"\(command.name): ${COMPREPLY[*]}\"\n"
+        }
+        let text = try ConsistencyTests.withCompletion(script)
+        let offered = Dictionary(uniqueKeysWithValues: text.split(separator: "\n").compactMap { line -> (String, Set<String>)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), Set(line[line.index(after: colon)...].split(separator: " ").map(String.init)))
+        })
+        for command in DFUCommand.subcommands {
+            let accepted = Set(command.options.map { "--" + $0.name } + ["--help"])
+            let completed = offered[command.name] ?? []
+            #expect(completed == accepted,
+                    "dfu \(command.name): missing \(accepted.subtracting(completed).sorted()), extra \(completed.subtracting(accepted).sorted())")
+        }
     }
 }
 

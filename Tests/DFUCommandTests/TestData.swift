@@ -1,10 +1,10 @@
 import Foundation
+import TestSupport
 
 /// Paths to the project's test data and to the shared data beside the checkout.
 enum TestData {
     /// The package root, from this file's path (`Tests/DFUCommandTests/TestData.swift`).
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = BuiltExecutable.packageRoot
 
     /// `Tests/Fixtures`, committed with the project.
     static let fixtures = root.appendingPathComponent("Tests/Fixtures")
@@ -25,10 +25,6 @@ enum TestData {
         return array
     }
 
-    /// The built `dfu` executable, next to the test bundle.
-    static var dfuExecutable: URL {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("dfu")
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        return root.appendingPathComponent(".build/debug/dfu")
-    }
+    /// The built `dfu` executable.
+    static var dfuExecutable: URL { BuiltExecutable.url("dfu") }
 }

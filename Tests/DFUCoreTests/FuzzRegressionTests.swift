@@ -1,5 +1,6 @@
 import DFUCore
 import Foundation
+import TestSupport
 import Testing
 import ZipArchive
 
@@ -9,19 +10,9 @@ import ZipArchive
 /// parser must return a value or throw its typed error, never trap. Leaks are caught by `make fuzz`,
 /// which replays these files as seeds under AddressSanitizer.
 @Suite struct FuzzRegressionTests {
-    /// `Tests/Fixtures/fuzz-regressions`.
-    static let regressions = SharedData.generatedFixtures.appendingPathComponent("fuzz-regressions")
+    static func inputs(_ target: String) -> [String] { FuzzRegressions.inputs(target) }
 
-    /// The files found for a fuzz target, by name.
-    static func inputs(_ target: String) -> [String] {
-        let folder = regressions.appendingPathComponent(target)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { !$0.hasSuffix(".md") }.sorted()
-    }
-
-    static func bytes(_ target: String, _ name: String) throws -> [UInt8] {
-        try [UInt8](Data(contentsOf: regressions.appendingPathComponent(target).appendingPathComponent(name)))
-    }
+    static func bytes(_ target: String, _ name: String) throws -> [UInt8] { try FuzzRegressions.bytes(target, name) }
 
     /// The dfu_version picked by the first byte of a legacy-init-packet input.
     static let legacyVersions: [Double?] = [nil, 0.5, 0.6, 0.7, 0.8]

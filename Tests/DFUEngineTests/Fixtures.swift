@@ -1,28 +1,19 @@
 import DFUCore
 import DFUCrypto
 import DFUSimulator
+import TestSupport
+import Testing
 
 /// Builders shared by the engine tests: synthetic images, init packets, devices and runners.
 enum Fixtures {
     /// The application's address in every test.
     static let address = DFUDeviceAddress("C0:FF:EE:00:12:FF") ?? DFUDeviceAddress(bytes: [0, 0, 0, 0, 0, 0])!
 
-    /// Deterministic pseudo-random firmware bytes, word aligned.
-    static func image(size: Int, seed: UInt32 = 1) -> [UInt8] {
-        var state = seed &* 2_654_435_761 | 1
-        return (0..<size).map { _ in
-            state ^= state << 13
-            state ^= state >> 17
-            state ^= state << 5
-            return UInt8(truncatingIfNeeded: state)
-        }
-    }
-
     /// A Secure part with a valid init packet (SHA-256 stored byte-reversed, as nrfutil does).
     static func securePart(_ kind: PartKind = .application, size: Int = 20_000, seed: UInt32 = 1,
                            firmwareVersion: UInt32 = 2, softdeviceRequirements: [UInt32] = [0x0100],
                            hardwareVersion: UInt32 = 52, softdeviceSize: UInt32? = nil) -> FirmwarePart {
-        let image = image(size: size, seed: seed)
+        let image = TestFirmware.image(size: size, seed: seed)
         let command = SecureInitCommand(
             kind: kind, image: image, firmwareVersion: firmwareVersion, hardwareVersion: hardwareVersion,
             softdeviceRequirements: softdeviceRequirements, softdeviceSize: softdeviceSize,
@@ -35,7 +26,7 @@ enum Fixtures {
     /// A Legacy part with a DFU-version-0.5 init packet (CRC-16).
     static func legacyPart(_ kind: PartKind = .application, size: Int = 8_000, seed: UInt32 = 7,
                            softdeviceSize: UInt32? = nil, initPacket: [UInt8]? = nil) -> FirmwarePart {
-        let image = image(size: size, seed: seed)
+        let image = TestFirmware.image(size: size, seed: seed)
         let sd = kind == .softdeviceBootloader ? softdeviceSize ?? UInt32(size / 2) : nil
         return FirmwarePart(kind: kind, image: image, initPacket: initPacket ?? LegacyInitPacketBuilder(image: image).bytes,
                             softdeviceSize: sd, bootloaderSize: sd.map { UInt32(size) - $0 })
@@ -68,12 +59,32 @@ enum Fixtures {
     }
 
     /// Options with a fixed name seed.
-    static func options(prn: UInt16 = 12, configure: (inout DFUOptions) -> Void = { _ in }) -> DFUOptions {
+    static func options(prn: UInt16 = DFUOptions().packetReceiptNotifications, configure: (inout DFUOptions) -> Void = { _ in }) -> DFUOptions {
         var options = DFUOptions()
         options.packetReceiptNotifications = prn
         options.nameSeed = 42
         configure(&options)
         return options
+    }
+
+    /// Expects every part installed byte-exact in the device's flash (a SoftDevice+bootloader part
+    /// split at its SoftDevice size); `source` names the package in the failure.
+    static func expectInstalled(
+        _ parts: [FirmwarePart], in storage: SimulatedStorage, from source: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for part in parts {
+            let split = Int(part.softdeviceSize)
+            let matches = switch part.kind {
+            case .application: storage.application == part.image
+            case .softdevice: storage.softdevice == part.image
+            case .bootloader: storage.bootloader == part.image
+            case .softdeviceBootloader:
+                storage.softdevice == Array(part.image[0..<split]) && storage.bootloader == Array(part.image[split...])
+            }
+            #expect(matches, "\(part.kind.rawValue)\(source.map { " of " + $0 } ?? "") not installed byte-exact",
+                    sourceLocation: sourceLocation)
+        }
     }
 
     /// Runs an update over a simulated transport against the first device's current address,

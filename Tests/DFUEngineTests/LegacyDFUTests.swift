@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import TestSupport
 
 @Suite struct LegacyDFUTests {
     static let part = Fixtures.legacyPart(size: 3_000)
@@ -75,7 +76,7 @@ import Testing
     @Test func bootloaderWithoutVersionRunsInSlowMode() async throws {
         var configuration = LegacyBootloaderConfiguration()
         configuration.version = nil
-        let image = Fixtures.image(size: 400, seed: 3)
+        let image = TestFirmware.image(size: 400, seed: 3)
         let part = FirmwarePart(kind: .application, image: image, initPacket: LegacyInitPacketBuilder(image: image).bytes.suffix(2))
         let transport = SimulatedTransport(peripherals: [Fixtures.legacyDevice(configuration)])
         let start = transport.clock.now
@@ -163,7 +164,7 @@ import Testing
     }
 
     @Test func softDeviceMismatchInTheInitPacketIsRejected() async throws {
-        let image = Fixtures.image(size: 400)
+        let image = TestFirmware.image(size: 400)
         let part = FirmwarePart(kind: .application, image: image,
                                 initPacket: LegacyInitPacketBuilder(image: image, softdeviceRequirements: [0x0064]).bytes)
         let transport = SimulatedTransport(peripherals: [Fixtures.legacyDevice()])

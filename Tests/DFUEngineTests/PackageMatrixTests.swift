@@ -42,7 +42,7 @@ import Testing
         let options = Fixtures.options { $0.experimentalButtonless = true }
         let report = try await Fixtures.run(DFUPackage(format: .secure, parts: parts), on: transport, options: options).get()
         #expect(report.partsSent == testCase.kinds)
-        Self.expectInstalled(parts, in: transport.peripheral().storage)
+        Fixtures.expectInstalled(parts, in: transport.peripheral().storage)
         #expect(transport.violations.isEmpty)
     }
 
@@ -57,21 +57,7 @@ import Testing
         let transport = SimulatedTransport(peripherals: [device])
         let report = try await Fixtures.run(DFUPackage(format: .legacy, parts: parts), on: transport).get()
         #expect(report.partsSent == kinds)
-        Self.expectInstalled(parts, in: transport.peripheral().storage)
+        Fixtures.expectInstalled(parts, in: transport.peripheral().storage)
         #expect(transport.violations.isEmpty)
-    }
-
-    static func expectInstalled(_ parts: [FirmwarePart], in storage: SimulatedStorage) {
-        for part in parts {
-            let split = Int(part.softdeviceSize)
-            let matches = switch part.kind {
-            case .application: storage.application == part.image
-            case .softdevice: storage.softdevice == part.image
-            case .bootloader: storage.bootloader == part.image
-            case .softdeviceBootloader:
-                storage.softdevice == Array(part.image[0..<split]) && storage.bootloader == Array(part.image[split...])
-            }
-            #expect(matches, "\(part.kind.rawValue) not installed byte-exact")
-        }
     }
 }

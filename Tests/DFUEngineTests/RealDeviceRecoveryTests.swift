@@ -2,6 +2,7 @@ import DFUCore
 import DFUCrypto
 import DFUSimulator
 import Testing
+import TestSupport
 
 /// How the engine recovers where a real bootloader or link misbehaves: late answers, a lost final
 /// answer, lost Legacy packets and links.
@@ -39,7 +40,7 @@ import Testing
     /// The same as a state machine: after the timeout, the late receipt answers the checksum request; the
     /// checksum's own answer then arrives while the next receipt is awaited and is dropped as stale.
     @Test func aStaleChecksumAnswerAfterALateReceiptIsDropped() {
-        let image = Fixtures.image(size: 8192)
+        let image = TestFirmware.image(size: 8192)
         var machine = SecureDFUStateMachine(initPacket: [1, 2, 3, 4], image: image,
                                             configuration: .init(packetReceiptNotifications: 2, packetSize: 244,
                                                                  firstObjectDelay: .zero))

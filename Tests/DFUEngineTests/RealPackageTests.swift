@@ -48,18 +48,7 @@ import ZipArchive
             return
         }
         #expect(throws: Never.self) { try result.get() }
-        let storage = transport.peripheral().storage
-        for part in package.parts {
-            let split = Int(part.softdeviceSize)
-            let matches = switch part.kind {
-            case .application: storage.application == part.image
-            case .softdevice: storage.softdevice == part.image
-            case .bootloader: storage.bootloader == part.image
-            case .softdeviceBootloader:
-                storage.softdevice == Array(part.image[0..<split]) && storage.bootloader == Array(part.image[split...])
-            }
-            #expect(matches, "\(part.kind.rawValue) of \(path) not installed byte-exact")
-        }
+        Fixtures.expectInstalled(package.parts, in: transport.peripheral().storage, from: path)
         #expect(transport.violations.isEmpty)
     }
 

@@ -2,6 +2,7 @@ import DFUCore
 import DFUCrypto
 import DFUSimulator
 import Testing
+import TestSupport
 
 @Suite struct SecureRejectionTests {
     @Test(arguments: SecureDFUExtendedError.allKnown)
@@ -44,7 +45,7 @@ import Testing
         signed.requiresSignature = true
         var small = SecureBootloaderConfiguration()
         small.maximumImageSize = 10_000
-        let image = Fixtures.image(size: 4_000)
+        let image = TestFirmware.image(size: 4_000)
         var wrongHash = SecureInitCommand(kind: .application, image: image, firmwareVersion: 2, hash: Array(repeating: 0xAB, count: 32))
         wrongHash.hashType = .sha256
         let tampered = FirmwarePart(kind: .application, image: image, initPacket: wrongHash.packet)

@@ -70,16 +70,18 @@ import Testing
     }
 
     @Test func failedConnectionsAreRetried() async throws {
+        // The default: `--retries` 3, so 4 Connect calls.
+        let attempts = DFUOptions().connectionAttempts
         var faults = SimulatedFaults()
-        faults.failedConnections = 2
+        faults.failedConnections = attempts - 1
         let transport = SimulatedTransport(peripherals: [Fixtures.secureDevice()], faults: faults)
         _ = try await Fixtures.run(DFUPackage(format: .secure, parts: [Fixtures.securePart(size: 2_000)]), on: transport).get()
         var failing = SimulatedFaults()
-        failing.failedConnections = 3
+        failing.failedConnections = attempts
         let again = SimulatedTransport(peripherals: [Fixtures.secureDevice()], faults: failing)
         guard case .failure(.transport(.connecting, .failed)) = await Fixtures.run(
             DFUPackage(format: .secure, parts: [Fixtures.securePart(size: 2_000)]), on: again) else {
-            Issue.record("three failed attempts must fail")
+            Issue.record("\(attempts) failed attempts must fail")
             return
         }
     }

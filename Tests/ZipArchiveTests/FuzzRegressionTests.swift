@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import ZipArchive
 
@@ -8,21 +9,9 @@ import ZipArchive
 /// or throw a ``ZipError``, never trap. (Leaks are caught by `make fuzz`, which replays these
 /// files as seeds under AddressSanitizer.)
 @Suite struct FuzzRegressionTests {
-    /// `<package root>/Tests/Fixtures/fuzz-regressions`, derived from this file's path.
-    static let regressions = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/fuzz-regressions")
+    static func inputs(_ target: String) -> [String] { FuzzRegressions.inputs(target) }
 
-    /// The files found for a fuzz target, by name.
-    static func inputs(_ target: String) -> [String] {
-        let folder = regressions.appendingPathComponent(target)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { !$0.hasSuffix(".md") }.sorted()
-    }
-
-    static func bytes(_ target: String, _ name: String) throws -> [UInt8] {
-        try [UInt8](Data(contentsOf: regressions.appendingPathComponent(target).appendingPathComponent(name)))
-    }
+    static func bytes(_ target: String, _ name: String) throws -> [UInt8] { try FuzzRegressions.bytes(target, name) }
 
     @Test func theZipArchiveRegressionFolderIsNotEmpty() {
         #expect(!Self.inputs("zip-archive").isEmpty)

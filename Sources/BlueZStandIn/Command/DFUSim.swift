@@ -1,6 +1,7 @@
 import DBus
 import Glibc
 import Synchronization
+import SystemSupport
 
 /// The last SIGINT or SIGTERM caught (0: none); written by the signal handler.
 private let receivedSignal = Atomic<Int32>(0)
@@ -87,11 +88,16 @@ public enum DFUSim {
 
     /// Starts `command` on the bus at `address`; forwards SIGINT/SIGTERM/SIGHUP to it; returns its status.
     private static func run(_ command: [String], address: String) async -> Int32 {
-        let child: ChildProcess
+        let child: SpawnedProcess
         do {
-            child = try ChildProcess(command, extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
+            // COMMAND is found on PATH, with a clear signal mask and default handlers (not dfu-sim's).
+            var options = SpawnedProcess.Options()
+            options.searchesPath = true
+            options.extraEnvironment = ["DBUS_SYSTEM_BUS_ADDRESS": address]
+            options.defaultSignals = [SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGHUP, SIGQUIT]
+            child = try SpawnedProcess(command, options: options)
         } catch {
-            writeError("dfu-sim: \(error.message)\n")
+            writeError("dfu-sim: \(error.description)\n")
             return 127
         }
         var killDeadline: ContinuousClock.Instant?

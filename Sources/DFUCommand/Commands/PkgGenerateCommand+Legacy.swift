@@ -27,8 +27,8 @@ extension PkgGenerateCommand {
         }
         var request = LegacyPackageRequest(withExtendedPacketID: Double(version) == 0.6)
         request.applicationVersion = try legacyNumber("application-version", arguments, default: 0xFFFF_FFFF)
-        request.deviceType = try legacyNumber("dev-type", arguments, default: 0xFFFF)
-        request.deviceRevision = try legacyNumber("dev-revision", arguments, default: 0xFFFF)
+        request.deviceType = try legacyNumber("dev-type", arguments, default: legacyFieldUnset)
+        request.deviceRevision = try legacyNumber("dev-revision", arguments, default: legacyFieldUnset)
         let sdReq = arguments.value("sd-req") ?? "65534"
         if sdReq.lowercased() == "none" {
             request.softdeviceRequirements = []

@@ -33,6 +33,10 @@ enum PkgGenerateCommand: Subcommand {
          "SoftDevice + bootloader + application"),
     ]
     static let validations = ["NO_VALIDATION", "VALIDATE_GENERATED_CRC", "VALIDATE_GENERATED_SHA256", "VALIDATE_ECDSA_P256_SHA256"]
+    /// The boot validation when `--app-boot-validation` / `--sd-boot-validation` is not given (nrfutil's).
+    static let defaultValidation = SecureInitPacket.ValidationType.generatedCRC
+    /// A Legacy init packet's device type and revision when not given (nrfutil 0.5's "any").
+    static let legacyFieldUnset: UInt16 = 0xFFFF
     static let options: [OptionSpec] = [
         .value("application", "FILE", help: "the application image (.bin, or Intel HEX)"),
         .value("application-version", "N", help: "the application's fw_version ('none' = not given)"),
@@ -44,13 +48,15 @@ enum PkgGenerateCommand: Subcommand {
         .value("sd-req", "IDS", help: "comma-separated SoftDevice firmware IDs the device may have, e.g. 0xB7,0x0101"),
         .value("sd-id", "IDS", help: "the IDs of the SoftDevice in the package: the application's sd_req"),
         .value("key-file", "PRIVATE.pem", help: "sign the init packets with this ECDSA P-256 private key"),
-        .value("app-boot-validation", "TYPE", help: validations.joined(separator: "|") + " (default VALIDATE_GENERATED_CRC)"),
+        .value("app-boot-validation", "TYPE", help: validations.joined(separator: "|"),
+               default: validations[Int(defaultValidation.rawValue)]),
         .value("sd-boot-validation", "TYPE", help: "the same for the SoftDevice"),
         .flag("debug-mode", help: "set is_debug; versions default to 0xFFFFFFFF and --sd-req to 0xFFFE"),
         .flag("external-app", help: "an EXTERNAL_APPLICATION (passed on, not installed); application only"),
         .value("dfu-ver", "0.5|0.6", help: "make a Legacy package instead, as adafruit-nrfutil / nrfutil 0.5.x (CRC-16 init packet)"),
-        .value("dev-type", "N", help: "Legacy: device_type (default 0xFFFF)"),
-        .value("dev-revision", "N", help: "Legacy: device_revision (default 0xFFFF)"),
+        .value("dev-type", "N", help: "Legacy: device_type", default: "0x" + String(legacyFieldUnset, radix: 16, uppercase: true)),
+        .value("dev-revision", "N", help: "Legacy: device_revision",
+               default: "0x" + String(legacyFieldUnset, radix: 16, uppercase: true)),
     ]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
@@ -198,7 +204,7 @@ enum PkgGenerateCommand: Subcommand {
     }
 
     static func validation(_ option: String, _ arguments: ParsedArguments) throws(UsageError) -> SecureInitPacket.ValidationType {
-        guard let text = arguments.value(option) else { return .generatedCRC }
+        guard let text = arguments.value(option) else { return defaultValidation }
         guard let index = validations.firstIndex(of: text) else {
             throw UsageError("option --\(option): '\(text)' is not one of \(validations.joined(separator: ", "))", command: name)
         }

@@ -22,8 +22,13 @@ enum ScanCommand: Subcommand {
         ("dfu scan --all --scan-timeout 10", "everything in range, scanning longer"),
         ("dfu scan --json | jq -r '.devices[] | select(.mode == \"secure-bootloader\") | .address'", "bootloaders waiting for an update"),
     ]
+    /// How long `dfu scan` listens when `--scan-timeout` is not given: a listing, not the search for one
+    /// device (that is `DFUOptions.scanTimeout`), so shorter.
+    static let defaultScanTimeout: Duration = .seconds(5)
+
     static let options: [OptionSpec] = [
-        .value("scan-timeout", short: "t", "SECONDS", aliases: ["timeout"], help: "how long to scan (default 5)"),
+        .value("scan-timeout", short: "t", "SECONDS", aliases: ["timeout"], help: "how long to scan",
+               default: OptionSpec.seconds(defaultScanTimeout)),
         .flag("all", help: "list every device, not only those advertising a DFU service"),
         .value("adapter", short: "a", "hciN", help: "Bluetooth adapter to use (default: BlueZ's default)"),
         .flag("json", help: "print one JSON object on standard output: {\"devices\": [...]}"),
@@ -48,7 +53,7 @@ enum ScanCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         _ = try arguments.positionals(named: [])
-        let timeout = try UploadSettings.seconds(arguments, "scan-timeout") ?? .seconds(5)
+        let timeout = try UploadSettings.seconds(arguments, "scan-timeout") ?? defaultScanTimeout
         let adapter = arguments.value("adapter")
         if let adapter, !UploadSettings.isAdapterName(adapter) {
             throw UsageError("option --adapter: '\(adapter)' is not an adapter name like hci0", command: name)

@@ -22,20 +22,25 @@ enum TriggerCommand: Subcommand {
         ("dfu trigger --device C0:FF:EE:00:12:34", "prints e.g. 'C0:FF:EE:00:12:35 Dfu12345'"),
         ("dfu trigger -d MySensor --alt-name RigBoot --json", "name the bootloader, machine-readable answer"),
     ]
-    static let options: [OptionSpec] = [
-        .value("device", short: "d", "ADDRESS|NAME", help: "the device to switch"),
-        .value("adapter", short: "a", "hciN", help: "Bluetooth adapter to use (default: BlueZ's default)"),
-        .value("alt-name", "NAME", help: "name the bootloader advertises (default: random DfuNNNNN)"),
-        .flag("no-alt-name", help: "do not rename the bootloader"),
-        .flag("experimental-buttonless", help: "allow the unauthenticated SDK 12 experimental buttonless service"),
-        .flag("force-dfu", help: "treat a Legacy device without DFU Version characteristic as a bootloader"),
-        .value("scan-timeout", short: "t", "SECONDS", help: "how long to scan for the device and the bootloader (default 10)"),
-        .value("connect-timeout", "SECONDS", help: "how long connecting may take (default 10)"),
-        .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: writes by WriteValue, notifications by signals"),
-        .flag("json", help: "print {\"bootloader\": ADDRESS, \"name\": NAME, \"switched\": BOOL} on standard output"),
-        .flag("quiet", short: "q", help: "print only the answer and errors"),
-        .flag("verbose", short: "v", repeatable: true, help: "connections on standard error; -vv traces every request and response"),
-    ]
+    static let options: [OptionSpec] = {
+        let defaults = DFUOptions()
+        return [
+            .value("device", short: "d", "ADDRESS|NAME", help: "the device to switch"),
+            .value("adapter", short: "a", "hciN", help: "Bluetooth adapter to use (default: BlueZ's default)"),
+            .value("alt-name", "NAME", help: "name the bootloader advertises (default: random DfuNNNNN)"),
+            .flag("no-alt-name", help: "do not rename the bootloader"),
+            .flag("experimental-buttonless", help: "allow the unauthenticated SDK 12 experimental buttonless service"),
+            .flag("force-dfu", help: "treat a Legacy device without DFU Version characteristic as a bootloader"),
+            .value("scan-timeout", short: "t", "SECONDS", help: "how long to scan for the device and the bootloader",
+                   default: OptionSpec.seconds(defaults.scanTimeout)),
+            .value("connect-timeout", "SECONDS", help: "how long connecting may take",
+                   default: OptionSpec.seconds(defaults.connectTimeout)),
+            .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: writes by WriteValue, notifications by signals"),
+            .flag("json", help: "print {\"bootloader\": ADDRESS, \"name\": NAME, \"switched\": BOOL} on standard output"),
+            .flag("quiet", short: "q", help: "print only the answer and errors"),
+            .flag("verbose", short: "v", repeatable: true, help: "connections on standard error; -vv traces every request and response"),
+        ]
+    }()
 
     static let exitCodes: [ExitCode] = [
         .success, .deviceRejected, .deviceNotFound, .usage, .unavailable, .outputFailed, .software, .interrupted,

@@ -1,6 +1,6 @@
 /// The text of `dfu --help` and `dfu COMMAND --help`.
 enum Help {
-    /// The exit-code table, shared by every help page and the README.
+    /// The exit-code table of every help page; docs/cli.md and the man page list the same codes (a test checks).
     static let exitCodes: [(ExitCode, String)] = [
         (.success, "success"),
         (.deviceRejected, "the device rejected the update (the remote error is named)"),
@@ -43,7 +43,7 @@ enum Help {
 
     static func help(for command: any Subcommand.Type) -> String {
         var text = "Usage: dfu \(command.name) \(command.synopsis)\n\n\(command.abstract)\n\n\(command.discussion)\n\nOptions:\n"
-        let rows = command.options.map { ($0.synopsis, $0.help) } + [("-h, --help", "show this help")]
+        let rows = command.options.map { ($0.synopsis, $0.helpLine) } + [("-h, --help", "show this help")]
         let width = (rows.map(\.0.count).max() ?? 0) + 2
         for (synopsis, help) in rows {
             text += "  \(synopsis.padding(width))\(help)\n"

@@ -29,38 +29,47 @@ struct UploadSettings: Sendable {
     /// links comfortably; more slows every upload down.
     static let defaultParallelPerAdapter = 4
 
-    /// The options of `dfu upload`.
-    static let options: [OptionSpec] = [
-        .value("device", short: "d", "ADDRESS|NAME", repeatable: true,
-               help: "the device to update (repeat for several); an address also matches its bootloader (+1)"),
-        .value("devices-from", "FILE", repeatable: true,
-               help: "read more devices from FILE, one address or name per line (# starts a comment); repeatable"),
-        .value("adapter", short: "a", "hciN", repeatable: true,
-               help: "Bluetooth adapter to use (repeat to spread devices over several); default: BlueZ's default"),
-        .value("parallel", short: "j", "N", help: "update up to N devices at once (default: 4 per adapter)"),
-        .value("prn", "N", help: "packet receipt notification every N packets, 0 = off (default 12)"),
-        .flag("force-dfu", help: "treat a Legacy device without DFU Version characteristic as a bootloader"),
-        .flag("experimental-buttonless", help: "allow the unauthenticated SDK 12 experimental buttonless service"),
-        .value("uuid", "ROLE=UUID", repeatable: true, help: "replace the GATT UUID of a role (roles listed above)"),
-        .value("alt-name", "NAME", help: "name the bootloader advertises after a buttonless jump (default: random DfuNNNNN)"),
-        .flag("no-alt-name", help: "do not rename the bootloader (for firmware that reboots on the rename request)"),
-        .value("bootloader-address", "ADDR", help: "the bootloader's address, when it is not the same or +1"),
-        .value("bootloader-name", "NAME", help: "the bootloader's advertised name"),
-        .value("scope", "all|system|application", help: "which parts of the package to send (default all)"),
-        .value("scan-timeout", short: "t", "SECONDS", help: "how long to scan for a device (default 10)"),
-        .value("connect-timeout", "SECONDS", help: "how long connecting and discovery may take (default 10)"),
-        .value("retries", "N", help: "N + 1 Connect calls per connection, N reconnections after a lost link (default 3)"),
-        .flag("no-resume", help: "start every object over instead of resuming an interrupted upload"),
-        .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: packets by WriteValue, notifications by signals"),
-        .value("packet-size", "BYTES", help: "largest data packet (default: the MTU allows, multiple of 4)"),
-        .value("first-object-delay", "MS",
-               help: "wait MS after creating the first data object (default: no fixed wait, packets are paced to the flash)"),
-        .value("object-delay", "MS", help: "wait after creating every data object (default 0)"),
-        .value("key", "PUBLIC.pem", help: "ECDSA P-256 public key: refuse to upload unless the signature verifies"),
-        .flag("json", help: "JSON Lines events on standard output (schema in docs/cli.md)"),
-        .flag("quiet", short: "q", help: "print only errors"),
-        .flag("verbose", short: "v", repeatable: true, help: "more detail; -vv traces every request and response"),
-    ] + PackageSource.options
+    /// The options of `dfu upload`; the engine's defaults are read from `DFUOptions()`.
+    static let options: [OptionSpec] = {
+        let defaults = DFUOptions()
+        return [
+            .value("device", short: "d", "ADDRESS|NAME", repeatable: true,
+                   help: "the device to update (repeat for several); an address also matches its bootloader (+1)"),
+            .value("devices-from", "FILE", repeatable: true,
+                   help: "read more devices from FILE, one address or name per line (# starts a comment); repeatable"),
+            .value("adapter", short: "a", "hciN", repeatable: true,
+                   help: "Bluetooth adapter to use (repeat to spread devices over several); default: BlueZ's default"),
+            .value("parallel", short: "j", "N", help: "update up to N devices at once",
+                   default: "\(defaultParallelPerAdapter) per adapter"),
+            .value("prn", "N", help: "packet receipt notification every N packets, 0 = off",
+                   default: String(defaults.packetReceiptNotifications)),
+            .flag("force-dfu", help: "treat a Legacy device without DFU Version characteristic as a bootloader"),
+            .flag("experimental-buttonless", help: "allow the unauthenticated SDK 12 experimental buttonless service"),
+            .value("uuid", "ROLE=UUID", repeatable: true, help: "replace the GATT UUID of a role (roles listed above)"),
+            .value("alt-name", "NAME", help: "name the bootloader advertises after a buttonless jump (default: random DfuNNNNN)"),
+            .flag("no-alt-name", help: "do not rename the bootloader (for firmware that reboots on the rename request)"),
+            .value("bootloader-address", "ADDR", help: "the bootloader's address, when it is not the same or +1"),
+            .value("bootloader-name", "NAME", help: "the bootloader's advertised name"),
+            .value("scope", "all|system|application", help: "which parts of the package to send", default: defaults.scope.rawValue),
+            .value("scan-timeout", short: "t", "SECONDS", help: "how long to scan for a device",
+                   default: OptionSpec.seconds(defaults.scanTimeout)),
+            .value("connect-timeout", "SECONDS", help: "how long connecting and discovery may take",
+                   default: OptionSpec.seconds(defaults.connectTimeout)),
+            .value("retries", "N", help: "N + 1 Connect calls per connection, N reconnections after a lost link",
+                   default: String(defaults.reconnectAttempts)),
+            .flag("no-resume", help: "start every object over instead of resuming an interrupted upload"),
+            .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: packets by WriteValue, notifications by signals"),
+            .value("packet-size", "BYTES", help: "largest data packet (default: the MTU allows, multiple of 4)"),
+            .value("first-object-delay", "MS",
+                   help: "wait MS after creating the first data object (default: no fixed wait, packets are paced to the flash)"),
+            .value("object-delay", "MS", help: "wait after creating every data object",
+                   default: OptionSpec.milliseconds(defaults.objectDelay)),
+            .value("key", "PUBLIC.pem", help: "ECDSA P-256 public key: refuse to upload unless the signature verifies"),
+            .flag("json", help: "JSON Lines events on standard output (schema in docs/cli.md)"),
+            .flag("quiet", short: "q", help: "print only errors"),
+            .flag("verbose", short: "v", repeatable: true, help: "more detail; -vv traces every request and response"),
+        ] + PackageSource.options
+    }()
 
     /// Validates every option; reads no file and touches no device.
     init(_ arguments: ParsedArguments, context: CommandContext) throws(UsageError) {

@@ -22,8 +22,9 @@ public struct DFUOptions: Sendable, Hashable {
     public var reconnectAttempts = 3
     /// Attempts per object when the checksum does not match. Default 3.
     public var objectAttempts = 3
-    /// Attempts to connect (scan found the device but the connection failed). Default 3.
-    public var connectionAttempts = 3
+    /// Attempts to connect (scan found the device but the connection failed): `--retries` N is N + 1.
+    /// Default 4, one more than ``reconnectAttempts``, as `--retries` states its default.
+    public var connectionAttempts = 4
     /// How long to scan for a device. Default 10 s.
     public var scanTimeout: Duration = .seconds(10)
     /// How long a connection and service discovery may take. Default 10 s.

@@ -4,19 +4,13 @@ import TestSupport
 
 /// The built `dfu-sim` executable, run as a child process with a deadline.
 enum DFUSimProcess {
-    /// The package root, from this file's path.
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The package root.
+    static let root = BuiltExecutable.packageRoot
 
-    /// `dfu-sim` beside the test bundle, else in `.build/debug`.
-    static var executable: URL {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-            "dfu-sim")
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        return root.appendingPathComponent(".build/debug/dfu-sim")
-    }
+    /// The built `dfu-sim`.
+    static var executable: URL { BuiltExecutable.url("dfu-sim") }
 
-    static var isBuilt: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
+    static var isBuilt: Bool { BuiltExecutable.isBuilt("dfu-sim") }
 
     struct Outcome: Sendable {
         let status: Int32
@@ -51,6 +45,29 @@ enum DFUSimProcess {
         return Outcome(
             status: status, output: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
             error: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+    }
+
+    /// Starts `dfu-sim serve` with `arguments` and reads the bus address it prints first. The caller
+    /// ends the process (SIGINT, SIGHUP, SIGKILL as its test needs).
+    static func serve(_ arguments: [String]) async throws -> (process: Process, address: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["serve"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        do {
+            let address = try await Task.detached {
+                var bytes: [UInt8] = []
+                while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A { bytes.append(byte) }
+                return String(decoding: bytes, as: UTF8.self)
+            }.value
+            return (process, address)
+        } catch {
+            kill(process.processIdentifier, SIGKILL)
+            throw error
+        }
     }
 
     /// Whether a process with this id still exists (and is not a zombie of ours).

@@ -1,6 +1,8 @@
 import DFUCrypto
 import FoundationEssentials
 import Glibc
+import SystemSupport
+import TestSupport
 
 /// `dfu-sim run` as a child process: the project's bluetoothd stand-in on its own private bus.
 ///
@@ -16,20 +18,9 @@ final class DFUSimServer: Sendable {
     /// The write end of the shell's standard input.
     let release: Int32
 
-    /// The package root, derived from this file's path.
-    static var packageRoot: String {
-        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(4)  // Tests/BlueZTests/Support/DFUSimServer.swift
-        return parts.joined(separator: "/")
-    }
-
-    /// The built `dfu-sim` (by `swift build --build-tests`), when present.
+    /// The built `dfu-sim`, when present.
     static var executable: String? {
-        for configuration in ["debug", "release"] {
-            let path = packageRoot + "/.build/\(configuration)/dfu-sim"
-            if access(path, X_OK) == 0 { return path }
-        }
-        return nil
+        BuiltExecutable.isBuilt("dfu-sim") ? BuiltExecutable.url("dfu-sim").path : nil
     }
 
     /// Whether the live tests through dfu-sim can run here.
@@ -67,26 +58,20 @@ final class DFUSimServer: Sendable {
         // Only the child's standard input and output get these pipes (dup2 clears the flag there).
         for end in pipeEnds + inputEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         release = inputEnds[1]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, inputEnds[0], 0)
+        var options = SpawnedProcess.Options()
+        options.descriptors = [(pipeEnds[1], 1), (inputEnds[0], 0)]
         let shell = #"echo "$DBUS_SYSTEM_BUS_ADDRESS"; read -r _ || true"#
-        let argv = ([executable, "run", "--report", reportPath] + arguments + ["--", "/bin/sh", "-c", shell]).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = (argv + [nil]).withUnsafeBufferPointer { pointers -> Int32 in
-            guard let arguments = pointers.baseAddress else { return EINVAL }
-            return posix_spawn(&pid, executable, &actions, nil, arguments, environ)
+        let child: SpawnedProcess
+        do {
+            child = try SpawnedProcess(
+                [executable, "run", "--report", reportPath] + arguments + ["--", "/bin/sh", "-c", shell], options: options)
+        } catch {
+            for end in [pipeEnds[1], inputEnds[0], release, pipeEnds[0]] { close(end) }
+            throw ServerError("cannot start dfu-sim: \(error)")
         }
         close(pipeEnds[1])
         close(inputEnds[0])
-        guard spawned == 0 else {
-            close(release)
-            close(pipeEnds[0])
-            throw ServerError("cannot start dfu-sim: errno \(spawned)")
-        }
+        let pid = child.processIdentifier
         processIdentifier = pid
         var line: [UInt8] = []
         var byte: UInt8 = 0

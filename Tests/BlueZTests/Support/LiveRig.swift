@@ -5,6 +5,7 @@ import DFUCore
 import DFUCrypto
 import DFUSimulator
 import Glibc
+import TestSupport
 
 /// Builders for the live tests: devices, packages, a transport on a fake BlueZ, runner options.
 enum LiveRig {
@@ -14,21 +15,10 @@ enum LiveRig {
         return address
     }()
 
-    /// Deterministic pseudo-random firmware bytes.
-    static func image(size: Int, seed: UInt32 = 1) -> [UInt8] {
-        var state = seed &* 2_654_435_761 | 1
-        return (0..<size).map { _ in
-            state ^= state << 13
-            state ^= state >> 17
-            state ^= state << 5
-            return UInt8(truncatingIfNeeded: state)
-        }
-    }
-
     /// A Secure part with a valid init packet.
     static func securePart(_ kind: PartKind = .application, size: Int = 12_000, seed: UInt32 = 3,
                            softdeviceRequirements: [UInt32] = [0x0100], softdeviceSize: UInt32? = nil) -> FirmwarePart {
-        let image = image(size: size, seed: seed)
+        let image = TestFirmware.image(size: size, seed: seed)
         let command = SecureInitCommand(
             kind: kind, image: image, firmwareVersion: 2, softdeviceRequirements: softdeviceRequirements,
             softdeviceSize: softdeviceSize, hash: Array(SHA256.digest(image).reversed()))
@@ -43,7 +33,7 @@ enum LiveRig {
 
     /// A Legacy application package (DFU version 0.5 init packet).
     static func legacyPackage(size: Int = 8_000) -> DFUPackage {
-        let image = image(size: size, seed: 9)
+        let image = TestFirmware.image(size: size, seed: 9)
         return DFUPackage(format: .legacy, parts: [
             FirmwarePart(kind: .application, image: image, initPacket: LegacyInitPacketBuilder(image: image).bytes)
         ])
