@@ -21,7 +21,7 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCbor", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
-        // Linux headers Glibc's module leaves out (timerfd); glibc itself, nothing to link.
+        // Linux headers Glibc's module leaves out (epoll, eventfd, timerfd); glibc itself, nothing to link.
         .systemLibrary(name: "CLinux"),
 
         // The one child-process (posix_spawn) and thread (pthread) launcher, over Glibc alone.
@@ -36,11 +36,13 @@ let package = Package(
         .target(name: "DFUCore", dependencies: ["DFUCrypto", "CBOR"], swiftSettings: strict),
         // Simulated nRF5 bootloaders and applications behind the core's transport protocol.
         .target(name: "DFUSimulator", dependencies: ["DFUCore", "DFUCrypto", "CBOR"], swiftSettings: strict),
-        // D-Bus over libdbus-1; knows nothing about BlueZ.
-        .target(name: "DBus", dependencies: ["CDBus", "CLinux"], swiftSettings: strict),
+        // One epoll thread for the live path: sockets, timers, and a task executor; knows no D-Bus.
+        .target(name: "IOLoop", dependencies: ["CLinux", "SystemSupport"], swiftSettings: strict),
+        // D-Bus over libdbus-1, served by the event loop; knows nothing about BlueZ.
+        .target(name: "DBus", dependencies: ["CDBus", "IOLoop"], swiftSettings: strict),
         // Typed client of bluetoothd's org.bluez D-Bus API, and the engine's transport over it.
         .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
-        .target(name: "BlueZTransport", dependencies: ["BlueZ", "DFUCore"], swiftSettings: strict),
+        .target(name: "BlueZTransport", dependencies: ["BlueZ", "DFUCore", "IOLoop"], swiftSettings: strict),
         // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
         .target(
             name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto", "SystemSupport"],
@@ -78,10 +80,13 @@ let package = Package(
         .testTarget(
             name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR"],
             swiftSettings: strict),
+        .testTarget(name: "IOLoopTests", dependencies: ["IOLoop"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BlueZTests",
-            dependencies: ["BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator", "SystemSupport", "TestSupport"],
+            dependencies: [
+                "BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator", "IOLoop", "SystemSupport", "TestSupport",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto", "TestSupport"],

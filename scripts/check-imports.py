@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Fails when a target's Swift files import a module that Package.swift does not declare as one of
 its direct dependencies, or declare a dependency they never import, or break the layering:
-C wrappers -> DBus -> BlueZ -> BlueZTransport, with DFUCore (the pure core) importing no D-Bus,
-BlueZ or C module (CBOR through the CBOR wrapper, never CCbor), BlueZTransport no D-Bus (the BlueZ layer keeps it inside), and DFUCommand
+C wrappers -> IOLoop (the event loop) -> DBus -> BlueZ -> BlueZTransport, with DFUCore (the pure core) importing no D-Bus,
+BlueZ or C module (CBOR through the CBOR wrapper, never CCbor), BlueZTransport no D-Bus (the BlueZ layer keeps it inside),
+and DFUCommand
 neither DBus nor BlueZ.
 
 Usage: scripts/check-imports.py PACKAGE_JSON   (the output of `swift package dump-package`)"""
@@ -16,10 +17,12 @@ PLATFORM = {"Foundation", "FoundationEssentials", "Glibc", "Darwin", "Dispatch",
             "FoundationXML", "FoundationNetworking", "FoundationInternationalization", "Testing", "XCTest", "Musl", "_Concurrency", "os"}
 # What a target must never import, whatever Package.swift says (the architecture's direction).
 FORBIDDEN = {
-    "DFUCore": {"DBus", "BlueZ", "BlueZTransport", "CDBus", "CZip", "CCrypto", "CZlib", "CLinux", "CCbor", "ZipArchive", "DFUSimulator"},
+    "DFUCore": {"DBus", "BlueZ", "BlueZTransport", "CDBus", "CZip", "CCrypto", "CZlib", "CLinux", "CCbor", "ZipArchive",
+                "DFUSimulator", "IOLoop"},
+    "IOLoop": {"DBus", "BlueZ", "BlueZTransport", "DFUCore", "CDBus"},
     "DBus": {"BlueZ", "BlueZTransport", "DFUCore"},
     "BlueZ": {"BlueZTransport", "DFUCore"},
-    "DFUCommand": {"DBus", "BlueZ", "CDBus", "DFUSimulator", "BlueZStandIn"},
+    "DFUCommand": {"DBus", "BlueZ", "CDBus", "DFUSimulator", "BlueZStandIn", "IOLoop"},
     "BlueZTransport": {"DBus", "CDBus"},
     "DFUCrypto": {"DFUCore"},
     "CBOR": {"DFUCore", "DFUCrypto", "DBus", "BlueZ"},

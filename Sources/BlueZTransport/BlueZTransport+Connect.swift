@@ -29,6 +29,9 @@ extension BlueZTransport {
     public func disconnect() async {
         guard let link else { return }
         self.link = nil
+        // The commands in flight end first (answered, or failed once the link is down).
+        for command in link.commandsInFlight { _ = await command.value }
+        link.commandsInFlight = []
         link.release()
         for path in link.valueWatch.keys { try? await client.stopNotify(characteristic: path) }
         if !link.events.isDown, !isBlueZGone { try? await client.disconnect(device: link.device) }
@@ -104,7 +107,7 @@ extension BlueZTransport {
         -> DFUPeer
     {
         let address = try Self.address(of: device)
-        let context = LinkContext(device: device.path)
+        let context = LinkContext(device: device.path, loop: loop)
         link = context
         do {
             try await client.connect(device: device.path, timeout: parameters.connectTimeout)

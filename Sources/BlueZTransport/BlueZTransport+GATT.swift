@@ -1,4 +1,5 @@
 import BlueZ
+import IOLoop
 
 public import DFUCore
 
@@ -13,7 +14,7 @@ extension BlueZTransport {
                 let (descriptor, mtu) = try await client.acquireNotify(characteristic: characteristic.path)
                 let events = context.events
                 context.readers[endpoint] = try NotificationReader(
-                    descriptor: descriptor, maximumLength: max(mtu, context.mtu),
+                    descriptor: descriptor, loop: loop, maximumLength: max(mtu, context.mtu),
                     onPacket: { bytes in events.post(DFUNotification(endpoint: endpoint, bytes: bytes)) },
                     onHangUp: { events.markDown() })
                 return
@@ -42,11 +43,16 @@ extension BlueZTransport {
         if let writer = context.writer, type == .withResponse || endpoint != context.writerEndpoint {
             await waitUntilRead(writer)
         }
+        if type == .withoutResponse, !usesAcquireWrite || context.acquireWriteRefused {
+            return try await writeCommand(bytes, to: characteristic, in: context)
+        }
+        // Every other call goes after the commands in flight, and reports their failure first.
+        try await finishCommands(in: context, keeping: 0)
         if type == .withoutResponse, usesAcquireWrite, !context.acquireWriteRefused {
             if context.writer == nil {
                 do {
                     let (descriptor, mtu) = try await client.acquireWrite(characteristic: characteristic.path)
-                    context.writer = PacketWriter(descriptor: descriptor, mtu: mtu)
+                    context.writer = PacketWriter(descriptor: descriptor, mtu: mtu, loop: loop)
                     context.writerEndpoint = endpoint
                 } catch {
                     if context.events.isDown { throw .disconnected }
@@ -77,18 +83,61 @@ extension BlueZTransport {
         }
     }
 
-    /// Waits (1 ms steps, at most 2 s) until bluetoothd has read all packets from the AcquireWrite
-    /// socket. No event says so, hence the polling; with bluetoothd keeping up, the first look is enough.
+    /// How many WriteValue type=command calls may wait for their answers at once.
+    static let commandWindow = 8
+
+    /// A packet through WriteValue type=command, without waiting for bluetoothd's answer: up to
+    /// ``commandWindow`` calls are in flight, so the answers to several packets arrive in one wake-up
+    /// instead of one each. bluetoothd answers a command once it has queued the write (BlueZ 5.66
+    /// src/gatt-client.c, characteristic_write_value: bt_gatt_client_write_without_response, then
+    /// the method return), and handles one connection's calls in the order sent, so the packets keep
+    /// their order; a call other than a command waits until every command in flight is answered, and
+    /// a command that failed makes the next call fail.
+    func writeCommand(_ bytes: [UInt8], to characteristic: BlueZGattCharacteristic, in context: LinkContext)
+        async throws(DFUTransportError)
+    {
+        try await finishCommands(in: context, keeping: Self.commandWindow - 1)
+        let client = client
+        let path = characteristic.path
+        // On the loop, in the order made: each sends its call before it first suspends.
+        context.commandsInFlight.append(Task(executorPreference: loop) {
+            do throws(BlueZError) {
+                try await client.writeValue(bytes, characteristic: path, withResponse: false)
+                return nil
+            } catch {
+                return error
+            }
+        })
+    }
+
+    /// Waits for the oldest commands in flight until at most `keeping` are left; throws the first
+    /// failure among them (the link is then down, or bluetoothd refused a packet).
+    func finishCommands(in context: LinkContext, keeping: Int) async throws(DFUTransportError) {
+        while context.commandsInFlight.count > keeping {
+            let oldest = context.commandsInFlight.removeFirst()
+            if let error = await oldest.value {
+                let rest = context.commandsInFlight
+                context.commandsInFlight = []
+                for command in rest { _ = await command.value }
+                throw context.events.isDown ? .disconnected : Self.transportError(error)
+            }
+        }
+    }
+
+    /// Waits (1 ms steps on the loop's timer, at most 2 s) until bluetoothd has read all packets from
+    /// the AcquireWrite socket. No event says so, hence the polling; with bluetoothd keeping up, the
+    /// first look is enough.
     func waitUntilRead(_ writer: PacketWriter) async {
         let deadline = ContinuousClock.now.advanced(by: .seconds(2))
         while let unread = writer.unreadBytes(), unread > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(1))
+            await loop.sleep(until: ContinuousClock.now.advanced(by: .milliseconds(1)))
         }
     }
 
     /// ReadValue.
     public func read(_ endpoint: DFUEndpoint) async throws(DFUTransportError) -> [UInt8] {
         let (context, characteristic) = try connected(endpoint)
+        try await finishCommands(in: context, keeping: 0)
         do {
             return try await client.readValue(characteristic: characteristic.path)
         } catch {

@@ -1,4 +1,5 @@
 public import BlueZ
+import IOLoop
 
 extension BlueZTransport {
     /// Discovers for `duration` (LE, optionally only `serviceUUIDs`) and returns every device heard, strongest first.
@@ -10,7 +11,7 @@ extension BlueZTransport {
         } catch .inProgress {
             // Someone else is discovering on this adapter: their results reach us too.
         }
-        try? await Task.sleep(for: duration)
+        await loop.sleep(until: ContinuousClock.now.advanced(by: duration))
         // Taken before StopDiscovery, which makes BlueZ drop the RSSI values.
         let found = devices.values.filter { heard.contains($0.path) || $0.rssi != nil }
             .sorted { ($0.rssi ?? Int.min, $1.address) > ($1.rssi ?? Int.min, $0.address) }

@@ -1,6 +1,6 @@
 public import BlueZ
-
 public import DFUCore
+import IOLoop
 
 /// The engine's ``DFUTransport`` over BlueZ (bluetoothd's org.bluez D-Bus API).
 ///
@@ -9,11 +9,22 @@ public import DFUCore
 /// polls. Notifications come through AcquireNotify (fallback StartNotify + PropertiesChanged),
 /// packets go through AcquireWrite (fallback WriteValue type=command), control point writes use
 /// type=request. Timeouts run on the continuous (wall) clock. Call ``close()`` when done.
+///
+/// Everything it waits for (the bus socket, the acquired sockets, every timeout) is on the process's
+/// one ``EventLoop``; a task that runs the engine on ``executor`` is resumed on the loop's thread by
+/// what it waited for, with no thread of the shared pool woken in between.
 public actor BlueZTransport: DFUTransport {
     /// The adapter in use.
     public nonisolated let adapter: BlueZAdapter
     /// The typed org.bluez client.
     public nonisolated let client: BlueZClient
+    /// The loop the bus connection and this transport's sockets and timers are on.
+    let loop: EventLoop
+
+    /// The executor to run the engine on (`withTaskExecutorPreference`): the event loop's thread.
+    public nonisolated var executor: any TaskExecutor { loop }
+    /// The continuous clock for the engine's waits (pacing), sleeping on the event loop's timer.
+    public nonisolated var clock: any Clock<Duration> { LoopClock(loop: loop) }
     /// Whether packets go through AcquireWrite (default); false forces WriteValue type=command.
     public var usesAcquireWrite = true
     /// Whether notifications go through AcquireNotify (default); false forces StartNotify.
@@ -38,7 +49,7 @@ public actor BlueZTransport: DFUTransport {
     var nextWaiterIdentifier = 0
     /// Reconnections waiting for bluetoothd and the adapter to come back (``waitForBlueZ()``).
     var returnWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
-    /// The signal-following tasks (org.bluez's signals, and its ownership of the bus name).
+    /// The signal-following tasks (org.bluez's signals, and its ownership of the bus name), on the loop.
     var signalTasks: [Task<Void, Never>] = []
     /// Set when bluetoothd left the bus or the bus closed.
     var isBlueZGone = false
@@ -76,9 +87,15 @@ public actor BlueZTransport: DFUTransport {
     public static func open(client: BlueZClient, adapter adapterName: String? = nil, ownsClient: Bool = false)
         async throws(BlueZError) -> BlueZTransport
     {
+        let loop: EventLoop
+        do throws(EventLoopError) {
+            loop = try EventLoop.shared()
+        } catch {
+            throw BlueZError.busUnavailable("the event loop could not start: \(error)")
+        }
         let tree = try await client.objects()
         let adapter = try chooseAdapter(in: tree, named: adapterName)
-        let transport = BlueZTransport(client: client, adapter: adapter, ownsClient: ownsClient)
+        let transport = BlueZTransport(client: client, adapter: adapter, loop: loop, ownsClient: ownsClient)
         try await transport.start()
         return transport
     }
@@ -99,9 +116,10 @@ public actor BlueZTransport: DFUTransport {
         return powered
     }
 
-    init(client: BlueZClient, adapter: BlueZAdapter, ownsClient: Bool) {
+    init(client: BlueZClient, adapter: BlueZAdapter, loop: EventLoop, ownsClient: Bool) {
         self.client = client
         self.adapter = adapter
+        self.loop = loop
         self.ownsClient = ownsClient
     }
 
@@ -109,14 +127,16 @@ public actor BlueZTransport: DFUTransport {
     func start() async throws(BlueZError) {
         let events = try await client.events()
         let presence = try await client.presenceChanges()
-        signalTasks.append(Task { [weak self] in
+        // On the loop, where the bus connection delivers them: a signal reaches the transport
+        // without waking another thread.
+        signalTasks.append(Task(executorPreference: loop) { [weak self] in
             for await batch in events {
                 guard let self else { return }
                 await self.handle(batch)
             }
             await self?.blueZGone()
         })
-        signalTasks.append(Task { [weak self] in
+        signalTasks.append(Task(executorPreference: loop) { [weak self] in
             for await present in presence {
                 if present {
                     await self?.blueZReturned()
@@ -221,9 +241,9 @@ public actor BlueZTransport: DFUTransport {
         guard isBlueZGone || isAdapterGone, !isClosed, ContinuousClock.now < deadline else { return }
         nextWaiterIdentifier += 1
         let identifier = nextWaiterIdentifier
-        let timer = Task { [weak self] in
-            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-            await self?.expireReturnWaiter(identifier)
+        // The expiry runs on the loop too, so a busy shared pool cannot hold it back.
+        let timer = loop.schedule(at: deadline) { [weak self, loop] in
+            Task(executorPreference: loop) { await self?.expireReturnWaiter(identifier) }
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             returnWaiters[identifier] = continuation
@@ -269,9 +289,8 @@ public actor BlueZTransport: DFUTransport {
         if isBlueZGone || isClosed { return nil }
         nextWaiterIdentifier += 1
         let identifier = nextWaiterIdentifier
-        let timer = Task { [weak self] in
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            await self?.expireWaiter(identifier)
+        let timer = loop.schedule(at: ContinuousClock.now.advanced(by: timeout)) { [weak self, loop] in
+            Task(executorPreference: loop) { await self?.expireWaiter(identifier) }
         }
         let found = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<BlueZDevice?, Never>) in

@@ -1,13 +1,13 @@
 import BlueZ
-
 import DFUCore
+import IOLoop
 
 /// The state of one connection: the device, its DFU characteristics, and what was acquired from BlueZ.
 final class LinkContext {
     /// The device object.
     let device: BlueZPath
     /// Notifications and the link going down, for the engine.
-    let events = LinkEvents()
+    let events: LinkEvents
     /// The DFU characteristics found, by role.
     var characteristics: [DFUEndpoint: BlueZGattCharacteristic] = [:]
     /// Characteristics notifying through StartNotify: their `Value` changes are notifications.
@@ -20,13 +20,17 @@ final class LinkContext {
     var writerEndpoint: DFUEndpoint?
     /// AcquireWrite was refused: packets go through WriteValue type=command.
     var acquireWriteRefused = false
+    /// WriteValue type=command calls sent and not yet answered, oldest first (see
+    /// ``BlueZTransport/writeCommand(_:to:in:)``); each ends with the error it met, if any.
+    var commandsInFlight: [Task<BlueZError?, Never>] = []
     /// BlueZ reported this link as connected (a later Connected=false means it dropped).
     var sawConnected = false
     /// The ATT MTU of the link.
     var mtu = 23
 
-    init(device: BlueZPath) {
+    init(device: BlueZPath, loop: EventLoop) {
         self.device = device
+        events = LinkEvents(loop: loop)
     }
 
     /// Closes every acquired descriptor (idempotent), after delivering the notifications already received.

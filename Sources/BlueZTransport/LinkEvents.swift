@@ -1,16 +1,16 @@
 import DFUCore
-import Dispatch
+import IOLoop
 import Synchronization
 
 /// What one connection delivers to the engine: notifications in arrival order, then the link going down.
 ///
 /// Filled from the D-Bus signal task and the notification descriptors; drained by
 /// ``DFUTransport/nextNotification(within:)`` and ``DFUTransport/waitForDisconnection(within:)``.
-/// Timeouts run on the continuous clock, through one dispatch timer armed lazily: a wait whose
-/// deadline is later than the one already armed does not touch it, and when the timer fires it
-/// expires what is due and re-arms for the earliest deadline left. An upload waits for a
-/// notification hundreds of times and each wait usually ends long before its timeout, so this costs
-/// a timer wake-up every timeout period rather than a timer task and two thread wake-ups per wait.
+/// Timeouts run on the continuous clock, through one timer of the transport's ``EventLoop`` set
+/// lazily: a wait whose deadline is later than the one already set does not touch it, and when the
+/// timer fires it expires what is due and sets it again for the earliest deadline left. An upload
+/// waits for a notification hundreds of times and each wait usually ends long before its timeout,
+/// so this costs one timer per timeout period rather than a timer and a wake-up per wait.
 final class LinkEvents: Sendable {
     private typealias NotificationContinuation = CheckedContinuation<Result<DFUNotification, DFUTransportError>, Never>
 
@@ -22,33 +22,21 @@ final class LinkEvents: Sendable {
         var downWaiters: [Int: (deadline: ContinuousClock.Instant, continuation: CheckedContinuation<Bool, Never>)] = [:]
         /// Waits cancelled before they registered (they end at once when they do).
         var cancelled: Set<Int> = []
-        /// When the timer is armed to fire; nil when it is not armed.
+        /// When the timer is set to fire; nil when it is not set.
         var armedFor: ContinuousClock.Instant?
-    }
-
-    /// The timer source; Dispatch documents `schedule` and `cancel` as safe from any thread.
-    private final class Timer: @unchecked Sendable {
-        let source: any DispatchSourceTimer
-        init(_ source: any DispatchSourceTimer) { self.source = source }
+        var timer: LoopTimer?
     }
 
     private let state = Mutex(State())
-    private let timer: Timer
+    private let loop: EventLoop
 
-    /// Slack allowed to the timer (timeouts are seconds long).
-    private static let leeway = DispatchTimeInterval.milliseconds(5)
-
-    /// Events of a new connection.
-    init() {
-        let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "dfu.bluez.timeouts"))
-        timer = Timer(source)
-        source.setEventHandler { [weak self] in self?.expireDue() }
-        source.schedule(deadline: .distantFuture, leeway: Self.leeway)
-        source.resume()
+    /// Events of a new connection, timed on `loop`.
+    init(loop: EventLoop) {
+        self.loop = loop
     }
 
     deinit {
-        timer.source.cancel()
+        state.withLock { $0.timer?.cancel() }
     }
 
     /// Whether the link has gone down.
@@ -139,15 +127,8 @@ final class LinkEvents: Sendable {
     private func arm(for deadline: ContinuousClock.Instant, state: inout State) {
         if let armed = state.armedFor, armed <= deadline { return }
         state.armedFor = deadline
-        timer.source.schedule(deadline: Self.dispatchTime(of: deadline), leeway: Self.leeway)
-    }
-
-    private static func dispatchTime(of deadline: ContinuousClock.Instant) -> DispatchTime {
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        guard remaining > .zero else { return .now() }
-        let nanoseconds = remaining.components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !nanoseconds.overflow, nanoseconds.partialValue < Int64(Int.max / 2) else { return .distantFuture }
-        return .now() + .nanoseconds(Int(nanoseconds.partialValue + remaining.components.attoseconds / 1_000_000_000 + 1))
+        state.timer?.cancel()
+        state.timer = loop.schedule(at: deadline) { [weak self] in self?.expireDue() }
     }
 
     /// The timer fired: ends the waits that are due and re-arms for the earliest one left.
@@ -165,6 +146,7 @@ final class LinkEvents: Sendable {
                 downWaiters.append(waiter.continuation)
             }
             state.armedFor = nil
+            state.timer = nil
             let deadlines = state.downWaiters.values.map(\.deadline) + [state.notificationWaiter?.deadline].compactMap { $0 }
             if let earliest = deadlines.min() { arm(for: earliest, state: &state) }
             return (reader, downWaiters)

@@ -1,49 +1,43 @@
 import BlueZ
 import Glibc
+import IOLoop
 import Synchronization
 
 /// Reads the descriptor AcquireNotify returned: one SOCK_SEQPACKET packet per notification.
 ///
-/// A thread of its own blocks in `poll` on the descriptor and hands each packet to `onPacket`, in
-/// order; when BlueZ closes its end (the link dropped or notifications stopped) `onHangUp` is called
-/// once. A notification thus costs one wake-up of this thread and the engine's resumption, not a
-/// dispatch event-loop pass and a queue hop as well (an upload waits for hundreds of them).
-/// ``flush()`` delivers what is already queued in the socket (used before reporting a link loss, so
-/// a last response sent just before the drop is not lost). ``stop()`` ends the thread, which closes
-/// the descriptor exactly once.
+/// The descriptor sits on the transport's ``EventLoop``: when it is readable the loop's thread hands
+/// each queued packet to `onPacket`, in order, on that thread; when BlueZ closes its end (the link
+/// dropped or notifications stopped) `onHangUp` is called once. A task that prefers the loop is thus
+/// resumed on the thread that read the packet, with no other thread woken. ``flush()`` delivers what
+/// is already queued in the socket (used before reporting a link loss, so a last response sent just
+/// before the drop is not lost). ``stop()`` takes the descriptor off the loop and closes it there.
 final class NotificationReader: Sendable {
     /// Why the reader could not start.
     struct StartFailure: Error {
-        /// The errno of `pipe` or the result of `pthread_create`.
+        /// The errno of `epoll_ctl`.
         let code: Int32
     }
 
-    /// What the thread and the owner share. Packets are read only with `state` locked and only while
-    /// not stopped, so the thread and ``flush()`` deliver in order and never after ``stop()``.
+    /// What the loop and the owner share. Packets are read only with `stopped` locked and only while
+    /// not stopped, so the loop and ``flush()`` deliver in order and never after ``stop()``.
     private final class Shared: Sendable {
         let descriptor: Int32
-        /// The wake pipe: ``stop()`` writes a byte to end the thread's `poll`.
-        let wakeRead: Int32
-        let wakeWrite: Int32
         let length: Int
+        let loop: EventLoop
         let onPacket: @Sendable ([UInt8]) -> Void
         let onHangUp: @Sendable () -> Void
         /// Whether ``stop()`` was called or the peer hung up.
         let stopped = Mutex(false)
+        /// The loop's watch; taken once, by whoever closes the descriptor.
+        let watch = Mutex<LoopWatch?>(nil)
 
-        init(descriptor: Int32, wake: (read: Int32, write: Int32), length: Int,
+        init(descriptor: Int32, length: Int, loop: EventLoop,
              onPacket: @escaping @Sendable ([UInt8]) -> Void, onHangUp: @escaping @Sendable () -> Void) {
             self.descriptor = descriptor
-            self.wakeRead = wake.read
-            self.wakeWrite = wake.write
             self.length = length
+            self.loop = loop
             self.onPacket = onPacket
             self.onHangUp = onHangUp
-        }
-
-        deinit {
-            _ = Glibc.close(wakeRead)
-            _ = Glibc.close(wakeWrite)
         }
 
         /// Delivers every queued packet; false when the peer hung up (then it is stopped).
@@ -64,84 +58,52 @@ final class NotificationReader: Sendable {
             }
         }
 
-        /// The thread: wait for packets or the wake pipe; close the descriptor when done.
-        func run() {
-            var descriptors = [
-                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-            ]
-            var hungUp = false
-            while !stopped.withLock({ $0 }) {
-                descriptors[0].revents = 0
-                descriptors[1].revents = 0
-                let ready = poll(&descriptors, 2, -1)
-                if ready < 0 {
-                    if errno == EINTR { continue }
-                    hungUp = stopped.withLock { stopped in
-                        defer { stopped = true }
-                        return !stopped
-                    }
-                    break
-                }
-                if descriptors[1].revents != 0 { continue }
-                if descriptors[0].revents != 0, !drain() {
-                    hungUp = true
-                    break
-                }
+        /// On the loop: the descriptor is readable (or hung up).
+        func ready() {
+            if !drain() {
+                closeDescriptor()
+                onHangUp()
             }
+        }
+
+        /// On the loop: off the loop, then closed; once.
+        func closeDescriptor() {
+            guard let watch = watch.withLock({ $0.take() }) else { return }
+            watch.cancel()
             _ = Glibc.close(descriptor)
-            if hungUp { onHangUp() }
         }
     }
 
     private let shared: Shared
 
-    /// Starts reading `descriptor`, which the reader now owns (and closes even when it cannot start).
+    /// Starts reading `descriptor` on `loop`; the reader now owns it (and closes it even when it cannot start).
     init(
-        descriptor: BlueZSocket, maximumLength: Int,
+        descriptor: BlueZSocket, loop: EventLoop, maximumLength: Int,
         onPacket: @escaping @Sendable ([UInt8]) -> Void, onHangUp: @escaping @Sendable () -> Void
     ) throws(StartFailure) {
         guard let raw = descriptor.takeRawValue() else { throw StartFailure(code: EBADF) }
-        var pipe: [Int32] = [-1, -1]
-        guard Glibc.pipe(&pipe) == 0 else {
-            let code = errno
-            _ = Glibc.close(raw)
-            throw StartFailure(code: code)
-        }
-        for end in pipe {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
-        let shared = Shared(descriptor: raw, wake: (pipe[0], pipe[1]), length: max(maximumLength, 23),
+        let shared = Shared(descriptor: raw, length: max(maximumLength, 23), loop: loop,
                             onPacket: onPacket, onHangUp: onHangUp)
-        let context = Unmanaged.passRetained(shared).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { context in
-                guard let context else { return nil }
-                Unmanaged<Shared>.fromOpaque(context).takeRetainedValue().run()
-                return nil
-            }, context)
-        guard created == 0 else {
-            Unmanaged<Shared>.fromOpaque(context).release()
+        do throws(EventLoopError) {
+            let watch = try loop.watch(raw, for: .readable) { [shared] _ in shared.ready() }
+            shared.watch.withLock { $0 = watch }
+        } catch {
             _ = Glibc.close(raw)
-            throw StartFailure(code: created)
+            throw StartFailure(code: error.code)
         }
-        pthread_detach(thread)
         self.shared = shared
     }
 
-    /// Delivers the packets already waiting in the socket, in order with the reading thread.
+    /// Delivers the packets already waiting in the socket, in order with the loop.
     func flush() {
         _ = shared.drain()
     }
 
-    /// Stops reading; the thread closes the descriptor. Idempotent.
+    /// Stops reading; the loop takes the descriptor off and closes it. Idempotent.
     func stop() {
         shared.stopped.withLock { $0 = true }
-        var one: UInt8 = 1
-        _ = Glibc.write(shared.wakeWrite, &one, 1)
+        let shared = shared
+        shared.loop.execute { shared.closeDescriptor() }
     }
 
     deinit {

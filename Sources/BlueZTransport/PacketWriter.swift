@@ -1,24 +1,32 @@
 import BlueZ
 import Glibc
+import IOLoop
 import Synchronization
 
 /// Writes without response through the descriptor AcquireWrite returned (SOCK_SEQPACKET: one write per packet).
 ///
 /// The descriptor is shared with bluetoothd, so its flags are left alone: each send is
-/// non-blocking, and a full socket buffer is waited out on a ``WritableEvent`` (no thread is held
-/// while bluetoothd drains it), which paces the writes to the link.
+/// non-blocking, and a full socket buffer is waited out on a ``WritableEvent`` on the transport's
+/// ``EventLoop`` (no thread is held while bluetoothd drains it), which paces the writes to the link.
 final class PacketWriter: Sendable {
     /// The descriptor, closed exactly once by ``close()`` or when the writer goes away.
     private let descriptor: BlueZSocket
     /// The ATT MTU AcquireWrite reported.
     let mtu: Int
+    /// The loop that says when a full buffer has room again.
+    private let loop: EventLoop
     /// Made on the first full buffer: most uploads never fill it.
     private let writable = Mutex<WritableEvent?>(nil)
 
     /// Takes ownership of `descriptor`.
-    init(descriptor: BlueZSocket, mtu: Int) {
+    init(descriptor: BlueZSocket, mtu: Int, loop: EventLoop) {
         self.descriptor = descriptor
         self.mtu = mtu
+        self.loop = loop
+    }
+
+    deinit {
+        close()
     }
 
     /// Why a send failed.
@@ -44,8 +52,11 @@ final class PacketWriter: Sendable {
             case EAGAIN, EWOULDBLOCK:
                 guard let event = writableEvent(for: raw) else { throw .failed(errno) }
                 // Woken when bluetoothd made room (or the peer hung up: the next send says EPIPE).
-                if await event.wait(until: deadline) { continue }
-                throw descriptor.rawValue == nil ? .closed : .timedOut
+                switch await event.wait(until: deadline) {
+                case .writable: continue
+                case .timedOut: throw .timedOut
+                case .closed: throw .closed
+                }
             case EPIPE, ECONNRESET, ENOTCONN, EBADF: throw .closed
             default: throw .failed(error)
             }
@@ -54,7 +65,7 @@ final class PacketWriter: Sendable {
 
     private func writableEvent(for raw: Int32) -> WritableEvent? {
         writable.withLock { event in
-            if event == nil { event = WritableEvent(watching: raw) }
+            if event == nil { event = WritableEvent(watching: raw, loop: loop) }
             return event
         }
     }
@@ -71,8 +82,8 @@ final class PacketWriter: Sendable {
 
     /// Closes the descriptor (idempotent).
     func close() {
-        // The descriptor first: a send the event's close wakes then sees it closed.
-        descriptor.close()
+        // Off the loop first: its number may be reused once closed. A send waiting then ends as closed.
         writable.withLock { $0 }?.close()
+        descriptor.close()
     }
 }

@@ -1,106 +1,89 @@
-import Dispatch
 import Glibc
+import IOLoop
 import Synchronization
 
-/// Tells a waiting send when a socket has room again, without holding a thread: a dispatch write
-/// source on a duplicate of the descriptor (so the source's lifetime never races the owner's
-/// `close`), running only while a send waits and suspended otherwise.
+/// Tells a waiting send when a socket has room again, without holding a thread: a one-shot watch
+/// of the descriptor on the transport's ``EventLoop``, re-armed by each wait (epoll then reports at
+/// once if room came between the failed send and the wait), with the wait's deadline a timer of
+/// the same loop.
 final class WritableEvent: Sendable {
+    /// How a wait ended.
+    enum Outcome: Equatable {
+        /// The socket has room (or the peer hung up: the next send says so).
+        case writable
+        /// The deadline passed first.
+        case timedOut
+        /// ``close()`` was called.
+        case closed
+    }
+
     private struct State: ~Copyable {
-        var source: (any DispatchSourceWrite)?
-        /// Whether the source is resumed; kept balanced with `suspend`, as dispatch requires.
-        var running = false
-        var waiter: (identifier: Int, continuation: CheckedContinuation<Bool, Never>)?
+        var watch: LoopWatch?
+        var waiter: (identifier: Int, continuation: CheckedContinuation<Outcome, Never>, timer: LoopTimer)?
         var nextIdentifier = 0
     }
 
     private let state: Mutex<State>
-    private let queue = DispatchQueue(label: "dfu.packet-writer")
-    /// The duplicate the source watches; open while `state.source` is set (its cancel handler closes it).
-    private let watched: Int32
+    private let loop: EventLoop
 
-    /// Watches a duplicate of `descriptor`; nil when it cannot be duplicated.
-    init?(watching descriptor: Int32) {
-        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        guard copy >= 0 else { return nil }
-        watched = copy
+    /// Watches `descriptor`, which the caller keeps open until ``close()``; nil when the loop refuses it.
+    init?(watching descriptor: Int32, loop: EventLoop) {
+        self.loop = loop
         state = Mutex(State())
-        let queue = queue
-        state.withLock { state in
-            let source = DispatchSource.makeWriteSource(fileDescriptor: copy, queue: queue)
-            source.setCancelHandler { _ = Glibc.close(copy) }
-            source.setEventHandler { [weak self] in self?.finish(writable: true, identifier: nil) }
-            // A new source is inactive; activate it, then hold it until a send waits.
-            source.activate()
-            source.suspend()
-            state.source = source
+        let watch: LoopWatch
+        do throws(EventLoopError) {
+            // Reports once now (a socket with room) and is ignored; each wait asks again.
+            watch = try loop.watch(descriptor, for: .writable, oneShot: true) { [weak self] _ in
+                self?.finish(.writable, identifier: nil)
+            }
+        } catch {
+            return nil
         }
+        state.withLock { $0.watch = watch }
     }
 
     deinit {
         close()
     }
 
-    /// Suspends until the socket is writable (true) or `deadline` passes or the event is closed (false).
-    func wait(until deadline: ContinuousClock.Instant) async -> Bool {
-        let remaining = ContinuousClock.now.duration(to: deadline)
-        guard remaining > .zero else { return false }
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            enum Start { case closed, writable, waiting(Int) }
-            let start: Start = state.withLock { state in
-                guard let source = state.source else { return .closed }
-                // Room may have come between the failed send and now, before the source watched: look
-                // once after arming, so the wait never depends on an edge that already passed.
-                var poller = pollfd(fd: watched, events: Int16(POLLOUT), revents: 0)
-                if poll(&poller, 1, 0) > 0 { return .writable }
+    /// Suspends until the socket is writable, `deadline` passes, or the event is closed.
+    func wait(until deadline: ContinuousClock.Instant) async -> Outcome {
+        guard ContinuousClock.now < deadline else { return .timedOut }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            let closed = state.withLock { state in
+                guard let watch = state.watch else { return true }
                 state.nextIdentifier += 1
-                state.waiter = (state.nextIdentifier, continuation)
-                if !state.running {
-                    source.resume()
-                    state.running = true
-                }
-                return .waiting(state.nextIdentifier)
+                let identifier = state.nextIdentifier
+                let timer = loop.schedule(at: deadline) { [weak self] in self?.finish(.timedOut, identifier: identifier) }
+                state.waiter = (identifier, continuation, timer)
+                watch.change(to: .writable)
+                return false
             }
-            let identifier: Int
-            switch start {
-            case .closed: return continuation.resume(returning: false)
-            case .writable: return continuation.resume(returning: true)
-            case .waiting(let waiting): identifier = waiting
-            }
-            let nanoseconds = remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000
-            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { [weak self] in
-                self?.finish(writable: false, identifier: identifier)
-            }
+            if closed { continuation.resume(returning: .closed) }
         }
     }
 
-    /// Ends the wait `identifier` (nil = whichever is waiting) and holds the source again.
-    private func finish(writable: Bool, identifier: Int?) {
-        let continuation: CheckedContinuation<Bool, Never>? = state.withLock { state in
+    /// Ends the wait `identifier` (nil = whichever is waiting).
+    private func finish(_ outcome: Outcome, identifier: Int?) {
+        let continuation: CheckedContinuation<Outcome, Never>? = state.withLock { state in
             guard let waiter = state.waiter, identifier == nil || waiter.identifier == identifier else { return nil }
             state.waiter = nil
-            if state.running {
-                state.source?.suspend()
-                state.running = false
-            }
+            waiter.timer.cancel()
             return waiter.continuation
         }
-        continuation?.resume(returning: writable)
+        continuation?.resume(returning: outcome)
     }
 
-    /// Cancels the source (its handler closes the duplicate) and ends any wait with false. Idempotent.
+    /// Takes the descriptor off the loop and ends any wait with `.closed`; call before closing the
+    /// descriptor. Idempotent.
     func close() {
-        let continuation: CheckedContinuation<Bool, Never>? = state.withLock { state in
-            if let source = state.source {
-                // Dispatch cancels only a resumed source cleanly.
-                if !state.running { source.resume() }
-                source.cancel()
-            }
-            state.source = nil
-            state.running = false
+        let continuation: CheckedContinuation<Outcome, Never>? = state.withLock { state in
+            state.watch?.cancel()
+            state.watch = nil
             defer { state.waiter = nil }
+            state.waiter?.timer.cancel()
             return state.waiter?.continuation
         }
-        continuation?.resume(returning: false)
+        continuation?.resume(returning: .closed)
     }
 }

@@ -82,9 +82,15 @@ public struct EngineHostCost: Sendable {
         let transport = FirstPacketRecorder(bluez)
         var options = DFUOptions()
         if arguments[1] == "unpaced" { options.flashPacing = nil }
-        let runner = DFURunner(transport: transport, clock: ContinuousClock(), options: options)
+        // As `dfu upload` runs it: on the transport's event loop, waiting on its clock.
+        func update<C: Clock>(on clock: C) async throws where C.Duration == Duration {
+            let runner = DFURunner(transport: transport, clock: clock, options: options)
+            _ = try await runner.update(package, device: .address(address))
+        }
         let started = ContinuousClock.now
-        _ = try await runner.update(package, device: .address(address))
+        try await withTaskExecutorPreference(bluez.executor) {
+            try await update(on: bluez.clock)
+        }
         let upload = started.duration(to: ContinuousClock.now).dfuSecondsValue
         await bluez.close()
         var usage = rusage()

@@ -26,9 +26,13 @@ import Testing
         }
     }
 
-    @Test func resumesAfterTheLinkDropsInTheMiddleOfADataObject() async throws {
+    /// Packets through WriteValue type=command travel several at a time (their answers awaited
+    /// later): a link lost among them still fails the transfer where it stood, and the upload resumes.
+    @Test(arguments: [false, true])
+    func resumesAfterTheLinkDropsInTheMiddleOfADataObject(throughWriteValue: Bool) async throws {
         let package = LiveRig.securePackage(size: 20_000)
         var options = FakeBlueZ.Options()
+        options.refuseAcquireWrite = throughWriteValue
         options.dropLinkAfterPackets = 30  // 30 × 240-byte packets: inside the second 4 KB object
         try await LiveRig.withTransport(LiveRig.secureDevice(), options: options) { fake, transport in
             _ = try await LiveRig.update(package, over: transport, device: .address(fake.currentAddress)).get()
@@ -65,8 +69,10 @@ import Testing
         }
     }
 
-    @Test func aDeviceThatVanishesMidTransferFailsWithoutHanging() async throws {
+    @Test(arguments: [false, true])
+    func aDeviceThatVanishesMidTransferFailsWithoutHanging(throughWriteValue: Bool) async throws {
         var options = FakeBlueZ.Options()
+        options.refuseAcquireWrite = throughWriteValue
         options.dropLinkAfterPackets = 20
         options.vanishOnDrop = true
         try await LiveRig.withTransport(LiveRig.secureDevice(), options: options) { fake, transport in

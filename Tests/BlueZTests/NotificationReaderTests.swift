@@ -1,12 +1,13 @@
 @testable import BlueZTransport
 import BlueZ
 import Glibc
+import IOLoop
 import Synchronization
 import Testing
 
 /// The AcquireNotify reader on a SOCK_SEQPACKET socket pair: the test writes BlueZ's end.
 @Suite struct NotificationReaderTests {
-    /// Collects what the reader delivers; `waitFor` polls with short real sleeps (the reader is a thread).
+    /// Collects what the reader delivers; `waitFor` polls with short real sleeps (the reader runs on the event loop's thread).
     final class Collected: Sendable {
         let packets = Mutex<[[UInt8]]>([])
         let hangUps = Mutex(0)
@@ -14,7 +15,7 @@ import Testing
         /// A reader on `descriptor` that delivers into this collection.
         func reader(on descriptor: BlueZSocket, maximumLength: Int = 23) throws -> NotificationReader {
             try NotificationReader(
-                descriptor: descriptor, maximumLength: maximumLength,
+                descriptor: descriptor, loop: EventLoop.shared(), maximumLength: maximumLength,
                 onPacket: { bytes in self.packets.withLock { $0.append(bytes) } },
                 onHangUp: { self.hangUps.withLock { $0 += 1 } })
         }
@@ -71,7 +72,7 @@ import Testing
         let collected = Collected()
         let reader = try collected.reader(on: descriptor)
         reader.stop()
-        // The reader's thread closes its end: BlueZ's end then reads end-of-file.
+        // The loop closes the reader's end: BlueZ's end then reads end-of-file.
         var closed = false
         for _ in 0..<500 where !closed {
             var byte: UInt8 = 0
@@ -92,8 +93,8 @@ import Testing
         let reader = try collected.reader(on: descriptor)
         defer { reader.stop() }
         Self.send([0x60, 0x01, 0x01], to: peer)
-        // Whether the thread or the flush reads it, it is delivered exactly once by the time flush returns
-        // (the flush takes the same lock as the thread's reads).
+        // Whether the loop or the flush reads it, it is delivered exactly once by the time flush returns
+        // (the flush takes the same lock as the loop's reads).
         reader.flush()
         #expect(collected.packets.withLock { $0 } == [[0x60, 0x01, 0x01]])
         try await Task.sleep(for: .milliseconds(10))

@@ -1,6 +1,7 @@
 import BlueZ
 import Foundation
 import Glibc
+import IOLoop
 import Synchronization
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
     static func pair() throws -> (PacketWriter, Int32) {
         var ends: [Int32] = [-1, -1]
         try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0)
-        return (PacketWriter(descriptor: BlueZSocket(taking: ends[0]), mtu: 247), ends[1])
+        return (PacketWriter(descriptor: BlueZSocket(taking: ends[0]), mtu: 247, loop: try EventLoop.shared()), ends[1])
     }
 
     @Test func unreadBytesCountWhatThePeerHasNotReadYet() async throws {

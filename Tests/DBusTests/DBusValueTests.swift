@@ -99,6 +99,9 @@ struct ValueCase: CustomTestStringConvertible, Sendable {
         InvalidCase(name: "string with NUL", value: .string("a\0b")),
         InvalidCase(name: "array element of another type", value: .array(elementSignature: "s", elements: [.int32(1)])),
         InvalidCase(name: "array of two types", value: .array(elementSignature: "ss", elements: [])),
+        InvalidCase(
+            name: "byte array holding a string", value: .array(elementSignature: "y", elements: [.byte(1), .string("2")])),
+        InvalidCase(name: "string-variant dictionary key", value: .dictionary(keySignature: "sv", valueSignature: "s", entries: [])),
         InvalidCase(name: "empty structure", value: .structure([])),
         InvalidCase(name: "variant key", value: .dictionary(keySignature: "v", valueSignature: "s", entries: [])),
         InvalidCase(

@@ -1,4 +1,4 @@
-import Glibc
+import IOLoop
 
 /// The mutable state of a ``DBusConnection``, always accessed under its lock.
 struct ConnectionState {
@@ -17,7 +17,15 @@ struct ConnectionState {
         let token: UInt64
         let continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>
         let deadline: ContinuousClock.Instant
-        let what: String
+        let interface: InterfaceName?
+        let member: MemberName?
+
+        /// `interface.member`, for error messages (built only when one is needed).
+        var what: String { Self.describe(interface, member) }
+
+        static func describe(_ interface: InterfaceName?, _ member: MemberName?) -> String {
+            [interface?.rawValue, member?.rawValue].compactMap { $0 }.joined(separator: ".")
+        }
     }
 
     /// A signal subscription.
@@ -38,9 +46,30 @@ struct ConnectionState {
     var nameOwners: [BusName: String] = [:]
     /// How many subscriptions use each well-known sender name.
     var watchedNames: [BusName: Int] = [:]
-    /// The deadline the pump's timerfd is armed for (nil: disarmed): the earliest pending call's.
+    /// The deadline ``deadlineTimer`` is set for (nil: none): by the earliest pending call's.
     var timerDeadline: ContinuousClock.Instant?
-    var pumpThread: pthread_t?
+    /// The loop's timer for ``timerDeadline``.
+    var deadlineTimer: LoopTimer?
+    /// The loop's watch of the socket; nil once closed or lost.
+    var watch: LoopWatch?
+    /// Whether the watch asks for room to write too (libdbus holds bytes it could not write yet).
+    var watchesForRoom = false
+
+    /// Asks the loop for room to write as well as for data to read, or only for data.
+    mutating func watchForRoom(_ wanted: Bool) {
+        guard wanted != watchesForRoom, let watch else { return }
+        watchesForRoom = wanted
+        watch.change(to: wanted ? [.readable, .writable] : .readable)
+    }
+
+    /// Takes the socket off the loop and drops the deadline timer.
+    mutating func stopWatching() {
+        watch?.cancel()
+        watch = nil
+        deadlineTimer?.cancel()
+        deadlineTimer = nil
+        timerDeadline = nil
+    }
 
     /// Removes and returns everything waiting, for failing it after a disconnect or close.
     mutating func takeAllWaiters() -> ([PendingCall], [Subscription]) {

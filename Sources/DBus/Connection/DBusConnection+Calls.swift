@@ -33,7 +33,7 @@ extension DBusConnection {
             throw DBusError.invalidArguments("Only a method call that expects a reply can be awaited")
         }
         let handle = try message.makeHandle()
-        let what = [message.interface?.rawValue, message.member?.rawValue].compactMap { $0 }.joined(separator: ".")
+        let (interface, member) = (message.interface, message.member)
         let token = state.withLock { state in
             state.nextToken += 1
             return state.nextToken
@@ -43,16 +43,16 @@ extension DBusConnection {
                 (continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>) in
                 let failure = state.withLock { state -> DBusError? in
                     if state.cancelledTokens.remove(token) != nil {
+                        let what = ConnectionState.PendingCall.describe(interface, member)
                         return DBusError.cancelled("The call to \(what) was cancelled")
                     }
                     do throws(DBusError) {
                         let serial = try sendLocked(handle, state: &state)
                         let deadline = ContinuousClock.now.advanced(by: timeout)
                         state.pending[serial] = ConnectionState.PendingCall(
-                            token: token, continuation: continuation, deadline: deadline, what: what)
-                        if state.timerDeadline.map({ deadline < $0 }) ?? true {
-                            armDeadlineTimer(deadline, state: &state)
-                        }
+                            token: token, continuation: continuation, deadline: deadline, interface: interface,
+                            member: member)
+                        armDeadlineTimer(deadline, state: &state)
                         return nil
                     } catch {
                         return error
@@ -63,7 +63,7 @@ extension DBusConnection {
                 }
             }
         } onCancel: {
-            cancelCall(token: token, what: what)
+            cancelCall(token: token, what: ConnectionState.PendingCall.describe(interface, member))
         }
         state.withLock { _ = $0.cancelledTokens.remove(token) }
         return try result.get()

@@ -1,100 +1,69 @@
 internal import CDBus
-import Glibc
+import IOLoop
 import Synchronization
 
 extension DBusConnection {
-    /// Starts the pump thread, which holds a strong reference to the connection until it ends.
+    /// Puts the socket on the loop. The watch's handler holds a strong reference to the connection
+    /// until ``close()`` or a lost connection removes it.
     func startPump() throws(DBusError) {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { context in
-                guard let context else { return nil }
-                let connection = Unmanaged<DBusConnection>.fromOpaque(context).takeRetainedValue()
-                connection.runPump()
-                return nil
-            }, context)
-        guard created == 0 else {
-            Unmanaged<DBusConnection>.fromOpaque(context).release()
+        let watch: LoopWatch
+        do throws(EventLoopError) {
+            watch = try loop.watch(socketDescriptor, for: .readable) { [self] readiness in
+                service(readiness)
+            }
+        } catch {
             dbus_connection_close(raw)
             dbus_connection_unref(raw)
-            Glibc.close(wakeReadDescriptor)
-            Glibc.close(wakeWriteDescriptor)
-            Glibc.close(deadlineTimerDescriptor)
-            throw DBusError.failed("pthread_create failed with error \(created)")
+            throw DBusError.failed("The bus socket could not be watched: \(error)")
         }
-        state.withLock { $0.pumpThread = thread }
+        state.withLock { $0.watch = watch }
+        // Messages may already sit in libdbus's queue (read during start-up), with nothing left in
+        // the socket to wake the loop for them.
+        loop.execute { [self] in service([]) }
     }
 
-    /// The I/O loop: poll the socket, the wake pipe and the deadline timer, read and write, handle
-    /// messages, expire calls whose deadline passed. Ends when the connection is closed or lost.
-    func runPump() {
-        var descriptors = [
-            pollfd(fd: socketDescriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wakeReadDescriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: deadlineTimerDescriptor, events: Int16(POLLIN), revents: 0),
-        ]
-        while true {
-            // Messages may already sit in libdbus's queue (read during start-up or by the
-            // last read_write), so handle them before sleeping.
-            while let message = popMessage() {
-                handle(message)
-            }
-            let now = ContinuousClock.now
-            let (phase, expired, wantsWrite, connected) = state.withLock { state in
-                var expired: [ConnectionState.PendingCall] = []
-                if state.phase == .open {
-                    for (serial, call) in state.pending where call.deadline <= now {
-                        state.pending.removeValue(forKey: serial)
-                        expired.append(call)
-                    }
-                    // The timer follows the earliest pending call (or rests): no tick while idle.
-                    armDeadlineTimer(state.pending.values.map(\.deadline).min(), state: &state)
-                }
-                let isOpen = state.phase == .open
-                let wantsWrite = isOpen && dbus_connection_has_messages_to_send(raw) != 0
-                let connected = isOpen && dbus_connection_get_is_connected(raw) != 0
-                return (state.phase, expired, wantsWrite, connected)
-            }
-            for call in expired {
-                call.continuation.resume(returning: .failure(DBusError.timedOut("No reply to \(call.what) in time")))
-            }
-            guard phase == .open else { return }
-            guard connected else {
-                connectionLost()
-                return
-            }
-            descriptors[0].events = Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0)
-            descriptors[0].revents = 0
-            descriptors[1].revents = 0
-            descriptors[2].revents = 0
-            let ready = poll(&descriptors, 3, -1)
-            if ready < 0 && errno != EINTR {
-                connectionLost()
-                return
-            }
-            if descriptors[1].revents != 0 {
-                var drain = [UInt8](repeating: 0, count: 64)
-                while Glibc.read(wakeReadDescriptor, &drain, drain.count) == drain.count {}
-            }
-            if descriptors[2].revents != 0 {
-                // Expirations counted since the last read; the loop above expires the calls.
-                var expirations: UInt64 = 0
-                _ = Glibc.read(deadlineTimerDescriptor, &expirations, MemoryLayout<UInt64>.size)
-                state.withLock { $0.timerDeadline = nil }
-            }
-            if descriptors[0].revents != 0 || wantsWrite {
-                let stillOpen = state.withLock { state in
-                    state.phase == .open ? dbus_connection_read_write(raw, 0) != 0 : false
-                }
-                if !stillOpen {
-                    while let message = popMessage() {
-                        handle(message)
-                    }
-                }
-            }
+    /// One turn on the loop's thread, when the socket is ready or a deadline passed: read and write
+    /// what the socket allows, handle every complete message, expire calls whose deadline passed.
+    func service(_ readiness: Readiness) {
+        let stillOpen = state.withLock { state in
+            guard state.phase == .open else { return false }
+            guard !readiness.isEmpty || state.watchesForRoom else { return true }
+            return dbus_connection_read_write(raw, 0) != 0
         }
+        while let message = popMessage() {
+            handle(message)
+        }
+        let now = ContinuousClock.now
+        let (phase, expired, connected) = state.withLock { state in
+            var expired: [ConnectionState.PendingCall] = []
+            guard state.phase == .open else { return (state.phase, expired, false) }
+            for (serial, call) in state.pending where call.deadline <= now {
+                state.pending.removeValue(forKey: serial)
+                expired.append(call)
+            }
+            // The timer fires by the earliest pending call's deadline (and at most once more after the
+            // last call was answered).
+            if let earliest = state.pending.values.lazy.map(\.deadline).min() {
+                armDeadlineTimer(earliest, state: &state)
+            }
+            state.watchForRoom(dbus_connection_has_messages_to_send(raw) != 0)
+            return (state.phase, expired, stillOpen && dbus_connection_get_is_connected(raw) != 0)
+        }
+        for call in expired {
+            call.continuation.resume(returning: .failure(DBusError.timedOut("No reply to \(call.what) in time")))
+        }
+        if phase == .open, !connected {
+            connectionLost()
+        }
+    }
+
+    /// The deadline timer fired (on the loop's thread).
+    func deadlinePassed() {
+        state.withLock { state in
+            state.timerDeadline = nil
+            state.deadlineTimer = nil
+        }
+        service([])
     }
 
     /// Pops one complete incoming message, if any (`dbus_connection_pop_message`).
@@ -111,6 +80,7 @@ extension DBusConnection {
             state -> ([ConnectionState.PendingCall], [ConnectionState.Subscription]) in
             guard state.phase == .open else { return ([], []) }
             state.phase = .disconnected
+            state.stopWatching()
             return state.takeAllWaiters()
         }
         finish(calls, streams, with: DBusError.disconnected("The connection to the bus was lost"))

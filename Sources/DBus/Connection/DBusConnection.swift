@@ -1,36 +1,33 @@
 internal import CDBus
-internal import CLinux
 import Glibc
+public import IOLoop
 import Synchronization
 
-/// A private connection to a D-Bus bus, with one I/O thread, async method calls, signal
-/// streams and exported objects.
+/// A private connection to a D-Bus bus, served by an ``EventLoop`` (the process's shared one
+/// unless another is given), with async method calls, signal streams and exported objects.
 ///
-/// Create one with ``systemBus()`` or ``init(address:)``, and call ``close()`` when done:
-/// the I/O thread keeps the connection alive until then.
+/// Create one with ``systemBus()`` or ``init(address:loop:)``, and call ``close()`` when done:
+/// the loop's watch of its socket keeps the connection alive until then.
 ///
 /// Threading invariant (the reason this is the module's only `@unchecked Sendable` type):
 /// - libdbus thread support is initialised once (`dbus_threads_init_default`) before the
 ///   connection is opened, so libdbus locks the connection for calls from any thread; the
 ///   connection is private (`dbus_connection_open_private`) and `exit_on_disconnect` is off.
-/// - Only the pump thread reads from the socket (`dbus_connection_read_write` with a zero
-///   timeout after its own `poll`) and pops incoming messages. Other threads only send.
+/// - Only the loop's thread reads from the socket (`dbus_connection_read_write` with a zero
+///   timeout when epoll says the socket is ready) and pops incoming messages. Other threads
+///   only send: libdbus writes a message at once when the socket takes it, and what it could
+///   not write makes the loop watch the socket for room too.
 /// - Every send, and every other use of the libdbus connection after start-up, happens while
 ///   holding `state`'s lock and only while the phase is `.open`; ``close()`` switches the
-///   phase under that lock, joins the pump thread, and only then closes and unrefs the
-///   connection. So the C pointer is never used after it is released.
+///   phase under that lock and removes the socket from the loop, and only then closes and
+///   unrefs the connection. So the C pointer is never used after it is released.
 /// - All other mutable state lives in `state` (a `Mutex`); every other stored property is a
 ///   constant.
 public final class DBusConnection: DBusClient, @unchecked Sendable {
     let raw: OpaquePointer
     let socketDescriptor: Int32
-    /// The read end of the pipe that wakes the pump thread.
-    let wakeReadDescriptor: Int32
-    /// The write end of the pipe that wakes the pump thread.
-    let wakeWriteDescriptor: Int32
-    /// A timerfd the pump thread also polls, armed for the earliest deadline of a pending call: a
-    /// call made from another thread arms it without waking the pump, and nothing ticks while idle.
-    let deadlineTimerDescriptor: Int32
+    /// The loop that reads the socket and runs the call deadlines.
+    let loop: EventLoop
     let state: Mutex<ConnectionState>
     let incomingCalls: AsyncStream<IncomingCall>.Continuation
     /// Whether unix file descriptors can be passed on this connection.
@@ -53,7 +50,17 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
     ///
     /// Blocking: until the bus has authenticated the connection and answered `Hello`.
     /// Throws a ``DBusError`` with code ``DBusError/Code/noServer`` when nothing listens there.
-    public init(address: String) throws(DBusError) {
+    public init(address: String, loop: EventLoop? = nil) throws(DBusError) {
+        let chosen: EventLoop
+        if let loop {
+            chosen = loop
+        } else {
+            do throws(EventLoopError) {
+                chosen = try EventLoop.shared()
+            } catch {
+                throw DBusError.failed("The event loop could not start: \(error)")
+            }
+        }
         guard LibDBus.threadsInitialised else {
             throw DBusError.noMemory("libdbus thread support could not be initialised")
         }
@@ -89,29 +96,9 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
             abandon()
             throw DBusError.disconnected("The connection to \(address) has no unique name or socket")
         }
-        var wakePipe: [Int32] = [-1, -1]
-        guard pipe(&wakePipe) == 0 else {
-            abandon()
-            throw DBusError.failed("pipe failed with errno \(errno)")
-        }
-        for descriptor in wakePipe {
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        }
-        // The same clock as ContinuousClock on Linux; armed with relative times only.
-        let timer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        guard timer >= 0 else {
-            let code = errno
-            abandon()
-            Glibc.close(wakePipe[0])
-            Glibc.close(wakePipe[1])
-            throw DBusError.failed("timerfd_create failed with errno \(code)")
-        }
         raw = connection
         socketDescriptor = socket
-        wakeReadDescriptor = wakePipe[0]
-        wakeWriteDescriptor = wakePipe[1]
-        deadlineTimerDescriptor = timer
+        self.loop = chosen
         uniqueName = BusName(unchecked: String(cString: namePointer))
         canPassFileDescriptors = dbus_connection_can_send_type(connection, TypeCode.unixFileDescriptor) != 0
         state = Mutex(ConnectionState())
@@ -124,30 +111,18 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
     }
 
     /// Closes the connection: fails waiting calls with `Disconnected`, ends signal streams,
-    /// stops the I/O thread and releases the socket. Calling it again does nothing.
-    ///
-    /// Blocking: until the I/O thread has woken up and ended (one `poll` wake-up).
+    /// takes the socket off the loop and releases it. Calling it again does nothing. Never waits
+    /// for the loop, so it may be called on the loop's thread.
     public func close() {
-        let (thread, calls, streams) = state.withLock {
-            state -> (pthread_t?, [ConnectionState.PendingCall], [ConnectionState.Subscription]) in
-            guard state.phase != .closed else { return (nil, [], []) }
+        let closing = state.withLock { state -> ([ConnectionState.PendingCall], [ConnectionState.Subscription])? in
+            guard state.phase != .closed else { return nil }
             state.phase = .closed
-            let (calls, streams) = state.takeAllWaiters()
-            defer { state.pumpThread = nil }
-            return (state.pumpThread, calls, streams)
+            state.stopWatching()
+            return state.takeAllWaiters()
         }
-        guard let thread else { return }
-        wake()
-        if pthread_equal(thread, pthread_self()) == 0 {
-            pthread_join(thread, nil)
-        } else {
-            pthread_detach(thread)
-        }
+        guard let (calls, streams) = closing else { return }
         dbus_connection_close(raw)
         dbus_connection_unref(raw)
-        Glibc.close(wakeReadDescriptor)
-        Glibc.close(wakeWriteDescriptor)
-        Glibc.close(deadlineTimerDescriptor)
         finish(calls, streams, with: DBusError.disconnected("The connection was closed"))
     }
 
@@ -166,7 +141,7 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
         }
     }
 
-    /// Sends under the lock; returns the serial. Wakes the pump if bytes are left to write.
+    /// Sends under the lock; returns the serial. Has the loop watch for room if bytes are left to write.
     func sendLocked(_ handle: MessageHandle, state: inout ConnectionState) throws(DBusError) -> UInt32 {
         guard state.phase == .open else {
             throw DBusError.disconnected("The connection to the bus is closed")
@@ -179,30 +154,20 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
             throw DBusError.noMemory("Cannot queue the message")
         }
         if dbus_connection_has_messages_to_send(raw) != 0 {
-            wake()
+            state.watchForRoom(true)
         }
         return serial
     }
 
-    /// Arms the deadline timer for `deadline` (nil disarms it) unless it is armed for that already;
-    /// called with `state` locked, which owns ``ConnectionState/timerDeadline``.
-    func armDeadlineTimer(_ deadline: ContinuousClock.Instant?, state: inout ConnectionState) {
-        guard deadline != state.timerDeadline else { return }
+    /// Makes the deadline timer, a timer of the loop, fire by `deadline`; leaves it alone when it fires
+    /// earlier already (firing finds nothing due and sets it for the earliest call left), so calls
+    /// answered one after another do not reschedule it each. Called with `state` locked, which owns
+    /// ``ConnectionState/timerDeadline``.
+    func armDeadlineTimer(_ deadline: ContinuousClock.Instant, state: inout ConnectionState) {
+        if let armed = state.timerDeadline, armed <= deadline { return }
         state.timerDeadline = deadline
-        var setting = itimerspec()
-        if let deadline {
-            // A zero value would disarm: a deadline already passed fires at once instead.
-            let remaining = max(ContinuousClock.now.duration(to: deadline), .nanoseconds(1))
-            setting.it_value.tv_sec = Int(remaining.components.seconds)
-            setting.it_value.tv_nsec = Int(remaining.components.attoseconds / 1_000_000_000)
-        }
-        _ = timerfd_settime(deadlineTimerDescriptor, 0, &setting, nil)
-    }
-
-    /// Wakes the pump thread (writes a byte to its wake pipe; a full pipe already wakes it).
-    func wake() {
-        var one: UInt8 = 1
-        _ = Glibc.write(wakeWriteDescriptor, &one, 1)
+        state.deadlineTimer?.cancel()
+        state.deadlineTimer = loop.schedule(at: deadline) { [weak self] in self?.deadlinePassed() }
     }
 
     func finish(

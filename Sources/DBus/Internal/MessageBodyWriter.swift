@@ -42,6 +42,16 @@ enum MessageBodyWriter {
                 throw DBusError.invalidArguments("A file descriptor argument was already closed")
             }
         case .array(let elementSignature, let elements):
+            if elementSignature.rawValue == "y" {
+                // A byte array (a packet) is checked without a signature string per byte.
+                for element in elements {
+                    guard case .byte = element else {
+                        throw DBusError.invalidArguments(
+                            "An array of \"y\" holds a value of type \"\(element.signatureText)\"")
+                    }
+                }
+                return
+            }
             guard elementSignature.isSingleCompleteType else {
                 throw DBusError.invalidArguments("Invalid array element signature \"\(elementSignature)\"")
             }

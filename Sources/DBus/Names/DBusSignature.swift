@@ -57,6 +57,7 @@ public struct DBusSignature: RawRepresentable, Hashable, Sendable, CustomStringC
 
     /// Whether this is a single basic type, the kind allowed as a dictionary key.
     public var isBasicType: Bool {
-        rawValue.count == 1 && "ybnqiuxtdsogh".contains(rawValue)
+        guard rawValue.utf8.count == 1, let code = rawValue.utf8.first else { return false }
+        return "ybnqiuxtdsogh".utf8.contains(code)
     }
 }

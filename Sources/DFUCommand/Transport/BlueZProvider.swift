@@ -2,13 +2,15 @@ import BlueZTransport
 import DFUCore
 
 /// The real ``TransportProvider``: one ``BlueZTransport`` (its own bus connection) per device, on
-/// the adapter asked for, timed by the wall clock.
+/// the adapter asked for, timed by the wall clock, with the engine run on the transport's event loop.
 enum BlueZProvider {
     /// Opens links and scans through bluetoothd.
     static let provider = TransportProvider { adapter, _, preferences in
         let transport = try await open(adapter: adapter)
         if !preferences.acquiresSockets { await transport.setAcquiring(write: false, notify: false) }
-        return TransportSession(transport: transport, clock: ContinuousClock()) { await transport.close() }
+        return TransportSession(transport: transport, clock: transport.clock, executor: transport.executor) {
+            await transport.close()
+        }
     } scan: { adapter, timeout in
         let transport = try await open(adapter: adapter)
         do {

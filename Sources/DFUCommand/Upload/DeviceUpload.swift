@@ -55,8 +55,10 @@ struct DeviceUpload: Sendable {
             return DeviceOutcome(device: device, result: .failed(code, message))
         }
         let connected = Mutex<String?>(nil)
-        let result = await drive(clock: session.clock, base: session.transport) { address in
-            connected.withLock { $0 = $0 ?? address.description }
+        let result = await withTaskExecutorPreference(session.executor) {
+            await drive(clock: session.clock, base: session.transport) { address in
+                connected.withLock { $0 = $0 ?? address.description }
+            }
         }
         await session.close()
         return DeviceOutcome(device: device, result: result, address: connected.withLock { $0 })

@@ -288,6 +288,10 @@ final class FakeBlueZ: Sendable {
                 guard let bytes = call.arguments.first?.byteArrayValue else { return [] }
                 let type = call.arguments.last?.stringKeyedDictionary?["type"]?.stringValue
                 drainPackets()
+                if type == "command", countPacketAndDrop() {
+                    // The packet is lost with the link, as one still in the AcquireWrite socket is.
+                    throw DBusError(name: "org.bluez.Error.Failed", message: "Not connected")
+                }
                 try deliver(bytes, to: uuid, type: type == "command" ? .command : .request)
                 return []
             },
@@ -352,6 +356,26 @@ final class FakeBlueZ: Sendable {
         SimulatedContext(
             now: ContinuousClock.now - start, subscribed: state.subscribed, isBonded: state.peripheral.profile.isBonded,
             storage: state.peripheral.storage, flash: Self.zeroFlash)
+    }
+
+    /// Counts a packet written through WriteValue type=command; at `dropLinkAfterPackets` drops the
+    /// link as ``drainPackets()`` does and returns true.
+    private func countPacketAndDrop() -> Bool {
+        let dropNow = state.withLock { state in
+            state.packets += 1
+            guard let limit = options.dropLinkAfterPackets, state.packets >= limit, state.dropsLeft > 0 else { return false }
+            state.dropsLeft -= 1
+            return true
+        }
+        guard dropNow else { return false }
+        if options.quitOnDrop {
+            server.close()
+            return true
+        }
+        if options.vanishOnDrop { state.withLock { $0.advertising = false } }
+        dropLink(reboot: nil)
+        if options.vanishOnDrop { vanish() }
+        return true
     }
 
     /// Reads every queued packet from the AcquireWrite socket into the firmware, in order.
