@@ -25,12 +25,7 @@ extension DFURunner {
                 if case .timeout(let step, _) = error { lastStep = step }
                 // After a lost link the bootloader may need resetting again: the restarts start over.
                 restarts = 0
-                guard reconnections < options.reconnectAttempts else {
-                    if case .disconnected(let step, _) = error { throw .disconnected(step: step, attempts: reconnections + 1) }
-                    throw error
-                }
-                reconnections += 1
-                context.report.reconnections += 1
+                try countReconnection(after: error, reconnections: &reconnections, context: &context)
             }
             await transport.disconnect()
             report(.connecting, part: context.partNumber, context: context, bytes: 0, total: part.image.count)
@@ -57,6 +52,17 @@ extension DFURunner {
                 return bootloader
             }
         }
+    }
+
+    /// Counts one more reconnection after `error`, or throws it (a lost link with the attempts made) when the
+    /// options allow no more.
+    func countReconnection(after error: DFUError, reconnections: inout Int, context: inout UpdateContext) throws(DFUError) {
+        guard reconnections < options.reconnectAttempts else {
+            if case .disconnected(let step, _) = error { throw .disconnected(step: step, attempts: reconnections + 1) }
+            throw error
+        }
+        reconnections += 1
+        context.report.reconnections += 1
     }
 
     // MARK: - The machine loop

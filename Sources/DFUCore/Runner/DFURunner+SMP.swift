@@ -50,12 +50,7 @@ extension DFURunner {
                 // The machine reset the device (the swap): the next machine finds the images it marked running.
                 restarts += 1
             case .reconnect(let error):
-                guard reconnections < options.reconnectAttempts else {
-                    if case .disconnected(let step, _) = error { throw .disconnected(step: step, attempts: reconnections + 1) }
-                    throw error
-                }
-                reconnections += 1
-                context.report.reconnections += 1
+                try countReconnection(after: error, reconnections: &reconnections, context: &context)
             }
             await transport.disconnect()
             report(.connecting, part: 1, context: context, bytes: 0, total: plan.totalBytes)
