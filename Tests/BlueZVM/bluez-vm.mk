@@ -12,10 +12,11 @@ BLUEZVM_DIR           := Tests/BlueZVM
 # simulated DFU target as a GATT peripheral checked with bluetoothctl, and `dfu upload` against the
 # real bluetoothd: Secure app, SD+BL+APP, Legacy, buttonless to a bootloader on another controller
 # (by --bootloader-address, and by the alternative name alone), resume after a dropped link,
-# buttonless with bonds at the same address (pairing, the GATT cache), 200 KiB through AcquireWrite.
+# buttonless with bonds at the same address (pairing, the GATT cache), 200 KiB through AcquireWrite, and an
+# upload through WriteValue (--no-acquire, several packets in flight).
 BLUEZVM_DEFAULT_SCENARIOS := smoke peripheral-bluetoothctl dfu-secure-app dfu-secure-sd-bl-app dfu-legacy-app \
                              dfu-buttonless-bootloader-address dfu-disconnect-resume dfu-buttonless-alt-name \
-                             dfu-buttonless-bonded dfu-acquire-write-200k
+                             dfu-buttonless-bonded dfu-acquire-write-200k dfu-write-value
 # `make test-bluez-dfu` adds nothing today: every dfu scenario is in the default list.
 BLUEZVM_DFU_SCENARIOS :=
 # The scenarios to run, in order.
