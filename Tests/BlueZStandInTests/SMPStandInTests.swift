@@ -220,6 +220,20 @@ struct SMPStandInTests {
         }
     }
 
+    /// `--link smp_paced=yes`: an answer reaches the client when the model says it would, a connection event
+    /// after the request at the least (here 60 ms), instead of as soon as the model handled it.
+    @Test func withSMPPacingAnswersWaitForTheModelledLink() async throws {
+        try await withStandIn(devices: ["smp"], link: "interval_ms=60,smp_paced=yes") { bus in
+            let session = try await SMPSessionByHand(bus)
+            let start = ContinuousClock.now
+            #expect(try await session.send(.echo("paced")) == .echo("paced"))
+            let elapsed = ContinuousClock.now - start
+            #expect(elapsed >= .milliseconds(55), "answered after \(elapsed)")
+            let entry = try #require(await bus.standIn.report().devices.first)
+            #expect(entry.stats.modelledMilliseconds >= 60)
+        }
+    }
+
     /// A chunk sent again for an offset the server already received counts as a retransmission; the
     /// server answers the offset it expects (`img_mgmt_upload_inspect`).
     @Test func aChunkForAnOffsetAlreadyReceivedIsARetransmission() async throws {
