@@ -234,6 +234,40 @@ struct SMPStandInTests {
         }
     }
 
+    /// With pacing, a window of buf_count − 1 = 3 upload requests in flight fits the target's buffers
+    /// (conformance-mcuboot.md Z3): every chunk is answered in order and the image matches.
+    @Test func withSMPPacingAWindowOfThreeChunksFitsTheBuffers() async throws {
+        try await withStandIn(devices: ["smp"], link: "interval_ms=30,smp_paced=yes") { bus in
+            let session = try await SMPSessionByHand(bus)
+            let image = Self.newImage
+            let offsets = Array(stride(from: 0, to: image.count, by: 1024))
+            func chunk(_ offset: Int) -> SMPRequest {
+                let data = Array(image[offset..<min(image.count, offset + 1024)])
+                return .upload(
+                    offset == 0
+                        ? SMPUploadChunk(image: 0, length: image.count, offset: 0, sha: SHA256.digest(image), data: data)
+                        : SMPUploadChunk(offset: offset, data: data))
+            }
+            var sent = 0
+            var answers: [SMPResponse] = []
+            while answers.count < offsets.count {
+                while sent < offsets.count, sent - answers.count < 3 {
+                    try await session.write(try session.frame(chunk(offsets[sent])).bytes)
+                    sent += 1
+                }
+                answers.append(try SMPResponse(frame: try await session.nextFrame(), answering: .upload))
+            }
+            let expected = offsets.map { offset -> SMPResponse in
+                let end = min(image.count, offset + 1024)
+                return .upload(offset: end, match: end == image.count ? true : nil)
+            }
+            #expect(answers == expected)
+            let entry = try #require(await bus.standIn.report().devices.first)
+            #expect(entry.stats.smpMaximumInFlight == 3)
+            #expect(entry.stats.smpRetransmissions == 0)
+        }
+    }
+
     /// A chunk sent again for an offset the server already received counts as a retransmission; the
     /// server answers the offset it expects (`img_mgmt_upload_inspect`).
     @Test func aChunkForAnOffsetAlreadyReceivedIsARetransmission() async throws {
