@@ -268,6 +268,23 @@ struct SMPStandInTests {
         }
     }
 
+    /// bleak (smpclient's BLE transport) acquires the write socket only to learn the MTU, closes it at once and
+    /// writes with WriteValue: the closed socket is released before the write is judged (`sock_hup`).
+    @Test func aWriteValueRightAfterClosingTheAcquiredSocketIsAccepted() async throws {
+        try await withStandIn(devices: ["smp"]) { bus in
+            let session = try await SMPSessionByHand(bus)
+            let reply = try await bus.call(
+                session.characteristic, BlueZNames.gattCharacteristic, "AcquireWrite", [.stringVariantDictionary([:])])
+            #expect(reply.last?.integerValue == 247)
+            let socket = try #require(reply.first?.fileDescriptorValue)
+            socket.close()
+            #expect(try await session.send(.echo("after")) == .echo("after"))
+            #expect(
+                try await bus.property("WriteAcquired", of: BlueZNames.gattCharacteristic, at: session.characteristic)
+                    .boolValue == false)
+        }
+    }
+
     /// A chunk sent again for an offset the server already received counts as a retransmission; the
     /// server answers the offset it expects (`img_mgmt_upload_inspect`).
     @Test func aChunkForAnOffsetAlreadyReceivedIsARetransmission() async throws {
