@@ -376,7 +376,8 @@ struct RadioDevice: Sendable {
         let now = ContinuousClock.now
         let floor = lastModelled + (now - lastWall)
         if floor > modelled {
-            idle += floor - modelled
+            // Paced SMP answers still on their way keep the link busy: only the time beyond them is idle.
+            idle += floor - max(modelled, min(floor, latestAnswer))
             modelled = floor
         }
         lastWall = now
