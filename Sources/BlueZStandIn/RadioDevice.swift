@@ -58,6 +58,8 @@ struct RadioDevice: Sendable {
     private var requestCounts: [UInt8: Int] = [:]
     private var firmwareDrops = 0
     private var tracker = TransferTracker()
+    /// SMP requests, answers and retransmissions (SMP devices).
+    private var smpTraffic = SMPTrafficCounter()
     private var eventStart: Duration = .zero
     private var eventCursor: Duration = .zero
     private var packetsInEvent = Int.max
@@ -70,8 +72,14 @@ struct RadioDevice: Sendable {
     /// When the client last asked to create a data object whose first packet has not come yet.
     private var dataObjectCreated: ContinuousClock.Instant?
 
-    init(spec: SimulatedDeviceSpec, link: LinkModel, faults: StandInFaults) {
+    /// Whether an SMP target's answers wait for the modelled link (`--link smp_paced=yes`).
+    let pacesSMP: Bool
+    /// The modelled time of the latest answer (paced SMP answers do not hold the write clock back).
+    private var latestAnswer: Duration = .zero
+
+    init(spec: SimulatedDeviceSpec, link: LinkModel, faults: StandInFaults, pacesSMP: Bool = false) {
         self.spec = spec
+        self.pacesSMP = pacesSMP
         self.link = link
         self.faults = faults.link
         droppedResponses = faults.droppedResponses
@@ -132,6 +140,7 @@ struct RadioDevice: Sendable {
         peripheral.firmware = firmware
         peripheral.storage = context.storage
         violations += context.violations
+        smpTraffic.linkDropped()
         if let target {
             collectFirmwareDrops()
             peripheral.boot(into: target, at: modelled)
@@ -171,7 +180,9 @@ struct RadioDevice: Sendable {
         var delivered = bytes
         var dropAfter = false
         var hostEvent: HostEvent?
-        let isPacket = uuid == uuids.securePacket.uppercased() || uuid == uuids.legacyPacket.uppercased()
+        // SMP has one characteristic for every request: its writes count as packets for the link faults.
+        let isSMP = spec.kind.isSMP && uuid == uuids.smpCharacteristic.uppercased()
+        let isPacket = uuid == uuids.securePacket.uppercased() || uuid == uuids.legacyPacket.uppercased() || isSMP
         let isControlPoint =
             uuid == uuids.secureControlPoint.uppercased() || uuid == uuids.legacyControlPoint.uppercased()
         if isPacket {
@@ -189,7 +200,7 @@ struct RadioDevice: Sendable {
             if let index = pendingHostEvents.firstIndex(where: { packetBytes >= $0.bytes }) {
                 hostEvent = pendingHostEvents.remove(at: index).event
             }
-            tracker.packet(bytes)
+            if !isSMP { tracker.packet(bytes) }
             if let created = dataObjectCreated {
                 statistics.dataObjectWaits.append(Self.milliseconds(created.duration(to: .now)))
                 dataObjectCreated = nil
@@ -212,8 +223,17 @@ struct RadioDevice: Sendable {
         // A Legacy bootloader's answers leave at the link's pace: 20-byte packets cannot reach it faster
         // than the modelled connection events carry them, so its receipts and responses are held until the
         // wall clock reaches their modelled time.
-        let pacedToLink = firmware is SimulatedLegacyBootloader
+        // So do an SMP target's with `smp_paced`: its requests then overlap in the model as far as the client's
+        // window and the target's buffers let them (the write clock does not wait for the answers).
+        let overlapsRequests = pacesSMP && firmware is SimulatedZephyrTarget
+        let pacedToLink = firmware is SimulatedLegacyBootloader || overlapsRequests
+        let refusedBefore = (firmware as? SimulatedZephyrTarget).map { $0.refusedWrites + $0.droppedFrames }
         let error = firmware.write(delivered, to: uuid, type: type, context: &context)
+        if isSMP, error == nil, let target = firmware as? SimulatedZephyrTarget,
+            target.refusedWrites + target.droppedFrames == refusedBefore
+        {
+            smpTraffic.requestBytes(delivered)
+        }
         peripheral.firmware = firmware
         peripheral.storage = context.storage
         violations += context.violations
@@ -237,7 +257,7 @@ struct RadioDevice: Sendable {
             reboot = (queued.0, max(queued.1, last))
         }
         for (time, target, payload) in notifications.sorted(by: { $0.0 < $1.0 }) {
-            modelled = max(modelled, time)
+            if overlapsRequests { latestAnswer = max(latestAnswer, time) } else { modelled = max(modelled, time) }
             observe(notification: payload, on: target)
             var delay: Duration = .zero
             if isControlPointUUID(target) {
@@ -281,9 +301,26 @@ struct RadioDevice: Sendable {
         }
         var stats = statistics
         stats.droppedPackets += firmwareDrops + currentFirmwareDrops
+        var slots: [StandInReport.Slot]?
+        if let target = peripheral.firmware as? SimulatedZephyrTarget {
+            // An SMP device's flash is its MCUboot slots; the nRF5 parts do not apply.
+            images = [:]
+            slots = StandInReport.Slot.list(of: target)
+            stats.smpRequests = smpTraffic.requests
+            stats.smpMaximumInFlight = smpTraffic.maximumInFlight
+            stats.smpRetransmissions = smpTraffic.retransmissions
+            stats.smpResets = target.resets
+        }
         return StandInReport.Device(
             address: spec.profile.address.description, kind: spec.kind.rawValue, images: images,
-            stats: stats, violations: violations)
+            stats: stats, violations: violations, slots: slots)
+    }
+
+    /// A notification of the device reached the client (or would have, had it subscribed).
+    mutating func delivered(_ bytes: [UInt8], on characteristic: String) {
+        if spec.kind.isSMP, characteristic.uppercased() == uuids.smpCharacteristic.uppercased() {
+            smpTraffic.responseBytes(bytes)
+        }
     }
 
     private func isControlPointUUID(_ uuid: String) -> Bool {
@@ -325,7 +362,7 @@ struct RadioDevice: Sendable {
     private mutating func refreshModelled() {
         lastModelled = modelled
         lastWall = ContinuousClock.now
-        statistics.modelledMilliseconds = Self.milliseconds(modelled - idle)
+        statistics.modelledMilliseconds = Self.milliseconds(max(modelled, latestAnswer) - idle)
     }
 
     /// Whole milliseconds of a duration.
@@ -339,7 +376,8 @@ struct RadioDevice: Sendable {
         let now = ContinuousClock.now
         let floor = lastModelled + (now - lastWall)
         if floor > modelled {
-            idle += floor - modelled
+            // Paced SMP answers still on their way keep the link busy: only the time beyond them is idle.
+            idle += floor - max(modelled, min(floor, latestAnswer))
             modelled = floor
         }
         lastWall = now
@@ -347,8 +385,11 @@ struct RadioDevice: Sendable {
     }
 
     private func makeContext(at time: Duration) -> SimulatedContext {
-        SimulatedContext(
+        var context = SimulatedContext(
             now: time, subscribed: subscribed, isBonded: isBonded, storage: peripheral.storage, flash: link.flash)
+        // A notification carries at most ATT MTU − 3 bytes (`smp_bt.c` `smp_bt_conn_get_mtu`).
+        context.notificationLength = link.maximumWriteLength
+        return context
     }
 
     /// Whether the host holds a bond with the device (set by Pair).
