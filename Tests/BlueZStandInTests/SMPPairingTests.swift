@@ -94,13 +94,23 @@ struct SMPPairingTests {
         }
     }
 
-    /// An agent that is registered but not the default is not asked when bluetoothd raises the security itself.
-    @Test func aRegisteredAgentThatIsNotTheDefaultIsNotAskedForASecurityRaise() async throws {
+    /// The first agent registered is the default without RequestDefaultAgent (BlueZ 5.66 `src/agent.c`
+    /// `agent_create`: an empty default queue takes it), so it is asked when bluetoothd raises the security.
+    @Test func theOnlyRegisteredAgentIsTheDefaultAndIsAskedForASecurityRaise() async throws {
         try await withStandIn(devices: ["smp-auth"]) { bus in
             let session = try await SMPSessionByHand(bus, subscribe: false)
             let agent = try await PairingAgentByHand(bus, capability: "KeyboardDisplay")
+            try await session.subscribe()
+            #expect(agent.received == ["RequestPasskey \(session.device.rawValue)"])
+        }
+    }
+
+    /// Without any agent bluetoothd's own pairing cannot authenticate (no agent: NoInputNoOutput, Just Works),
+    /// so the subscription is refused.
+    @Test func withoutAnyAgentASecurityRaiseCannotAuthenticate() async throws {
+        try await withStandIn(devices: ["smp-auth"]) { bus in
+            let session = try await SMPSessionByHand(bus, subscribe: false)
             await #expect(throws: Self.notPaired) { try await session.subscribe() }
-            #expect(agent.received.isEmpty)
         }
     }
 
