@@ -82,7 +82,8 @@ extension BlueZTransport {
             context.valueWatch[characteristic.path] = .smp
             let failure: BlueZError
             do {
-                try await client.startNotify(characteristic: characteristic.path)
+                // bluetoothd may pair before it answers, through an agent that asks a person for the passkey.
+                try await client.startNotify(characteristic: characteristic.path, timeout: wasPaired ? nil : Self.pairingTimeout)
                 break
             } catch {
                 failure = error

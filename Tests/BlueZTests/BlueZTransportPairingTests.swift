@@ -79,6 +79,31 @@ import Testing
         }
     }
 
+    /// A person typing the passkey while bluetoothd pairs on its own takes longer than bluetoothd's other
+    /// answers: the subscription waits for the pairing, not the usual call timeout (1 s here).
+    @Test func aPromptAnsweredSlowlyDuringBluetoothdsOwnPairingStillPairs() async throws {
+        let image = LiveRig.mcubootImage(size: 5_000)
+        var options = FakeBlueZ.Options()
+        options.pairingPasskey = Self.passkey
+        let fake = try FakeBlueZ(peripheral: LiveRig.zephyrDevice(requiresEncryption: true), options: options)
+        defer { fake.stop() }
+        try await fake.serve()
+        var client = try BlueZClient.open(busAddress: fake.address)
+        client.callTimeout = .seconds(1)
+        let transport = try await BlueZTransport.open(client: client, ownsClient: true)
+        await transport.setPairing(passkey: nil, prompt: DFUPasskeyPrompt { _ in
+            try? await Task.sleep(for: .milliseconds(1_500))
+            return Self.passkey
+        })
+        let result = await LiveRig.update(try LiveRig.smpPlan(image), over: transport)
+        await transport.close()
+        _ = try result.get()
+        try BlueZTransportSMPTests.expectUpdated(fake, to: image)
+        #expect(fake.agentRequests == ["RequestPasskey"])
+        #expect(fake.pairAttempts == 0, "bluetoothd paired on its own, through the transport's agent")
+        #expect(fake.registeredAgents.isEmpty)
+    }
+
     @Test func aWrongPasskeyIsAClearPairingErrorNamingThePasskey() async throws {
         var options = FakeBlueZ.Options()
         options.pairingPasskey = Self.passkey
