@@ -110,6 +110,22 @@ struct SMPPairingTests {
         }
     }
 
+    /// A client that subscribes first, is refused, then pairs with its own (not default) KeyboardOnly agent: the
+    /// refused raise leaves no bond behind (no default agent), so Pair asks the client's agent for the passkey
+    /// and the next subscription works.
+    @Test func aRefusedSubscriptionThenPairWithTheCallersAgentOpensTheCharacteristic() async throws {
+        try await withStandIn(devices: ["smp-auth,passkey=654321"]) { bus in
+            let session = try await SMPSessionByHand(bus, subscribe: false)
+            let agent = try await PairingAgentByHand(bus, capability: "KeyboardOnly", passkey: 654_321)
+            await #expect(throws: Self.notPaired) { try await session.subscribe() }
+            #expect(try await bus.property("Paired", of: BlueZNames.device, at: session.device).boolValue == false)
+            _ = try await bus.call(session.device, BlueZNames.device, "Pair")
+            #expect(agent.received == ["RequestPasskey \(session.device.rawValue)"])
+            try await session.subscribe()
+            #expect(try await session.send(.echo("after pairing")) == .echo("after pairing"))
+        }
+    }
+
     /// An agent that is registered but not the default is not asked when bluetoothd raises the security itself.
     @Test func aRegisteredAgentThatIsNotTheDefaultIsNotAskedForASecurityRaise() async throws {
         try await withStandIn(devices: ["smp-auth"]) { bus in
