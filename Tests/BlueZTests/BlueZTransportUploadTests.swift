@@ -98,10 +98,11 @@ import Testing
             let start = ContinuousClock.now
             let result = await LiveRig.update(
                 LiveRig.securePackage(), over: transport, device: .address(fake.currentAddress))
-            // Fast: the 2 s wait for bluetoothd's return, not a 10 s response timeout. make test-sanitize
-            // sets DFU_TEST_TIME_SCALE, as everything runs several times slower there.
+            // Fast: the 2 s wait for bluetoothd's return, not a 10 s response timeout (which alone would
+            // take longer than the bound; a loaded 2-core machine has taken 7.8 s for the fast path).
+            // make test-sanitize sets DFU_TEST_TIME_SCALE, as everything runs several times slower there.
             let scale = getenv("DFU_TEST_TIME_SCALE").flatMap { Int(String(cString: $0)) } ?? 1
-            #expect(ContinuousClock.now - start < .seconds(5) * max(1, scale))
+            #expect(ContinuousClock.now - start < .seconds(9) * max(1, scale))
             guard case .failure(let error) = result else {
                 Issue.record("the update succeeded without bluetoothd")
                 return

@@ -44,7 +44,7 @@ extension LiveBusTests {
                             ])
                     ], at: path)
                 var ends: [Int32] = [-1, -1]
-                try #require(pipe(&ends) == 0)
+                try #require(closeOnExecPipe(&ends))
                 defer { Glibc.close(ends[0]) }
                 let original = OwnedFileDescriptor(taking: ends[1])
                 let reply = try await live.client.call(

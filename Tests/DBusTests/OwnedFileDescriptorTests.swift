@@ -5,14 +5,14 @@ import Testing
 @Suite struct OwnedFileDescriptorTests {
     @Test func closeClosesOnceAndNeverTouchesAReusedNumber() throws {
         var ends: [Int32] = [-1, -1]
-        try #require(pipe(&ends) == 0)
+        try #require(closeOnExecPipe(&ends))
         defer { Glibc.close(ends[0]) }
         let owner = OwnedFileDescriptor(taking: ends[1])
         owner.close()
         #expect(owner.rawValue == nil)
         // Whatever now holds that number must survive a second close.
         var again: [Int32] = [-1, -1]
-        try #require(pipe(&again) == 0)
+        try #require(closeOnExecPipe(&again))
         defer {
             Glibc.close(again[0])
             Glibc.close(again[1])
@@ -24,7 +24,7 @@ import Testing
 
     @Test func releasingTheLastReferenceClosesTheDescriptor() throws {
         var ends: [Int32] = [-1, -1]
-        try #require(pipe(&ends) == 0)
+        try #require(closeOnExecPipe(&ends))
         defer { Glibc.close(ends[0]) }
         do {
             let owner = OwnedFileDescriptor(taking: ends[1])
@@ -36,7 +36,7 @@ import Testing
 
     @Test func takeRawValueHandsOwnershipOver() throws {
         var ends: [Int32] = [-1, -1]
-        try #require(pipe(&ends) == 0)
+        try #require(closeOnExecPipe(&ends))
         defer { Glibc.close(ends[0]) }
         let owner = OwnedFileDescriptor(taking: ends[1])
         let taken = try #require(owner.takeRawValue())
@@ -54,4 +54,11 @@ func pollHangsUp(_ readEnd: Int32, waitingUpTo milliseconds: Int32 = 0) -> Bool 
     guard poll(&descriptors, 1, milliseconds) == 1 else { return false }
     var byte: UInt8 = 0
     return read(readEnd, &byte, 1) == 0
+}
+
+/// `pipe` with both ends close-on-exec at once, so a process another suite spawns meanwhile does not
+/// inherit a copy (which would keep the pipe from hanging up until that process exits).
+func closeOnExecPipe(_ ends: inout [Int32]) -> Bool {
+    guard pipe(&ends) == 0 else { return false }
+    return ends.allSatisfy { fcntl($0, F_SETFD, FD_CLOEXEC) == 0 }
 }
