@@ -51,7 +51,7 @@ extension ErrorReport {
             switch cause {
             case .disconnected, .timedOut, .deviceNotFound: .deviceNotFound
             case .hostUnavailable: .unavailable
-            case .endpointMissing, .attError, .failed: .deviceRejected
+            case .endpointMissing, .attError, .pairingFailed, .failed: .deviceRejected
             }
         case .protocolMismatch, .firmwareMismatch, .invalidPart: .badPackage
         case .aborted: .interrupted
