@@ -24,7 +24,7 @@ enum ConfirmCommand: Subcommand {
     static let exitCodes: [ExitCode] = SMPDeviceRequest.exitCodes
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
-        let request = try SMPDeviceRequest(arguments)
+        let request = try SMPDeviceRequest(arguments, context: context)
         let imageNumber = try arguments.integer("image", in: 0...15)
         var hash: [UInt8]?
         if let text = arguments.value("hash") {

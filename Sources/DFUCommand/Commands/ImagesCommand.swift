@@ -22,7 +22,7 @@ enum ImagesCommand: Subcommand {
     static let exitCodes: [ExitCode] = SMPDeviceRequest.exitCodes
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
-        let request = try SMPDeviceRequest(arguments)
+        let request = try SMPDeviceRequest(arguments, context: context)
         let slots = try await request.run(.images, context: context) ?? []
         if arguments.flag("json") {
             context.writeOutput(try SMPDeviceRequest.json(slots, device: request.target.label))

@@ -17,7 +17,7 @@ enum ResetCommand: Subcommand {
     static let exitCodes: [ExitCode] = SMPDeviceRequest.exitCodes
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
-        let request = try SMPDeviceRequest(arguments)
+        let request = try SMPDeviceRequest(arguments, context: context)
         _ = try await request.run(.reset, context: context)
         context.writeError(TerminalText.escaped("dfu: \(request.target.label) was reset") + "\n")
         return .success
