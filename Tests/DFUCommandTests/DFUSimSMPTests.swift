@@ -80,6 +80,15 @@ import Testing
         #expect(run.error.contains("the firmware does not fit the device"), "\(run.error)")
     }
 
+    @Test func aMixedFleetGivenBothFilesIsUpdatedInOneRun() throws {
+        let run = try DFUSimRun.run(devices: ["smp", "buttonless,sd_id=0xB7"],
+                                    ["upload", UploadCommandTests.app, SMPFirmware.image, "-d", Self.address, "-d", Self.second])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["hash"] as? String == SMPFirmware.imageHashHex)
+        #expect((run.device(Self.second)?["images"] as? [String: Any])?["application"] != nil, "\(run.report)")
+        #expect(run.error.split(separator: "\n").last == "2 devices: 2 updated, 0 not updated", "\(run.error)")
+    }
+
     @Test func theNRF5340PackageUpdatesBothCores() throws {
         let zip = MCUbootFiles.path("dfu_application.zip")
         guard FileManager.default.fileExists(atPath: zip) else { return }

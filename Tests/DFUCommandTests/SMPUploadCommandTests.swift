@@ -170,6 +170,30 @@ import ZipArchive
         #expect(summary["exit_code"] as? Int == 65)
     }
 
+    @Test func anNRF5PackageAndAnMCUbootImageUpdateAMixedFleetEachDeviceWithTheFileItTakes() async throws {
+        let smp1 = "C0:FF:EE:00:00:10", nrf5 = "C0:FF:EE:00:00:20", smp2 = "C0:FF:EE:00:00:30"
+        let rig = SimulatedRig([smp1: SMPFirmware.device(smp1), nrf5: SimulatedRig.secureDevice(nrf5), smp2: SMPFirmware.device(smp2)])
+        let list = SMPFirmware.folder.appendingPathComponent("fleet-\(UUID().uuidString).txt")
+        try "\(smp1)\n\(nrf5)\n\(smp2)\n".write(to: list, atomically: true, encoding: .utf8)
+        let run = await rig.dfu(["upload", UploadCommandTests.app, Self.image, "--devices-from", list.path, "--prn", "4", "--confirm"])
+        #expect(run.code == .success, "\(run.error)")
+        #expect(SMPFirmware.target(rig, smp1)?.slots[0].primary == SMPFirmware.imageBytes)
+        #expect(SMPFirmware.target(rig, smp2)?.slots[0].primary == SMPFirmware.imageBytes)
+        #expect(rig.transport(nrf5)?.peripheral().storage.application?.count == 4096)
+        #expect(run.errorLines.last == "3 devices: 3 updated, 0 not updated")
+        // Nothing of the nRF5 package reached an SMP server, nor SMP requests the nRF5 device.
+        #expect(rig.writes(smp1, to: .secureControlPoint).isEmpty && rig.writes(nrf5, to: .smp).isEmpty)
+    }
+
+    @Test func twoFilesOfTheSameKindAreAUsageError() async {
+        let rig = SimulatedRig([Self.device: SMPFirmware.device()])
+        let run = await rig.dfu(["upload", Self.image, Self.image, "-d", Self.device])
+        #expect(run.code == .usage)
+        #expect(run.errorLines.count == 1)
+        #expect(run.error.contains("two files of the same kind"), "\(run.error)")
+        #expect(rig.writes(to: .smp).isEmpty)
+    }
+
     // MARK: - JSON Lines
 
     @Test func jsonLinesHaveTheSameEventsForAnSMPUpload() async throws {

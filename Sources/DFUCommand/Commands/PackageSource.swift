@@ -13,6 +13,8 @@ struct PackageSource: Sendable {
     let initPath: String?
     /// Whether the path names a raw `.bin`/`.hex` image rather than a zip.
     private let isRaw: Bool
+    /// Whether the path names a `.bin`/`.hex` file (an nRF5 raw image or an MCUboot image).
+    var isRawImageName: Bool { isRaw }
     /// For raw SoftDevice+bootloader images: the two sizes.
     let softdeviceSize: UInt32?
     let bootloaderSize: UInt32?

@@ -48,7 +48,7 @@ struct SMPDeviceRequest: Sendable {
 
     /// The exit codes these commands can return.
     static let exitCodes: [ExitCode] = [
-        .success, .deviceRejected, .deviceNotFound, .usage, .badPackage, .unavailable, .outputFailed, .software, .interrupted,
+        .success, .deviceRejected, .deviceNotFound, .usage, .unavailable, .outputFailed, .software, .interrupted,
     ]
 
     /// Reads the shared options.

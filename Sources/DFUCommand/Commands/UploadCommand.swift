@@ -9,6 +9,7 @@ enum UploadCommand: Subcommand {
         PACKAGE --device ADDRESS|NAME [--device …] [OPTIONS]
                dfu upload FIRMWARE.bin|.hex --type TYPE --init FILE.dat [--sd-size N --bl-size N] --device D [OPTIONS]
                dfu upload app_update.bin|zephyr.signed.hex|dfu_application.zip --device D [--confirm|--test] [--no-reset] [OPTIONS]
+               dfu upload PACKAGE dfu_application.zip --devices-from FILE [OPTIONS]   (a fleet of nRF5 and SMP devices)
         """
     static let discussion = """
         Connects to each device, switches an application into its bootloader (buttonless) when
@@ -24,7 +25,8 @@ enum UploadCommand: Subcommand {
         --confirm confirms at once, --no-reset leaves the swap to the next reset. A lost link or
         an interrupted run resumes from the device's offset. The file's kind must fit the device:
         an MCUboot image for an nRF5 device, or an nRF5 package for an SMP server, is refused
-        before anything is written (exit 65), as are options of the other kind (exit 64).
+        before anything is written (exit 65), as are options of the other kind (exit 64). Given
+        both an nRF5 package and an MCUboot file, each device gets the one it takes.
 
         Every option is checked before any Bluetooth work starts. With several devices
         (--device repeated, --devices-from) they are updated at the same time, up to --parallel
@@ -53,6 +55,7 @@ enum UploadCommand: Subcommand {
         ("dfu upload app.zip -d DfuTarg --key public.pem", "refuse a package whose signature does not verify"),
         ("dfu upload dfu_application.zip -d C0:FF:EE:00:12:34", "an nRF Connect SDK device: test, reset, confirm"),
         ("dfu upload zephyr.signed.bin -d Zephyr --confirm --no-reset", "confirm now, swap at the next reset"),
+        ("dfu upload app.zip dfu_application.zip --devices-from rig.txt", "a fleet of nRF5 and nRF Connect SDK devices"),
     ]
     static let options = UploadSettings.options
     /// Each device sends Abort, disconnects and releases its link first (``UploadBatch/interruptGrace``).
@@ -70,7 +73,7 @@ enum UploadCommand: Subcommand {
         for device in devices where !seen.insert(device.label).inserted {
             throw UsageError("device \(device.label) is given twice", command: name)
         }
-        let firmware = try UploadFirmware.load(settings.source, settings: settings, context: context)
+        let firmware = try UploadFirmware.load(settings, context: context)
         let renderer: any UploadRenderer
         switch settings.output {
         case .live(let colour):

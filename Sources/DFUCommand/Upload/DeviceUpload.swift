@@ -8,8 +8,9 @@ struct DeviceUpload: Sendable {
     let target: DeviceTarget
     /// The adapter to open the link on (nil = default).
     let adapter: String?
-    /// What to send.
-    let firmware: UploadFirmware
+    /// What to send: one firmware, or an nRF5 package and an MCUboot plan, tried in turn: the engine refuses
+    /// the one the device does not take before anything is written (``DFUError/firmwareMismatch(reason:)``).
+    let firmware: [UploadFirmware]
     /// The options.
     let settings: UploadSettings
     /// Where the links come from and where interrupts arrive.
@@ -117,17 +118,27 @@ struct DeviceUpload: Sendable {
                 renderer.handle(.progress(device, progress, elapsed: elapsed))
             }
         }
+        var index = 0
         do throws(DFUError) {
-            switch firmware {
-            case .nrf5(let package): return .updated(try await runner.update(package, device: target.selector))
-            case .smp(let plan): return .updated(try await runner.update(plan, device: target.selector))
+            while true {
+                do throws(DFUError) {
+                    switch firmware[index] {
+                    case .nrf5(let package): return .updated(try await runner.update(package, device: target.selector))
+                    case .smp(let plan): return .updated(try await runner.update(plan, device: target.selector))
+                    }
+                } catch .firmwareMismatch(let reason) where index + 1 < firmware.count && !context.interrupts.isInterrupted {
+                    // Nothing was written: the other file is for this device.
+                    if verbosity >= 1 { renderer.handle(.log(device, .info, "\(reason); sending the other file")) }
+                    index += 1
+                    lastActive.withLock { $0 = nil }
+                }
             }
         } catch {
             if case .aborted = error {
-                return .interrupted(whereLeft(lastActive.withLock { $0 }, sentAbort: transport.abortAccepted))
+                return .interrupted(whereLeft(lastActive.withLock { $0 }, firmware: firmware[index], sentAbort: transport.abortAccepted))
             }
             if context.interrupts.isInterrupted {
-                return .interrupted(whereLeft(lastActive.withLock { $0 }, sentAbort: transport.abortAccepted))
+                return .interrupted(whereLeft(lastActive.withLock { $0 }, firmware: firmware[index], sentAbort: transport.abortAccepted))
             }
             let (code, message) = ErrorReport.classify(error)
             return .failed(code, message)
@@ -140,7 +151,7 @@ struct DeviceUpload: Sendable {
     /// Where an interrupted device was left, from its last progress, and what running `dfu` again
     /// will do: only what the engine does (it skips a system part the bootloader already holds by
     /// rejecting its init packet, and resumes an object only when the bootloader kept it).
-    func whereLeft(_ progress: DFUProgress?, sentAbort: Bool) -> String {
+    func whereLeft(_ progress: DFUProgress?, firmware: UploadFirmware, sentAbort: Bool) -> String {
         guard let progress, progress.state != .connecting || progress.part > 1 else { return Self.notStarted }
         guard case .nrf5(let package) = firmware else { return Self.whereLeftSMP(progress) }
         var text = "interrupted in part \(progress.part)/\(progress.totalParts) while \(ProgressText.state(progress.state))"
@@ -178,13 +189,25 @@ struct DeviceUpload: Sendable {
 
     /// What shapes this transfer, for `-v`.
     func describeTransfer() -> String {
-        guard case .smp(let plan) = firmware else { return Self.describe(settings.options) }
+        var text = ""
+        for item in firmware {
+            if !text.isEmpty { text += "; or " }
+            switch item {
+            case .nrf5: text += Self.describe(settings.options)
+            case .smp(let plan): text += Self.describe(plan, options: settings.options)
+            }
+        }
+        return text
+    }
+
+    /// What shapes an SMP upload, for `-v`.
+    static func describe(_ plan: SMPUploadPlan, options: DFUOptions) -> String {
         var text = "SMP upload of " + plan.images.map { "image \($0.image) (\($0.bytes.count) bytes)" }.joined(separator: ", ")
         text += ", then \(plan.ending.rawValue)"
         text += ", frames of " + (plan.frameSize.map { "at most \($0) bytes" } ?? "the device's buf_size")
         text += ", " + (plan.window.map { "\($0) in flight" } ?? "the device's buf_count - 1 in flight")
-        text += ", scan timeout \(ProgressText.seconds(settings.options.scanTimeout)), connect timeout \(ProgressText.seconds(settings.options.connectTimeout))"
-        return text + ", \(settings.options.reconnectAttempts) reconnections"
+        text += ", scan timeout \(ProgressText.seconds(options.scanTimeout)), connect timeout \(ProgressText.seconds(options.connectTimeout))"
+        return text + ", \(options.reconnectAttempts) reconnections"
     }
 
     /// The options that shape the transfer, for `-v`.

@@ -5,8 +5,8 @@ import DFUCore
 struct UploadBatch: Sendable {
     /// The devices in command-line order.
     let devices: [DeviceTarget]
-    /// What to send.
-    let firmware: UploadFirmware
+    /// What to send: one firmware, or an nRF5 package and an MCUboot plan (each device gets the one it takes).
+    let firmware: [UploadFirmware]
     /// The options.
     let settings: UploadSettings
     /// Links and interrupts.

@@ -8,13 +8,32 @@ enum UploadFirmware: Sendable {
     /// MCUboot images for an SMP (MCUmgr) server, checked, with how the upload ends.
     case smp(SMPUploadPlan)
 
-    /// The firmware of the file `source` names, read and checked completely (hashes, and signatures with
-    /// `--key`), with the options that only fit the other kind refused.
-    static func load(_ source: PackageSource, settings: UploadSettings, context: CommandContext) throws -> UploadFirmware {
+    /// The firmware of the files named (one, or an nRF5 package and an MCUboot file for a mixed fleet), read
+    /// and checked completely (hashes, and signatures with `--key`), with the options that fit neither refused.
+    static func load(_ settings: UploadSettings, context: CommandContext) throws -> [UploadFirmware] {
+        let both = settings.sources.count == 2
+        let loaded = try settings.sources.map { source in
+            try load(source, settings: settings, context: context, mixed: both)
+        }
+        if both {
+            switch (loaded[0], loaded[1]) {
+            case (.nrf5, .smp), (.smp, .nrf5): break
+            default:
+                throw UsageError("two files of the same kind (\(settings.sources[0].path), \(settings.sources[1].path)); "
+                    + "give one nRF5 package and one MCUboot image or nRF Connect SDK zip, for a fleet of both kinds",
+                    command: UploadCommand.name)
+            }
+        }
+        return loaded
+    }
+
+    /// The firmware of the file `source` names; unless the run is `mixed`, the options of the other kind are refused.
+    private static func load(_ source: PackageSource, settings: UploadSettings, context: CommandContext, mixed: Bool) throws
+        -> UploadFirmware {
         let path = source.path
         switch try source.contents(keyPath: settings.keyPath, context: context) {
         case .nrf5(let report):
-            if let option = settings.smpOnlyOptionGiven {
+            if !mixed, let option = settings.smpOnlyOptionGiven {
                 throw UsageError("option --\(option) is for MCUboot images (SMP); \(path) is an nRF5 package", command: UploadCommand.name)
             }
             let package: DFUPackage
@@ -28,7 +47,7 @@ enum UploadFirmware: Sendable {
             }
             return .nrf5(package)
         case .mcuboot(let report):
-            if let option = settings.nrf5OnlyOptionGiven {
+            if !mixed, let option = settings.nrf5OnlyOptionGiven {
                 throw UsageError("option --\(option) is for nRF5 packages; \(path) is an MCUboot image (sent over SMP)", command: UploadCommand.name)
             }
             do {

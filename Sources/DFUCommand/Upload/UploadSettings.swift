@@ -4,8 +4,9 @@ import DFUCore
 ///
 /// A bad value is a ``UsageError`` (exit 64) naming the option and what is allowed.
 struct UploadSettings: Sendable {
-    /// The firmware.
-    let source: PackageSource
+    /// The firmware: one file, or for a mixed fleet an nRF5 package and an MCUboot file (each device gets
+    /// the one it takes).
+    let sources: [PackageSource]
     /// `--key`: the public key path.
     let keyPath: String?
     /// `--device` values, in order (`--devices-from` adds to them when the file is read).
@@ -89,8 +90,16 @@ struct UploadSettings: Sendable {
         let command = arguments.command
         func usage(_ text: String) -> UsageError { UsageError(text, command: command) }
 
-        let path = try arguments.positionals(named: ["PACKAGE"])[0]
-        source = try PackageSource(path: path, arguments: arguments)
+        let paths = arguments.positionals
+        if paths.isEmpty { throw usage("missing PACKAGE") }
+        if paths.count > 2 { throw usage("unexpected argument '\(paths[2])'") }
+        sources = try paths.map { path throws(UsageError) in try PackageSource(path: path, arguments: arguments) }
+        let path = paths[0]
+        let source = sources[0]
+        if sources.count == 2, sources.contains(where: \.isRawImageName),
+           arguments.isGiven("type") || arguments.isGiven("init") {
+            throw usage("--type and --init are for one raw nRF5 image; with two files, give a package (zip) for the nRF5 devices")
+        }
         if source.rawKind != nil && source.initPath == nil {
             // Secure bootloaders and Legacy ones from SDK 7 on need the init packet; only SDK 6 and older
             // took an image alone. Asking here beats finding out after connecting to the device.
