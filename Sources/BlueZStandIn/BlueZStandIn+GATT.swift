@@ -187,12 +187,16 @@ extension BlueZStandIn {
     /// the flags, `type=command` (or no type on a write-without-response one) a Write Command whatever
     /// the flags, any other type is NotSupported; `offset` must be a `q`.
     func writeValue(_ message: DBusMessage) throws -> [DBusValue] {
-        let (device, radio, characteristic) = try characteristic(for: message)
+        var (device, radio, characteristic) = try characteristic(for: message)
+        // What the client wrote to an AcquireWrite socket goes first, and a socket it closed is released
+        // (`sock_hup`) before this call is judged: a client may acquire only to learn the MTU and close the
+        // socket at once (bleak's `_acquire_mtu` does), then write with WriteValue.
+        drainAcquiredWrites(device)
+        if let current = devices[device]?.gatt?.characteristics[characteristic.path] { characteristic = current }
         guard characteristic.writeChannel == nil else { throw BlueZNames.error("NotPermitted", "Write acquired") }
         guard message.arguments.count == 2, let bytes = message.arguments[0].byteArrayValue,
             let options = message.arguments[1].stringKeyedDictionary, Self.optionsAreWellTyped(options)
         else { throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call") }
-        drainAcquiredWrites(device)
         let offset = options.first { $0.key.lowercased() == "offset" }?.value.integerValue ?? 0
         let requested = options.first { $0.key.lowercased() == "type" }?.value.stringValue?.lowercased()
         let type: SimulatedWriteType

@@ -72,8 +72,14 @@ struct RadioDevice: Sendable {
     /// When the client last asked to create a data object whose first packet has not come yet.
     private var dataObjectCreated: ContinuousClock.Instant?
 
-    init(spec: SimulatedDeviceSpec, link: LinkModel, faults: StandInFaults) {
+    /// Whether an SMP target's answers wait for the modelled link (`--link smp_paced=yes`).
+    let pacesSMP: Bool
+    /// The modelled time of the latest answer (paced SMP answers do not hold the write clock back).
+    private var latestAnswer: Duration = .zero
+
+    init(spec: SimulatedDeviceSpec, link: LinkModel, faults: StandInFaults, pacesSMP: Bool = false) {
         self.spec = spec
+        self.pacesSMP = pacesSMP
         self.link = link
         self.faults = faults.link
         droppedResponses = faults.droppedResponses
@@ -217,7 +223,10 @@ struct RadioDevice: Sendable {
         // A Legacy bootloader's answers leave at the link's pace: 20-byte packets cannot reach it faster
         // than the modelled connection events carry them, so its receipts and responses are held until the
         // wall clock reaches their modelled time.
-        let pacedToLink = firmware is SimulatedLegacyBootloader
+        // So do an SMP target's with `smp_paced`: its requests then overlap in the model as far as the client's
+        // window and the target's buffers let them (the write clock does not wait for the answers).
+        let overlapsRequests = pacesSMP && firmware is SimulatedZephyrTarget
+        let pacedToLink = firmware is SimulatedLegacyBootloader || overlapsRequests
         let refusedBefore = (firmware as? SimulatedZephyrTarget).map { $0.refusedWrites + $0.droppedFrames }
         let error = firmware.write(delivered, to: uuid, type: type, context: &context)
         if isSMP, error == nil, let target = firmware as? SimulatedZephyrTarget,
@@ -248,7 +257,7 @@ struct RadioDevice: Sendable {
             reboot = (queued.0, max(queued.1, last))
         }
         for (time, target, payload) in notifications.sorted(by: { $0.0 < $1.0 }) {
-            modelled = max(modelled, time)
+            if overlapsRequests { latestAnswer = max(latestAnswer, time) } else { modelled = max(modelled, time) }
             observe(notification: payload, on: target)
             var delay: Duration = .zero
             if isControlPointUUID(target) {
@@ -296,7 +305,7 @@ struct RadioDevice: Sendable {
         if let target = peripheral.firmware as? SimulatedZephyrTarget {
             // An SMP device's flash is its MCUboot slots; the nRF5 parts do not apply.
             images = [:]
-            slots = Self.slots(of: target)
+            slots = StandInReport.Slot.list(of: target)
             stats.smpRequests = smpTraffic.requests
             stats.smpMaximumInFlight = smpTraffic.maximumInFlight
             stats.smpRetransmissions = smpTraffic.retransmissions
@@ -305,16 +314,6 @@ struct RadioDevice: Sendable {
         return StandInReport.Device(
             address: spec.profile.address.description, kind: spec.kind.rawValue, images: images,
             stats: stats, violations: violations, slots: slots)
-    }
-
-    /// The occupied slots as the target's image list shows them, with each image's size.
-    static func slots(of target: SimulatedZephyrTarget) -> [StandInReport.Slot] {
-        target.imageList.map { entry in
-            StandInReport.Slot(
-                image: entry.image, slot: entry.slot, version: entry.version, hash: entry.hashHex,
-                size: target.slots[entry.image].image(inSlot: entry.slot)?.tlvEnd ?? 0, active: entry.active,
-                pending: entry.pending, confirmed: entry.confirmed, permanent: entry.permanent)
-        }
     }
 
     /// A notification of the device reached the client (or would have, had it subscribed).
@@ -363,7 +362,7 @@ struct RadioDevice: Sendable {
     private mutating func refreshModelled() {
         lastModelled = modelled
         lastWall = ContinuousClock.now
-        statistics.modelledMilliseconds = Self.milliseconds(modelled - idle)
+        statistics.modelledMilliseconds = Self.milliseconds(max(modelled, latestAnswer) - idle)
     }
 
     /// Whole milliseconds of a duration.
@@ -377,7 +376,8 @@ struct RadioDevice: Sendable {
         let now = ContinuousClock.now
         let floor = lastModelled + (now - lastWall)
         if floor > modelled {
-            idle += floor - modelled
+            // Paced SMP answers still on their way keep the link busy: only the time beyond them is idle.
+            idle += floor - max(modelled, min(floor, latestAnswer))
             modelled = floor
         }
         lastWall = now

@@ -13,14 +13,17 @@ struct SMPPairingTests {
     static let authenticationFailed = DBusError(
         name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
 
-    /// Without any agent bluetoothd pairs as NoInputNoOutput: Just Works bonds, but the keys are not
-    /// authenticated, so the subscription is still refused ("Not paired"); writes meanwhile vanish.
+    /// Without any agent bluetoothd cannot pair at all (even Just Works asks an agent): the subscription is
+    /// refused ("Not paired"), Pair fails; writes meanwhile vanish.
     @Test func withoutAnAgentTheSubscriptionIsRefusedAndWritesVanish() async throws {
         try await withStandIn(devices: ["smp-auth"]) { bus in
             let session = try await SMPSessionByHand(bus, subscribe: false)
             try await session.write(try session.frame(.echo("unheard")).bytes)
             await #expect(throws: Self.notPaired) { try await session.subscribe() }
-            #expect(try await bus.property("Paired", of: BlueZNames.device, at: session.device).boolValue == true)
+            #expect(try await bus.property("Paired", of: BlueZNames.device, at: session.device).boolValue == false)
+            await #expect(throws: Self.authenticationFailed) {
+                _ = try await bus.call(session.device, BlueZNames.device, "Pair")
+            }
             #expect(
                 try await bus.property("Notifying", of: BlueZNames.gattCharacteristic, at: session.characteristic)
                     .boolValue == false)
@@ -62,8 +65,9 @@ struct SMPPairingTests {
         }
     }
 
-    /// A NoInputNoOutput agent pairs by Just Works with no agent call: enough for `security=encrypted`
-    /// (`_PERM_RW_ENCRYPT`), not for `smp-auth`'s authenticated default.
+    /// A NoInputNoOutput agent pairs by Just Works with no agent call during Pair: enough for
+    /// `security=encrypted` (`_PERM_RW_ENCRYPT`), not for `smp-auth`'s authenticated default. Raised by
+    /// bluetoothd itself (no Pair), Just Works asks the default agent's RequestAuthorization.
     @Test func justWorksOpensAnEncryptedCharacteristicButNotAnAuthenticatedOne() async throws {
         try await withStandIn(devices: ["smp-auth"]) { bus in
             let session = try await SMPSessionByHand(bus, subscribe: false)
@@ -78,6 +82,18 @@ struct SMPPairingTests {
             _ = try await bus.call(session.device, BlueZNames.device, "Pair")
             try await session.subscribe()
             #expect(try await session.send(.echo("encrypted")) == .echo("encrypted"))
+        }
+        try await withStandIn(devices: ["smp,security=encrypted"]) { bus in
+            let session = try await SMPSessionByHand(bus, subscribe: false)
+            let agent = try await PairingAgentByHand(bus, capability: "NoInputNoOutput", asDefault: true)
+            try await session.subscribe()
+            #expect(agent.received == ["RequestAuthorization \(session.device.rawValue)"])
+            #expect(try await session.send(.echo("raised")) == .echo("raised"))
+        }
+        try await withStandIn(devices: ["smp,security=encrypted"]) { bus in
+            let session = try await SMPSessionByHand(bus, subscribe: false)
+            _ = try await PairingAgentByHand(bus, capability: "NoInputNoOutput", rejects: true, asDefault: true)
+            await #expect(throws: Self.notPaired) { try await session.subscribe() }
         }
     }
 
@@ -94,13 +110,39 @@ struct SMPPairingTests {
         }
     }
 
-    /// An agent that is registered but not the default is not asked when bluetoothd raises the security itself.
-    @Test func aRegisteredAgentThatIsNotTheDefaultIsNotAskedForASecurityRaise() async throws {
+    /// A client that subscribes first without any agent is refused, and the refused raise leaves no bond behind
+    /// (no agent: the pairing fails); it then registers its own KeyboardOnly agent and pairs: Pair asks that agent
+    /// for the passkey and the next subscription works.
+    @Test func aRefusedSubscriptionThenPairWithTheCallersAgentOpensTheCharacteristic() async throws {
+        try await withStandIn(devices: ["smp-auth,passkey=654321"]) { bus in
+            let session = try await SMPSessionByHand(bus, subscribe: false)
+            await #expect(throws: Self.notPaired) { try await session.subscribe() }
+            #expect(try await bus.property("Paired", of: BlueZNames.device, at: session.device).boolValue == false)
+            let agent = try await PairingAgentByHand(bus, capability: "KeyboardOnly", passkey: 654_321)
+            _ = try await bus.call(session.device, BlueZNames.device, "Pair")
+            #expect(agent.received == ["RequestPasskey \(session.device.rawValue)"])
+            try await session.subscribe()
+            #expect(try await session.send(.echo("after pairing")) == .echo("after pairing"))
+        }
+    }
+
+    /// The first agent registered is the default without RequestDefaultAgent (BlueZ 5.66 `src/agent.c`
+    /// `agent_create`: an empty default queue takes it), so it is asked when bluetoothd raises the security.
+    @Test func theOnlyRegisteredAgentIsTheDefaultAndIsAskedForASecurityRaise() async throws {
         try await withStandIn(devices: ["smp-auth"]) { bus in
             let session = try await SMPSessionByHand(bus, subscribe: false)
             let agent = try await PairingAgentByHand(bus, capability: "KeyboardDisplay")
+            try await session.subscribe()
+            #expect(agent.received == ["RequestPasskey \(session.device.rawValue)"])
+        }
+    }
+
+    /// Without any agent bluetoothd's own pairing cannot authenticate (no agent: NoInputNoOutput, Just Works),
+    /// so the subscription is refused.
+    @Test func withoutAnyAgentASecurityRaiseCannotAuthenticate() async throws {
+        try await withStandIn(devices: ["smp-auth"]) { bus in
+            let session = try await SMPSessionByHand(bus, subscribe: false)
             await #expect(throws: Self.notPaired) { try await session.subscribe() }
-            #expect(agent.received.isEmpty)
         }
     }
 
