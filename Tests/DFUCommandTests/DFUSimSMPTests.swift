@@ -51,13 +51,23 @@ import Testing
     @Test func anAuthenticatedSMPServerPairsWithThePasskeyGiven() throws {
         let run = try DFUSimRun.run(devices: ["smp-auth,passkey=654321"],
                                     ["upload", SMPFirmware.image, "-d", Self.address, "--passkey", "654321"])
-        // Known to fail: the transport pairs, but the stand-in still refuses the SMP characteristic's second
-        // StartNotify ("refuses its SMP characteristic on a link paired with this host: it needs an
-        // authenticated pairing"); the transport's and the stand-in's pairing models disagree.
-        withKnownIssue("the BlueZ transport and the stand-in's smp-auth pairing do not yet agree on an authenticated pairing") {
-            #expect(run.status == 0, "\(run.error)")
-            #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["hash"] as? String == SMPFirmware.imageHashHex)
-        }
+        #expect(run.status == 0, "\(run.error)")
+        #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["hash"] as? String == SMPFirmware.imageHashHex)
+    }
+
+    @Test func imagesOfAnAuthenticatedSMPServerPairWithThePasskeyGiven() throws {
+        let run = try DFUSimRun.run(devices: ["smp-auth,passkey=654321"], ["images", "-d", Self.address, "--passkey", "654321", "--json"])
+        #expect(run.status == 0, "\(run.error)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        #expect((answer["slots"] as? [[String: Any]])?.first?["version"] as? String == "1.0.0", "\(run.output)")
+    }
+
+    @Test func aWrongPasskeyFailsWithOneLineAndExit1() throws {
+        let run = try DFUSimRun.run(devices: ["smp-auth,passkey=654321"],
+                                    ["upload", SMPFirmware.image, "-d", Self.address, "--passkey", "111111"])
+        #expect(run.status == 1, "\(run.error)")
+        #expect(run.error.split(separator: "\n").filter { $0.hasPrefix("dfu: ") }.count == 1, "\(run.error)")
+        #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["version"] as? String == "1.0.0", "nothing was installed")
     }
 
     @Test func anAuthenticatedSMPServerWithoutAPasskeyFailsWithOneLineNamingTheOption() throws {
