@@ -69,4 +69,23 @@ struct DFUSimSMPInterruptTests {
         #expect(running?["version"] as? String == "1.0.0", "the old image still runs")
         #expect((device?["stats"] as? [String: Any])?["smp_resets"] as? Int == 0)
     }
+
+    @Test func theSameCommandAfterAnInterruptResumesFromTheDevicesOffset() throws {
+        // One stand-in, two runs: the first is sent SIGINT after 3 s of a 6 s upload, the second carries on.
+        let dfu = TestData.dfuExecutable.path
+        let script = """
+            timeout --preserve-status -s INT 3 "$0" upload "$1" -d \(Self.address); echo "first exit $?" >&2
+            "$0" upload "$1" -d \(Self.address) -v
+            """
+        let run = try DFUSimRun.run(devices: ["smp"], simulator: ["--link", "smp_paced=yes"],
+                                    command: ["/bin/sh", "-c", script, dfu, Self.image])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.error.contains("first exit 130"), "\(run.error)")
+        let resumed = run.error.split(separator: "\n").first { $0.contains("resuming part 1 at byte ") }
+        let offset = resumed.flatMap { line in line.split(separator: " ").last.flatMap { Int($0) } } ?? 0
+        #expect(offset > 0 && offset < Self.bytes.count, "\(run.error)")
+        let running = (run.device(Self.address)?["slots"] as? [[String: Any]])?.first { $0["slot"] as? Int == 0 }
+        #expect(running?["version"] as? String == "3.0.0")
+        #expect(running?["confirmed"] as? Bool == true)
+    }
 }
