@@ -6,7 +6,8 @@
 #   make test-bluez only the real-BlueZ VM suite (Tests/BlueZVM/README.md)
 #   make test-sanitize  the Swift tests under AddressSanitizer (.build-asan) and ThreadSanitizer (.build-tsan);
 #                   make test-asan / make test-tsan for one (Sanitizers/README.md; not part of make test)
-#   make demo       inspect a bundled sample package, then upload it to a simulated device through dfu-sim
+#   make demo       inspect a bundled sample package, then upload it to a simulated device through dfu-sim;
+#                   then the same for an MCUboot image and a simulated nRF Connect SDK device (SMP)
 #   make fuzz       libFuzzer over every parser, FUZZ_SECONDS per target (Fuzz/README.md)
 #   make soak       SOAK_RUNS (500) uploads with seeded random faults through dfu-sim, SOAK_SEED=N to replay (Soak/README.md)
 #   make bench      the benchmark figures (Benchmarks/README.md); BENCH_JSON=out.json writes them as JSON
@@ -71,12 +72,20 @@ test-tsan: deps
 # on a private D-Bus. dfu finds the bootloader at address + 1, sends both parts, and dfu-sim's
 # report shows the images that ended up in the simulated flash.
 DEMO_PACKAGE ?= firmware-samples/secure-sd-bl-app.zip
+# An MCUboot image signed by imgtool (Tests/Fixtures/mcuboot/README.md), sent over SMP to dfu-sim's smp kind.
+DEMO_MCUBOOT ?= Tests/Fixtures/mcuboot/images/ecdsa-p256.bin
 demo: build
 	$(BIN) inspect $(DEMO_PACKAGE)
 	.build/release/dfu-sim run --device buttonless,sd_id=0xB7,sd_id_after=0x101 --report .build/demo-report.json \
 	    -- $(BIN) upload $(DEMO_PACKAGE) --device C0:FF:EE:00:00:10
 	@echo "dfu-sim's report of the simulated flash (.build/demo-report.json):"
 	@cat .build/demo-report.json; echo
+	$(BIN) inspect $(DEMO_MCUBOOT)
+	.build/release/dfu-sim run --device smp --report .build/demo-smp-report.json \
+	    -- sh -c '"$$0" upload "$$1" --device C0:FF:EE:00:00:10 && "$$0" images --device C0:FF:EE:00:00:10' \
+	    $(BIN) $(DEMO_MCUBOOT)
+	@echo "dfu-sim's report of the simulated MCUboot slots (.build/demo-smp-report.json):"
+	@cat .build/demo-smp-report.json; echo
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions

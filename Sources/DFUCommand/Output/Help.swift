@@ -17,7 +17,7 @@ enum Help {
 
     static func overview() -> String {
         var text = """
-            dfu \(DFUCommand.version): update Nordic nRF5 firmware over Bluetooth LE through BlueZ
+            dfu \(DFUCommand.version): update Nordic nRF5 and nRF Connect SDK (MCUboot) firmware over Bluetooth LE through BlueZ
 
             Usage: dfu COMMAND [OPTIONS]
 

@@ -39,6 +39,7 @@ extension CommandContext {
     public static func bluez(environment: [String: String]) -> CommandContext {
         var context = CommandContext.standard(environment: environment)
         context.transports = BlueZProvider.provider
+        context.passkeyPrompt = TerminalPasskeyPrompt.make(writeError: context.writeError)
         context.locksDevices = true
         return context
     }

@@ -4,8 +4,9 @@ import DFUCore
 ///
 /// A bad value is a ``UsageError`` (exit 64) naming the option and what is allowed.
 struct UploadSettings: Sendable {
-    /// The firmware.
-    let source: PackageSource
+    /// The firmware: one file, or for a mixed fleet an nRF5 package and an MCUboot file (each device gets
+    /// the one it takes).
+    let sources: [PackageSource]
     /// `--key`: the public key path.
     let keyPath: String?
     /// `--device` values, in order (`--devices-from` adds to them when the file is read).
@@ -24,6 +25,18 @@ struct UploadSettings: Sendable {
     let output: OutputMode
     /// `-v` count: 1 = state changes and details, 2 = also every request and response.
     let verbosity: Int
+    /// The options of an MCUboot upload over SMP.
+    let smp: SMPSettings
+    /// The first nRF5-only option given, if any (refused with an MCUboot image).
+    let nrf5OnlyOptionGiven: String?
+    /// The first SMP-only option given, if any (refused with an nRF5 package).
+    let smpOnlyOptionGiven: String?
+
+    /// The options only an nRF5 update takes (the raw image options are checked with the file).
+    static let nrf5OptionNames = [
+        "prn", "force-dfu", "experimental-buttonless", "uuid", "alt-name", "no-alt-name", "bootloader-address",
+        "bootloader-name", "scope", "no-resume", "packet-size", "first-object-delay", "object-delay",
+    ]
 
     /// Updates per adapter at once when `--parallel` is not given: BlueZ controllers keep a few LE
     /// links comfortably; more slows every upload down.
@@ -65,10 +78,11 @@ struct UploadSettings: Sendable {
             .value("object-delay", "MS", help: "wait after creating every data object",
                    default: OptionSpec.milliseconds(defaults.objectDelay)),
             .value("key", "PUBLIC.pem", help: "ECDSA P-256 public key: refuse to upload unless the signature verifies"),
+            .value("passkey", "N", help: "the passkey (0 to 999999) a device shows while pairing; without it dfu asks on a terminal"),
             .flag("json", help: "JSON Lines events on standard output (schema in docs/cli.md)"),
             .flag("quiet", short: "q", help: "print only errors"),
             .flag("verbose", short: "v", repeatable: true, help: "more detail; -vv traces every request and response"),
-        ] + PackageSource.options
+        ] + SMPSettings.options + PackageSource.options
     }()
 
     /// Validates every option; reads no file and touches no device.
@@ -76,8 +90,16 @@ struct UploadSettings: Sendable {
         let command = arguments.command
         func usage(_ text: String) -> UsageError { UsageError(text, command: command) }
 
-        let path = try arguments.positionals(named: ["PACKAGE"])[0]
-        source = try PackageSource(path: path, arguments: arguments)
+        let paths = arguments.positionals
+        if paths.isEmpty { throw usage("missing PACKAGE") }
+        if paths.count > 2 { throw usage("unexpected argument '\(paths[2])'") }
+        sources = try paths.map { path throws(UsageError) in try PackageSource(path: path, arguments: arguments) }
+        let path = paths[0]
+        let source = sources[0]
+        if sources.count == 2, sources.contains(where: \.isRawImageName),
+           arguments.isGiven("type") || arguments.isGiven("init") {
+            throw usage("--type and --init are for one raw nRF5 image; with two files, give a package (zip) for the nRF5 devices")
+        }
         if source.rawKind != nil && source.initPath == nil {
             // Secure bootloaders and Legacy ones from SDK 7 on need the init packet; only SDK 6 and older
             // took an image alone. Asking here beats finding out after connecting to the device.
@@ -161,7 +183,12 @@ struct UploadSettings: Sendable {
         }
         if let delay = try arguments.integer("object-delay", in: 0...10_000) { options.objectDelay = .milliseconds(delay) }
         self.options = options
-        link = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"))
+        smp = try SMPSettings(arguments)
+        nrf5OnlyOptionGiven = Self.nrf5OptionNames.first(where: arguments.isGiven)
+        smpOnlyOptionGiven = SMPSettings.optionNames.first(where: arguments.isGiven)
+        let passkey = try arguments.integer("passkey", in: UInt32(0)...UInt32(999_999))
+        link = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"), passkey: passkey,
+                               passkeyPrompt: passkey == nil ? context.passkeyPrompt : nil)
 
         verbosity = arguments.count("verbose")
         let quiet = arguments.flag("quiet")

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// `dfu` over SMP through bluetoothd's stand-in (`dfu-sim run --device smp…`): the BlueZ transport, the
+/// command line and the simulated Zephyr/MCUboot device together, the device's slots read from the report.
+@Suite(.enabled(if: DFUSimRun.available)) struct DFUSimSMPTests {
+    static let address = "C0:FF:EE:00:00:10"
+    static let second = "C0:FF:EE:00:00:20"
+
+    static func slots(_ run: DFUSimRun, _ address: String = address) -> [[String: Any]] {
+        run.device(address)?["slots"] as? [[String: Any]] ?? []
+    }
+
+    static func stats(_ run: DFUSimRun, _ address: String = address) -> [String: Any] {
+        run.device(address)?["stats"] as? [String: Any] ?? [:]
+    }
+
+    @Test func uploadTestsResetsAndConfirmsTheImageOnTheStandIn() throws {
+        let run = try DFUSimRun.run(devices: ["smp"], ["upload", SMPFirmware.image, "-d", Self.address])
+        #expect(run.status == 0, "\(run.error)")
+        let running = try #require(Self.slots(run).first { $0["slot"] as? Int == 0 })
+        #expect(running["hash"] as? String == SMPFirmware.imageHashHex)
+        #expect(running["active"] as? Bool == true && running["confirmed"] as? Bool == true)
+        #expect(running["version"] as? String == "2.0.0")
+        #expect(Self.stats(run)["smp_resets"] as? Int == 1)
+        #expect((Self.stats(run)["smp_max_in_flight"] as? Int ?? 0) > 1, "several requests in flight")
+        #expect(run.error.split(separator: "\n").last?.hasPrefix("\(Self.address): updated in ") == true, "\(run.error)")
+    }
+
+    @Test func uploadWithoutResetThenResetConfirmAndImagesInOneRun() throws {
+        let dfu = TestData.dfuExecutable.path
+        let script = """
+            "$0" upload "$1" -d \(Self.address) --no-reset -q && "$0" images -d \(Self.address) && \
+            "$0" reset -d \(Self.address) && "$0" confirm -d \(Self.address) >/dev/null && "$0" images -d \(Self.address) --json
+            """
+        let run = try DFUSimRun.run(devices: ["smp"], command: ["/bin/sh", "-c", script, dfu, SMPFirmware.image])
+        #expect(run.status == 0, "\(run.error)")
+        let lines = run.output.split(separator: "\n")
+        // The table after the upload: the new image waits in slot 1, pending.
+        #expect(lines.contains { $0.hasPrefix("0      1     2.0.0") && $0.contains("pending") }, "\(run.output)")
+        let last = try #require(lines.last)
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
+        let running = try #require((answer["slots"] as? [[String: Any]])?.first { $0["slot"] as? Int == 0 })
+        #expect(running["hash"] as? String == SMPFirmware.imageHashHex)
+        #expect(running["active"] as? Bool == true && running["confirmed"] as? Bool == true)
+        #expect(run.error.contains("dfu: \(Self.address) was reset"))
+        #expect(Self.stats(run)["smp_resets"] as? Int == 1)
+        #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["hash"] as? String == SMPFirmware.imageHashHex)
+    }
+
+    @Test func anAuthenticatedSMPServerPairsWithThePasskeyGiven() throws {
+        let run = try DFUSimRun.run(devices: ["smp-auth,passkey=654321"],
+                                    ["upload", SMPFirmware.image, "-d", Self.address, "--passkey", "654321"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["hash"] as? String == SMPFirmware.imageHashHex)
+    }
+
+    @Test func imagesOfAnAuthenticatedSMPServerPairWithThePasskeyGiven() throws {
+        let run = try DFUSimRun.run(devices: ["smp-auth,passkey=654321"], ["images", "-d", Self.address, "--passkey", "654321", "--json"])
+        #expect(run.status == 0, "\(run.error)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        #expect((answer["slots"] as? [[String: Any]])?.first?["version"] as? String == "1.0.0", "\(run.output)")
+    }
+
+    @Test func aWrongPasskeyFailsWithOneLineAndExit1() throws {
+        let run = try DFUSimRun.run(devices: ["smp-auth,passkey=654321"],
+                                    ["upload", SMPFirmware.image, "-d", Self.address, "--passkey", "111111"])
+        #expect(run.status == 1, "\(run.error)")
+        #expect(run.error.split(separator: "\n").filter { $0.hasPrefix("dfu: ") }.count == 1, "\(run.error)")
+        #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["version"] as? String == "1.0.0", "nothing was installed")
+    }
+
+    @Test func anAuthenticatedSMPServerWithoutAPasskeyFailsWithOneLineNamingTheOption() throws {
+        // Standard input is no terminal here: nobody can be asked.
+        let run = try DFUSimRun.run(devices: ["smp-auth"], ["upload", SMPFirmware.image, "-d", Self.address])
+        #expect(run.status == 1, "\(run.error)")
+        let failure = run.error.split(separator: "\n").filter { $0.hasPrefix("dfu: ") }
+        #expect(failure.count == 1, "\(run.error)")
+        #expect(failure.first?.contains("--passkey") == true, "\(run.error)")
+        #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["version"] as? String == "1.0.0", "nothing was installed")
+    }
+
+    @Test func aMixedFleetUpdatesTheSMPServerAndRefusesTheNRF5Device() throws {
+        let run = try DFUSimRun.run(devices: ["smp", "buttonless,sd_id=0xB7"],
+                                    ["upload", SMPFirmware.image, "-d", Self.address, "-d", Self.second, "--json"])
+        #expect(run.status == 65, "\(run.error)")
+        #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["hash"] as? String == SMPFirmware.imageHashHex)
+        let summary = try #require(run.output.split(separator: "\n").last)
+        #expect(summary.contains("\"failed\":[\"\(Self.second)\"]") && summary.contains("\"updated\":1"), "\(summary)")
+        #expect(run.error.contains("the firmware does not fit the device"), "\(run.error)")
+    }
+
+    @Test func aMixedFleetGivenBothFilesIsUpdatedInOneRun() throws {
+        let run = try DFUSimRun.run(devices: ["smp", "buttonless,sd_id=0xB7"],
+                                    ["upload", UploadCommandTests.app, SMPFirmware.image, "-d", Self.address, "-d", Self.second])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["hash"] as? String == SMPFirmware.imageHashHex)
+        #expect((run.device(Self.second)?["images"] as? [String: Any])?["application"] != nil, "\(run.report)")
+        #expect(run.error.split(separator: "\n").last == "2 devices: 2 updated, 0 not updated", "\(run.error)")
+    }
+
+    @Test func theNRF5340PackageUpdatesBothCores() throws {
+        let zip = MCUbootFiles.path("dfu_application.zip")
+        guard FileManager.default.fileExists(atPath: zip) else { return }
+        let run = try DFUSimRun.run(devices: ["smp-nrf5340"], ["upload", zip, "-d", Self.address])
+        #expect(run.status == 0, "\(run.error)")
+        let running = Self.slots(run).filter { $0["slot"] as? Int == 0 }
+        #expect(Set(running.compactMap { $0["image"] as? Int }) == [0, 1])
+        #expect(running.allSatisfy { $0["active"] as? Bool == true })
+        #expect(Self.stats(run)["smp_resets"] as? Int == 1, "one reset for both images")
+    }
+
+    @Test func scanShowsModeSMPThroughTheStandIn() throws {
+        let run = try DFUSimRun.run(devices: ["smp", "secure"], ["scan", "--json", "-t", "1"])
+        #expect(run.status == 0, "\(run.error)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        let devices = try #require(answer["devices"] as? [[String: Any]])
+        #expect(devices.first { $0["address"] as? String == Self.address }?["mode"] as? String == "smp", "\(run.output)")
+        #expect(devices.first { $0["address"] as? String == Self.second }?["mode"] as? String == "secure-bootloader", "\(run.output)")
+    }
+}
