@@ -36,14 +36,14 @@ struct BusyDeviceTests {
     }
 
     @Test(.enabled(if: DFUSimRun.available))
-    func twoDfuProcessesThroughBluetoothdsStandInNeverBothWrite() throws {
+    func twoDfuProcessesThroughBluetoothdsStandInNeverBothWrite() async throws {
         let dfu = TestData.dfuExecutable.path
         let package = UploadCommandTests.package("secure-app-512000.zip")
         let upload = "'\(dfu)' upload '\(package)' -d C0:FF:EE:00:00:10"
         // The first runs in the background and holds the device while its connection takes 5 s (a
         // slow or distant device); the second starts a second later.
         let script = "\(upload) -q & sleep 1; \(upload) --no-acquire -q; echo second=$?; wait $!; echo first=$?"
-        let run = try DFUSimRun.run(devices: ["buttonless,sd_id=0xB7,connect_delay_ms=5000"], command: ["/bin/sh", "-c", script])
+        let run = try await DFUSimRun.run(devices: ["buttonless,sd_id=0xB7,connect_delay_ms=5000"], command: ["/bin/sh", "-c", script])
         #expect(run.output.contains("second=75"), "\(run.output) \(run.error)")
         #expect(run.output.contains("first=0"), "the first is not disturbed: \(run.output) \(run.error)")
         #expect(run.error.contains("busy: another dfu process (pid "), "\(run.error)")

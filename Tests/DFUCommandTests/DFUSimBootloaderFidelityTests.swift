@@ -7,18 +7,18 @@ import Testing
     static let address = "C0:FF:EE:00:00:10"
     static func key(_ name: String) -> String { TestData.fixtures.appendingPathComponent("keys/\(name)").path }
 
-    @Test func aBootloaderBuiltWithTheSigningKeyInstallsTheSignedPackage() throws {
+    @Test func aBootloaderBuiltWithTheSigningKeyInstallsTheSignedPackage() async throws {
         let device = "secure,address=\(Self.address),sd_id=0xB7,public_key=\(Self.key("test-public.pem"))"
-        let run = try DFUSimRun.run(devices: [device], ["upload", UploadCommandTests.package("secure-app-4096.zip"),
+        let run = try await DFUSimRun.run(devices: [device], ["upload", UploadCommandTests.package("secure-app-4096.zip"),
                                                         "-d", Self.address])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.imageSize(Self.address, "application") == 4096)
     }
 
     /// `nrf_dfu_validation_signature_check`: another key's signature → 60 04 05 (Invalid Object); dfu exits 1.
-    @Test func aBootloaderBuiltWithAnotherKeyRefusesTheInitPacket() throws {
+    @Test func aBootloaderBuiltWithAnotherKeyRefusesTheInitPacket() async throws {
         let device = "secure,address=\(Self.address),sd_id=0xB7,public_key=\(Self.key("other-public.pem"))"
-        let run = try DFUSimRun.run(devices: [device], ["upload", UploadCommandTests.package("secure-app-4096.zip"),
+        let run = try await DFUSimRun.run(devices: [device], ["upload", UploadCommandTests.package("secure-app-4096.zip"),
                                                         "-d", Self.address, "-vv"])
         #expect(run.status == 1, "\(run.error)")
         #expect(run.error.contains("(60 04 05)"), "\(run.error)")
@@ -30,8 +30,8 @@ import Testing
     /// Execute for the 4096-byte object): the image is installed and the device runs it, so dfu exits 0. With
     /// bonds the application comes back at the bootloader's address, still advertising the DFU service.
     @Test(arguments: ["buttonless", "buttonless-bonded"])
-    func aLostFinalAnswerIsSuccessNotARejection(kind: String) throws {
-        let run = try DFUSimRun.run(devices: ["\(kind),address=\(Self.address),sd_id=0xB7"], faults: ["drop-response=11"],
+    func aLostFinalAnswerIsSuccessNotARejection(kind: String) async throws {
+        let run = try await DFUSimRun.run(devices: ["\(kind),address=\(Self.address),sd_id=0xB7"], faults: ["drop-response=11"],
                                     ["upload", UploadCommandTests.package("secure-app-4096.zip"), "-d", Self.address,
                                      "--scan-timeout", "2"])
         #expect(run.status == 0, "\(run.error)")
@@ -40,9 +40,9 @@ import Testing
 
     /// A Legacy bootloader's answers come at the link's pace: 20 480 bytes in 20-byte packets at 15 ms cannot
     /// take less wall time than the link model says.
-    @Test func aLegacyUploadTakesTheLinksTime() throws {
+    @Test func aLegacyUploadTakesTheLinksTime() async throws {
         let package = TestData.root.appendingPathComponent("firmware-samples/legacy-app.zip").path
-        let run = try DFUSimRun.run(devices: ["legacy,address=\(Self.address),sd_id=0x88"], ["upload", package, "-d", Self.address])
+        let run = try await DFUSimRun.run(devices: ["legacy,address=\(Self.address),sd_id=0x88"], ["upload", package, "-d", Self.address])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.imageSize(Self.address, "application") == 20480)
         let modelled = Double(run.stat(Self.address, "modelled_ms") ?? 0) / 1000

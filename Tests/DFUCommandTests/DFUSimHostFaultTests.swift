@@ -8,8 +8,8 @@ import Testing
     static let secure = "secure,address=\(address),sd_id=0xB7"
 
     @Test(arguments: [500, 3000])
-    func bluetoothdRestartingMidUploadIsWaitedForAndTheUploadCompletes(afterBytes: Int) throws {
-        let run = try DFUSimRun.run(
+    func bluetoothdRestartingMidUploadIsWaitedForAndTheUploadCompletes(afterBytes: Int) async throws {
+        let run = try await DFUSimRun.run(
             devices: [Self.secure], faults: ["restart-after-bytes=\(afterBytes)"],
             ["upload", DFUSimEndToEndTests.app, "-d", Self.address, "-q", "--scan-timeout", "3"])
         #expect(run.status == 0, "\(run.error)")
@@ -18,8 +18,8 @@ import Testing
         #expect(run.stat(Self.address, "connections") == 2)
     }
 
-    @Test func theAdapterVanishingMidUploadIsNamedInOneLineWithExitCode69() throws {
-        let run = try DFUSimRun.run(
+    @Test func theAdapterVanishingMidUploadIsNamedInOneLineWithExitCode69() async throws {
+        let run = try await DFUSimRun.run(
             devices: [Self.secure], faults: ["adapter-vanish-after-bytes=500"],
             ["upload", DFUSimEndToEndTests.app, "-d", Self.address, "-q", "--scan-timeout", "1"])
         #expect(run.status == 69, "the host's Bluetooth is unavailable: \(run.error)")

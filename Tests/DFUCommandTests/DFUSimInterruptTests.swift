@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// Ctrl-C through bluetoothd's stand-in: the built `dfu` under `dfu-sim run` gets SIGINT or
 /// SIGTERM mid-upload (sent to `dfu` itself, as a terminal's Ctrl-C reaches the foreground
@@ -32,7 +33,22 @@ struct DFUSimInterruptTests {
     }
 
     @Test(arguments: [SIGINT, SIGTERM])
-    func signalMidUploadAbortsAndExits130(_ signal: Int32) throws {
+    func signalMidUploadAbortsAndExits130(_ signal: Int32) async throws {
+        let (signalled, status, error) = try await offThePool { try Self.uploadSignalledMidway(with: signal) }
+        #expect(signalled, "the upload never got to 100000 bytes: \(error)")
+        #expect(status == 130, "\(error)")
+        let lines = error.split(separator: "\n").filter { !$0.hasPrefix("dbus-daemon[") }
+        let last = lines.last ?? ""
+        #expect(last.hasPrefix("dfu: \(Self.address): interrupted in part 1/1 while uploading at "), "\(last)")
+        #expect(last.hasSuffix("the same command again starts this part over"), "\(last)")
+        #expect(Self.confirmedBytes(error) < 512_000, "stopped before the end")
+        // The simulated SDK 15 bootloader acknowledges Abort before the link drops.
+        #expect(lines.contains { $0.hasSuffix("→ Secure DFU Control Point: Abort (0c)") }, "\(lines.suffix(8))")
+    }
+
+    /// Runs a 512 KB upload under dfu-sim and sends `signal` to dfu once 100 000 bytes are confirmed,
+    /// waiting for the child on the calling thread: whether it was sent, the exit status, dfu's stderr.
+    static func uploadSignalledMidway(with signal: Int32) throws -> (Bool, Int32, String) {
         let process = Process()
         process.executableURL = DFUSimRun.executable
         process.arguments = ["run", "--device", "buttonless,address=\(Self.address),sd_id=0xB7", "--",
@@ -65,14 +81,6 @@ struct DFUSimInterruptTests {
         process.waitUntilExit()
         try handle.close()
         let error = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-        #expect(signalled, "the upload never got to 100000 bytes: \(error)")
-        #expect(process.terminationStatus == 130, "\(error)")
-        let lines = error.split(separator: "\n").filter { !$0.hasPrefix("dbus-daemon[") }
-        let last = lines.last ?? ""
-        #expect(last.hasPrefix("dfu: \(Self.address): interrupted in part 1/1 while uploading at "), "\(last)")
-        #expect(last.hasSuffix("the same command again starts this part over"), "\(last)")
-        #expect(Self.confirmedBytes(error) < 512_000, "stopped before the end")
-        // The simulated SDK 15 bootloader acknowledges Abort before the link drops.
-        #expect(lines.contains { $0.hasSuffix("→ Secure DFU Control Point: Abort (0c)") }, "\(lines.suffix(8))")
+        return (signalled, process.terminationStatus, error)
     }
 }

@@ -13,13 +13,13 @@ import Testing
     @Test func noAcquireSendsEveryPacketWithWriteValue() async throws {
         let expected = try await DFUSimRun.packageCRCs(Self.app)["application"]
         // Without the option dfu takes sockets from AcquireWrite and AcquireNotify ...
-        let acquiring = try DFUSimRun.run(devices: [Self.buttonless], ["upload", Self.app, "-d", Self.address])
+        let acquiring = try await DFUSimRun.run(devices: [Self.buttonless], ["upload", Self.app, "-d", Self.address])
         #expect(acquiring.status == 0, "\(acquiring.error)")
         #expect(acquiring.stat(Self.address, "acquire_write") ?? 0 >= 1)
         #expect(acquiring.stat(Self.address, "write_value_commands") == 0)
         // ... with it, the stand-in hands out none and sees every packet (4096 bytes in at most 244
         // per write: at least 17) as WriteValue type=command, notifications as StartNotify.
-        let run = try DFUSimRun.run(devices: [Self.buttonless], ["upload", Self.app, "-d", Self.address, "--no-acquire"])
+        let run = try await DFUSimRun.run(devices: [Self.buttonless], ["upload", Self.app, "-d", Self.address, "--no-acquire"])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.stat(Self.address, "acquire_write") == 0)
         #expect(run.stat(Self.address, "acquire_notify") == 0)
@@ -29,8 +29,8 @@ import Testing
         #expect(expected != nil && run.imageCRC(Self.address, "application") == expected, "byte-exact image")
     }
 
-    @Test func noAcquireAlsoAppliesToTrigger() throws {
-        let run = try DFUSimRun.run(devices: [Self.buttonless], ["trigger", "-d", Self.address, "--no-acquire"])
+    @Test func noAcquireAlsoAppliesToTrigger() async throws {
+        let run = try await DFUSimRun.run(devices: [Self.buttonless], ["trigger", "-d", Self.address, "--no-acquire"])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.stat(Self.address, "acquire_notify") == 0)
         #expect(run.stat(Self.address, "start_notify") ?? 0 >= 1, "the buttonless indication through StartNotify")
@@ -50,24 +50,24 @@ import Testing
     @Test func uuidDrivesADeviceWithCustomUUIDs() async throws {
         let expected = try await DFUSimRun.packageCRCs(Self.app)["application"]
         let uuids = Self.customUUIDs.sorted { $0.key < $1.key }.flatMap { ["--uuid", "\($0.key)=\($0.value)"] }
-        let run = try DFUSimRun.run(devices: [Self.customDevice], ["upload", Self.app, "-d", Self.address] + uuids)
+        let run = try await DFUSimRun.run(devices: [Self.customDevice], ["upload", Self.app, "-d", Self.address] + uuids)
         #expect(run.status == 0, "\(run.error)")
         #expect(expected != nil && run.imageCRC(Self.address, "application") == expected, "byte-exact image")
     }
 
-    @Test func withoutUUIDTheCustomDeviceOffersNoDFU() throws {
-        let run = try DFUSimRun.run(devices: [Self.customDevice], ["upload", Self.app, "-d", Self.address])
+    @Test func withoutUUIDTheCustomDeviceOffersNoDFU() async throws {
+        let run = try await DFUSimRun.run(devices: [Self.customDevice], ["upload", Self.app, "-d", Self.address])
         #expect(run.status == 1, "exit 1: no usable DFU service; \(run.error)")
         #expect(run.error.contains("the device does not offer DFU"), "\(run.error)")
         #expect(run.imageSize(Self.address, "application") == 1, "the factory application stays")
     }
 
     @Test(arguments: ["secure-service", "secure-control-point", "secure-packet", "buttonless-without-bonds"])
-    func everyCustomRoleIsNeeded(_ missing: String) throws {
+    func everyCustomRoleIsNeeded(_ missing: String) async throws {
         // All but one role given: the device is not updated.
         let uuids = Self.customUUIDs.filter { $0.key != missing }.sorted { $0.key < $1.key }
             .flatMap { ["--uuid", "\($0.key)=\($0.value)"] }
-        let run = try DFUSimRun.run(devices: [Self.customDevice], ["upload", Self.app, "-d", Self.address, "--retries", "0"] + uuids)
+        let run = try await DFUSimRun.run(devices: [Self.customDevice], ["upload", Self.app, "-d", Self.address, "--retries", "0"] + uuids)
         #expect(run.status == 1, "exit 1: no usable DFU service; \(run.error)")
         #expect(run.imageSize(Self.address, "application") == 1, "\(run.error)")
     }
@@ -103,15 +103,15 @@ import Testing
             "secure-packet": "44440012-2222-3333-4444-555555555555",
         ], package: "secure-app-4096.zip", image: 4096, extra: ["--experimental-buttonless"]),
     ])
-    func uuidCoversTheLegacyAndOtherButtonlessRoles(_ entry: CustomUUIDCase) throws {
+    func uuidCoversTheLegacyAndOtherButtonlessRoles(_ entry: CustomUUIDCase) async throws {
         let pairs = entry.uuids.sorted { $0.key < $1.key }
         let device = "\(entry.kind),address=\(Self.address),sd_id=0xB7,"
             + pairs.map { "uuid.\($0.key)=\($0.value)" }.joined(separator: ",")
         let upload = ["upload", UploadCommandTests.package(entry.package), "-d", Self.address, "--retries", "0"] + entry.extra
-        let withUUIDs = try DFUSimRun.run(devices: [device], upload + pairs.flatMap { ["--uuid", "\($0.key)=\($0.value)"] })
+        let withUUIDs = try await DFUSimRun.run(devices: [device], upload + pairs.flatMap { ["--uuid", "\($0.key)=\($0.value)"] })
         #expect(withUUIDs.status == 0, "\(withUUIDs.error)")
         #expect(withUUIDs.imageSize(Self.address, "application") == entry.image)
-        let without = try DFUSimRun.run(devices: [device], upload + ["--scan-timeout", "1"])
+        let without = try await DFUSimRun.run(devices: [device], upload + ["--scan-timeout", "1"])
         #expect(without.status != 0, "\(without.error)")
         #expect(without.imageSize(Self.address, "application") == 1, "the factory application stays")
     }
@@ -123,7 +123,7 @@ import Testing
     @Test func forceDFUUploadsToABootloaderWithoutVersionCharacteristicDirectly() async throws {
         let package = UploadCommandTests.package("legacy-app.zip")
         let expected = try await DFUSimRun.packageCRCs(package)["application"]
-        let run = try DFUSimRun.run(devices: [Self.bootloaderLookingLikeAnApp],
+        let run = try await DFUSimRun.run(devices: [Self.bootloaderLookingLikeAnApp],
                                     ["upload", package, "-d", Self.address, "--force-dfu"])
         #expect(run.status == 0, "\(run.error)")
         #expect(!run.error.contains("entering bootloader"), "no jump: \(run.error)")
@@ -131,11 +131,11 @@ import Testing
         #expect(expected != nil && run.imageCRC(Self.address, "application") == expected, "byte-exact image")
     }
 
-    @Test func withoutForceDFUTheBootloaderIsTakenForAnApplication() throws {
+    @Test func withoutForceDFUTheBootloaderIsTakenForAnApplication() async throws {
         // The documented behaviour: a jump is attempted (Start DFU 01 04 as to an application), the
         // device does not reset, and when it still looks like an application dfu stops with exit 1
         // and points to --force-dfu. (It waits for the reset for the 10 s response timeout.)
-        let run = try DFUSimRun.run(devices: [Self.bootloaderLookingLikeAnApp],
+        let run = try await DFUSimRun.run(devices: [Self.bootloaderLookingLikeAnApp],
                                     ["upload", UploadCommandTests.package("legacy-app.zip"), "-d", Self.address])
         #expect(run.status == 1, "\(run.error)")
         #expect(run.error.contains("part 1/1 entering bootloader"), "\(run.error)")
@@ -144,33 +144,33 @@ import Testing
         #expect(run.imageSize(Self.address, "application") == 1, "the factory application stays")
     }
 
-    @Test func objectDelayWaitsBeforeEveryDataObject() throws {
+    @Test func objectDelayWaitsBeforeEveryDataObject() async throws {
         // secure-app-4097: two data objects (4096 + 4 bytes). The stand-in measures, for each Create
         // data object, the real time until its first packet.
         let package = UploadCommandTests.package("secure-app-4097.zip")
         let device = "secure,address=\(Self.address),sd_id=0xB7"
-        let plain = try DFUSimRun.run(devices: [device], ["upload", package, "-d", Self.address])
+        let plain = try await DFUSimRun.run(devices: [device], ["upload", package, "-d", Self.address])
         #expect(plain.status == 0, "\(plain.error)")
         let plainWaits = plain.list(Self.address, "data_object_waits_ms")
         // Without the option the flash pacing alone holds packets back (the default 400 ms first
         // object delay is covered by it), so some object starts at once.
         #expect(plainWaits.count == 2 && plainWaits.contains { $0 < 300 }, "\(plainWaits)")
-        let delayed = try DFUSimRun.run(devices: [device], ["upload", package, "-d", Self.address, "--object-delay", "600"])
+        let delayed = try await DFUSimRun.run(devices: [device], ["upload", package, "-d", Self.address, "--object-delay", "600"])
         #expect(delayed.status == 0, "\(delayed.error)")
         let waits = delayed.list(Self.address, "data_object_waits_ms")
         #expect(waits.count == 2 && waits.allSatisfy { $0 >= 600 }, "every object waits 600 ms: \(waits)")
         #expect(delayed.imageSize(Self.address, "application") == 4100)
     }
 
-    @Test func connectTimeoutBoundsASlowConnect() throws {
+    @Test func connectTimeoutBoundsASlowConnect() async throws {
         // Every Connect to this device takes 1.5 s.
         let device = "secure,address=\(Self.address),sd_id=0xB7,connect_delay_ms=1500"
-        let short = try DFUSimRun.run(devices: [device],
+        let short = try await DFUSimRun.run(devices: [device],
                                       ["upload", Self.app, "-d", Self.address, "--connect-timeout", "0.5", "--retries", "0"])
         #expect(short.status == 2, "exit 2: could not be connected; \(short.error)")
         #expect(short.stat(Self.address, "connections") == 0)
         #expect(short.seconds < 6, "\(short.seconds) s")
-        let long = try DFUSimRun.run(devices: [device],
+        let long = try await DFUSimRun.run(devices: [device],
                                      ["upload", Self.app, "-d", Self.address, "--connect-timeout", "3", "--retries", "0"])
         #expect(long.status == 0, "\(long.error)")
         #expect(long.imageSize(Self.address, "application") == 4096)
@@ -198,7 +198,7 @@ import Testing
             echo "second run" >&2
             exec "$0" upload "$1" -d \(Self.address) -vv\(second)
             """
-        let run = try DFUSimRun.run(devices: [Self.buttonless], faults: ["disconnect-after-bytes=3000"],
+        let run = try await DFUSimRun.run(devices: [Self.buttonless], faults: ["disconnect-after-bytes=3000"],
                                     command: ["/bin/sh", "-c", script, dfu, package])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.error.contains("first run: 2\n"), "the first run lost the link: \(run.error)")

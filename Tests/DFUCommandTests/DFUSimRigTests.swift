@@ -18,13 +18,13 @@ import Testing
         return folder
     }
 
-    @Test func devicesFromReadsAddressesAndSkipsCommentLinesAndBlankLines() throws {
+    @Test func devicesFromReadsAddressesAndSkipsCommentLinesAndBlankLines() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let list = folder.appendingPathComponent("rig.txt")
         // Lines starting with # are comments; blank lines and surrounding spaces are ignored.
         try "# station 1\n\(Self.addresses[0])\n\n  # station 3\n  \(Self.addresses[2])  \n".write(to: list, atomically: true, encoding: .utf8)
-        let run = try DFUSimRun.run(devices: Self.devices, ["upload", Self.app, "--devices-from", list.path])
+        let run = try await DFUSimRun.run(devices: Self.devices, ["upload", Self.app, "--devices-from", list.path])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.imageSize(Self.addresses[0], "application") == 4096)
         #expect(run.imageSize(Self.addresses[1], "application") == 1, "not in the file: not touched")
@@ -44,10 +44,10 @@ import Testing
     }
 
     @Test(arguments: [1, 3])
-    func parallelBoundsHowManyDevicesAreUpdatedAtOnce(_ parallel: Int) throws {
+    func parallelBoundsHowManyDevicesAreUpdatedAtOnce(_ parallel: Int) async throws {
         let arguments = ["upload", Self.app, "-j", String(parallel), "--json", "--first-object-delay", "800"]
             + Self.addresses.flatMap { ["-d", $0] }
-        let run = try DFUSimRun.run(devices: Self.devices, arguments)
+        let run = try await DFUSimRun.run(devices: Self.devices, arguments)
         #expect(run.status == 0, "\(run.error)")
         let order = Self.eventOrder(run.output)
         // How many devices had begun (sent any event) and not yet ended, at most, over the run.
@@ -67,21 +67,21 @@ import Testing
         for address in Self.addresses { #expect(run.imageSize(address, "application") == 4096) }
     }
 
-    @Test func quietPrintsNothingOnSuccessAndOnlyTheErrorOnFailure() throws {
-        let run = try DFUSimRun.run(devices: Self.devices, ["upload", Self.app, "-d", Self.addresses[0], "-q"])
+    @Test func quietPrintsNothingOnSuccessAndOnlyTheErrorOnFailure() async throws {
+        let run = try await DFUSimRun.run(devices: Self.devices, ["upload", Self.app, "-d", Self.addresses[0], "-q"])
         #expect(run.status == 0)
         #expect(run.error.isEmpty && run.output.isEmpty, "\(run.error)")
         #expect(run.imageSize(Self.addresses[0], "application") == 4096)
-        let loud = try DFUSimRun.run(devices: Self.devices, ["upload", Self.app, "-d", Self.addresses[0]])
+        let loud = try await DFUSimRun.run(devices: Self.devices, ["upload", Self.app, "-d", Self.addresses[0]])
         #expect(!loud.error.isEmpty, "without -q there is progress")
-        let failed = try DFUSimRun.run(devices: Self.devices,
+        let failed = try await DFUSimRun.run(devices: Self.devices,
                                        ["upload", Self.app, "-d", "C0:FF:EE:00:00:77", "-q", "--scan-timeout", "0.5"])
         #expect(failed.status == 2)
         #expect(failed.error.split(separator: "\n").count == 1, "one line: \(failed.error)")
         #expect(failed.error.hasPrefix("dfu: C0:FF:EE:00:00:77: no device matching"), "\(failed.error)")
     }
 
-    @Test func rawImageWithInitAndTypeIsUploadedByteExact() throws {
+    @Test func rawImageWithInitAndTypeIsUploadedByteExact() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         // 2048 bytes of a pattern, and an unsigned init packet for it: application, FW version 2,
@@ -95,20 +95,20 @@ import Testing
         try Data(image).write(to: bin)
         try Data(command.packet).write(to: dat)
         let device = "secure,address=\(Self.addresses[0]),sd_id=0xB7,hw_version=52"
-        let run = try DFUSimRun.run(devices: [device], ["upload", bin.path, "--type", "application", "--init", dat.path,
+        let run = try await DFUSimRun.run(devices: [device], ["upload", bin.path, "--type", "application", "--init", dat.path,
                                                         "-d", Self.addresses[0]])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.imageSize(Self.addresses[0], "application") == 2048)
         #expect(run.imageCRC(Self.addresses[0], "application") == DFUSimRun.crcHex(CRC32.checksum(image)))
         // The same image declared as a bootloader: the init packet says application, so it is refused
         // before anything is sent.
-        let mismatched = try DFUSimRun.run(devices: [device], ["upload", bin.path, "--type", "bootloader", "--init", dat.path,
+        let mismatched = try await DFUSimRun.run(devices: [device], ["upload", bin.path, "--type", "bootloader", "--init", dat.path,
                                                                "-d", Self.addresses[0]])
         #expect(mismatched.status == 65, "\(mismatched.error)")
         #expect(mismatched.stat(Self.addresses[0], "connections") == 0)
     }
 
-    @Test func rawSoftDeviceBootloaderImageIsSplitBySDSizeAndBLSize() throws {
+    @Test func rawSoftDeviceBootloaderImageIsSplitBySDSizeAndBLSize() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         // 8192 bytes: a 6144-byte SoftDevice followed by a 2048-byte bootloader, with an unsigned
@@ -123,20 +123,20 @@ import Testing
         try Data(command.packet).write(to: dat)
         let device = "secure,address=\(Self.addresses[0]),sd_id=0xB7,sd_id_after=0x101,hw_version=52"
         let upload = ["upload", bin.path, "--type", "softdevice_bootloader", "--init", dat.path, "-d", Self.addresses[0]]
-        let run = try DFUSimRun.run(devices: [device], upload + ["--sd-size", "6144", "--bl-size", "2048"])
+        let run = try await DFUSimRun.run(devices: [device], upload + ["--sd-size", "6144", "--bl-size", "2048"])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.imageSize(Self.addresses[0], "softdevice") == 6144)
         #expect(run.imageCRC(Self.addresses[0], "softdevice") == DFUSimRun.crcHex(CRC32.checksum(image[..<6144])))
         #expect(run.imageSize(Self.addresses[0], "bootloader") == 2048)
         #expect(run.imageCRC(Self.addresses[0], "bootloader") == DFUSimRun.crcHex(CRC32.checksum(image[6144...])))
-        let wrong = try DFUSimRun.run(devices: [device], upload + ["--sd-size", "4096", "--bl-size", "4096"])
+        let wrong = try await DFUSimRun.run(devices: [device], upload + ["--sd-size", "4096", "--bl-size", "4096"])
         #expect(wrong.status == 65, "sizes that disagree with the init packet: \(wrong.error)")
         #expect(wrong.stat(Self.addresses[0], "connections") == 0)
     }
 
-    @Test func scanAndTriggerAnswerInJSON() throws {
+    @Test func scanAndTriggerAnswerInJSON() async throws {
         let devices = ["buttonless,address=\(Self.addresses[0])", "secure,address=\(Self.addresses[1])"]
-        let scan = try DFUSimRun.run(devices: devices, ["scan", "--timeout", "1", "--json"])
+        let scan = try await DFUSimRun.run(devices: devices, ["scan", "--timeout", "1", "--json"])
         #expect(scan.status == 0, "\(scan.error)")
         let listed = try #require(try JSONSerialization.jsonObject(with: Data(scan.output.utf8)) as? [String: Any])
         let entries = try #require(listed["devices"] as? [[String: Any]])
@@ -144,9 +144,9 @@ import Testing
         #expect(entries.map { $0["address"] as? String } == [Self.addresses[1]])
         #expect(entries.first?["mode"] as? String == "secure-bootloader")
         #expect(entries.first?["name"] as? String == "DfuTarg")
-        let all = try DFUSimRun.run(devices: devices, ["scan", "--timeout", "1", "--json", "--all"])
+        let all = try await DFUSimRun.run(devices: devices, ["scan", "--timeout", "1", "--json", "--all"])
         #expect(all.output.contains(Self.addresses[0]), "--all lists the application too: \(all.output)")
-        let trigger = try DFUSimRun.run(devices: devices, ["trigger", "-d", Self.addresses[0], "--alt-name", "RigBoot", "--json",
+        let trigger = try await DFUSimRun.run(devices: devices, ["trigger", "-d", Self.addresses[0], "--alt-name", "RigBoot", "--json",
                                                            "--adapter", "hci0"])
         #expect(trigger.status == 0, "\(trigger.error)")
         #expect(trigger.output == "{\"bootloader\":\"C0:FF:EE:00:00:11\",\"name\":\"RigBoot\",\"switched\":true}\n")

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// One run of `dfu-sim run [--device SPEC]... [--fault SPEC]... --report FILE -- dfu ARGUMENTS`:
 /// the built `dfu` against bluetoothd's stand-in on a private bus, with what the simulated
 /// devices ended up with.
-struct DFUSimRun {
+struct DFUSimRun: @unchecked Sendable {  // immutable; `report` is a parsed JSON document
     let status: Int32
     let output: String
     let error: String
@@ -24,13 +25,22 @@ struct DFUSimRun {
     }
 
     /// The simulator's lines on standard error (dbus-daemon's own notices) are dropped from `error`.
-    static func run(devices: [String], faults: [String] = [], simulator: [String] = [], _ arguments: [String]) throws -> DFUSimRun {
-        try run(devices: devices, faults: faults, simulator: simulator, command: [TestData.dfuExecutable.path] + arguments)
+    static func run(devices: [String], faults: [String] = [], simulator: [String] = [], _ arguments: [String])
+        async throws -> DFUSimRun
+    {
+        try await run(devices: devices, faults: faults, simulator: simulator, command: [TestData.dfuExecutable.path] + arguments)
     }
 
     /// Runs any `command` under `dfu-sim run` (e.g. a shell running `dfu` twice against the same devices).
-    static func run(devices: [String], faults: [String] = [], simulator: [String] = [], command tool: [String]) throws
-        -> DFUSimRun
+    /// The child is waited for on a thread of its own (``offThePool(_:)``), not on the shared pool.
+    static func run(devices: [String], faults: [String] = [], simulator: [String] = [], command tool: [String])
+        async throws -> DFUSimRun
+    {
+        try await offThePool { try runBlocking(devices: devices, faults: faults, simulator: simulator, command: tool) }
+    }
+
+    private static func runBlocking(devices: [String], faults: [String], simulator: [String], command tool: [String])
+        throws -> DFUSimRun
     {
         let report = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-sim-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: report) }

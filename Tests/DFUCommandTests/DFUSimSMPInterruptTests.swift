@@ -70,14 +70,14 @@ struct DFUSimSMPInterruptTests {
         #expect((device?["stats"] as? [String: Any])?["smp_resets"] as? Int == 0)
     }
 
-    @Test func theSameCommandAfterAnInterruptResumesFromTheDevicesOffset() throws {
+    @Test func theSameCommandAfterAnInterruptResumesFromTheDevicesOffset() async throws {
         // One stand-in, two runs: the first is sent SIGINT after 3 s of a 6 s upload, the second carries on.
         let dfu = TestData.dfuExecutable.path
         let script = """
             timeout --preserve-status -s INT 3 "$0" upload "$1" -d \(Self.address); echo "first exit $?" >&2
             "$0" upload "$1" -d \(Self.address) -v
             """
-        let run = try DFUSimRun.run(devices: ["smp"], simulator: ["--link", "smp_paced=yes"],
+        let run = try await DFUSimRun.run(devices: ["smp"], simulator: ["--link", "smp_paced=yes"],
                                     command: ["/bin/sh", "-c", script, dfu, Self.image])
         #expect(run.status == 0, "\(run.error)")
         #expect(run.error.contains("first exit 130"), "\(run.error)")

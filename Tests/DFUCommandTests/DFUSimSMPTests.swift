@@ -15,8 +15,8 @@ import Testing
         run.device(address)?["stats"] as? [String: Any] ?? [:]
     }
 
-    @Test func uploadTestsResetsAndConfirmsTheImageOnTheStandIn() throws {
-        let run = try DFUSimRun.run(devices: ["smp"], ["upload", SMPFirmware.image, "-d", Self.address])
+    @Test func uploadTestsResetsAndConfirmsTheImageOnTheStandIn() async throws {
+        let run = try await DFUSimRun.run(devices: ["smp"], ["upload", SMPFirmware.image, "-d", Self.address])
         #expect(run.status == 0, "\(run.error)")
         let running = try #require(Self.slots(run).first { $0["slot"] as? Int == 0 })
         #expect(running["hash"] as? String == SMPFirmware.imageHashHex)
@@ -27,13 +27,13 @@ import Testing
         #expect(run.error.split(separator: "\n").last?.hasPrefix("\(Self.address): updated in ") == true, "\(run.error)")
     }
 
-    @Test func uploadWithoutResetThenResetConfirmAndImagesInOneRun() throws {
+    @Test func uploadWithoutResetThenResetConfirmAndImagesInOneRun() async throws {
         let dfu = TestData.dfuExecutable.path
         let script = """
             "$0" upload "$1" -d \(Self.address) --no-reset -q && "$0" images -d \(Self.address) && \
             "$0" reset -d \(Self.address) && "$0" confirm -d \(Self.address) >/dev/null && "$0" images -d \(Self.address) --json
             """
-        let run = try DFUSimRun.run(devices: ["smp"], command: ["/bin/sh", "-c", script, dfu, SMPFirmware.image])
+        let run = try await DFUSimRun.run(devices: ["smp"], command: ["/bin/sh", "-c", script, dfu, SMPFirmware.image])
         #expect(run.status == 0, "\(run.error)")
         let lines = run.output.split(separator: "\n")
         // The table after the upload: the new image waits in slot 1, pending.
@@ -48,31 +48,31 @@ import Testing
         #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["hash"] as? String == SMPFirmware.imageHashHex)
     }
 
-    @Test func anAuthenticatedSMPServerPairsWithThePasskeyGiven() throws {
-        let run = try DFUSimRun.run(devices: ["smp-auth,passkey=654321"],
+    @Test func anAuthenticatedSMPServerPairsWithThePasskeyGiven() async throws {
+        let run = try await DFUSimRun.run(devices: ["smp-auth,passkey=654321"],
                                     ["upload", SMPFirmware.image, "-d", Self.address, "--passkey", "654321"])
         #expect(run.status == 0, "\(run.error)")
         #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["hash"] as? String == SMPFirmware.imageHashHex)
     }
 
-    @Test func imagesOfAnAuthenticatedSMPServerPairWithThePasskeyGiven() throws {
-        let run = try DFUSimRun.run(devices: ["smp-auth,passkey=654321"], ["images", "-d", Self.address, "--passkey", "654321", "--json"])
+    @Test func imagesOfAnAuthenticatedSMPServerPairWithThePasskeyGiven() async throws {
+        let run = try await DFUSimRun.run(devices: ["smp-auth,passkey=654321"], ["images", "-d", Self.address, "--passkey", "654321", "--json"])
         #expect(run.status == 0, "\(run.error)")
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
         #expect((answer["slots"] as? [[String: Any]])?.first?["version"] as? String == "1.0.0", "\(run.output)")
     }
 
-    @Test func aWrongPasskeyFailsWithOneLineAndExit1() throws {
-        let run = try DFUSimRun.run(devices: ["smp-auth,passkey=654321"],
+    @Test func aWrongPasskeyFailsWithOneLineAndExit1() async throws {
+        let run = try await DFUSimRun.run(devices: ["smp-auth,passkey=654321"],
                                     ["upload", SMPFirmware.image, "-d", Self.address, "--passkey", "111111"])
         #expect(run.status == 1, "\(run.error)")
         #expect(run.error.split(separator: "\n").filter { $0.hasPrefix("dfu: ") }.count == 1, "\(run.error)")
         #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["version"] as? String == "1.0.0", "nothing was installed")
     }
 
-    @Test func anAuthenticatedSMPServerWithoutAPasskeyFailsWithOneLineNamingTheOption() throws {
+    @Test func anAuthenticatedSMPServerWithoutAPasskeyFailsWithOneLineNamingTheOption() async throws {
         // Standard input is no terminal here: nobody can be asked.
-        let run = try DFUSimRun.run(devices: ["smp-auth"], ["upload", SMPFirmware.image, "-d", Self.address])
+        let run = try await DFUSimRun.run(devices: ["smp-auth"], ["upload", SMPFirmware.image, "-d", Self.address])
         #expect(run.status == 1, "\(run.error)")
         let failure = run.error.split(separator: "\n").filter { $0.hasPrefix("dfu: ") }
         #expect(failure.count == 1, "\(run.error)")
@@ -80,8 +80,8 @@ import Testing
         #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["version"] as? String == "1.0.0", "nothing was installed")
     }
 
-    @Test func aMixedFleetUpdatesTheSMPServerAndRefusesTheNRF5Device() throws {
-        let run = try DFUSimRun.run(devices: ["smp", "buttonless,sd_id=0xB7"],
+    @Test func aMixedFleetUpdatesTheSMPServerAndRefusesTheNRF5Device() async throws {
+        let run = try await DFUSimRun.run(devices: ["smp", "buttonless,sd_id=0xB7"],
                                     ["upload", SMPFirmware.image, "-d", Self.address, "-d", Self.second, "--json"])
         #expect(run.status == 65, "\(run.error)")
         #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["hash"] as? String == SMPFirmware.imageHashHex)
@@ -90,8 +90,8 @@ import Testing
         #expect(run.error.contains("the firmware does not fit the device"), "\(run.error)")
     }
 
-    @Test func aMixedFleetGivenBothFilesIsUpdatedInOneRun() throws {
-        let run = try DFUSimRun.run(devices: ["smp", "buttonless,sd_id=0xB7"],
+    @Test func aMixedFleetGivenBothFilesIsUpdatedInOneRun() async throws {
+        let run = try await DFUSimRun.run(devices: ["smp", "buttonless,sd_id=0xB7"],
                                     ["upload", UploadCommandTests.app, SMPFirmware.image, "-d", Self.address, "-d", Self.second])
         #expect(run.status == 0, "\(run.error)")
         #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["hash"] as? String == SMPFirmware.imageHashHex)
@@ -99,10 +99,10 @@ import Testing
         #expect(run.error.split(separator: "\n").last == "2 devices: 2 updated, 0 not updated", "\(run.error)")
     }
 
-    @Test func theNRF5340PackageUpdatesBothCores() throws {
+    @Test func theNRF5340PackageUpdatesBothCores() async throws {
         let zip = MCUbootFiles.path("dfu_application.zip")
         guard FileManager.default.fileExists(atPath: zip) else { return }
-        let run = try DFUSimRun.run(devices: ["smp-nrf5340"], ["upload", zip, "-d", Self.address])
+        let run = try await DFUSimRun.run(devices: ["smp-nrf5340"], ["upload", zip, "-d", Self.address])
         #expect(run.status == 0, "\(run.error)")
         let running = Self.slots(run).filter { $0["slot"] as? Int == 0 }
         #expect(Set(running.compactMap { $0["image"] as? Int }) == [0, 1])
@@ -110,8 +110,8 @@ import Testing
         #expect(Self.stats(run)["smp_resets"] as? Int == 1, "one reset for both images")
     }
 
-    @Test func scanShowsModeSMPThroughTheStandIn() throws {
-        let run = try DFUSimRun.run(devices: ["smp", "secure"], ["scan", "--json", "-t", "1"])
+    @Test func scanShowsModeSMPThroughTheStandIn() async throws {
+        let run = try await DFUSimRun.run(devices: ["smp", "secure"], ["scan", "--json", "-t", "1"])
         #expect(run.status == 0, "\(run.error)")
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
         let devices = try #require(answer["devices"] as? [[String: Any]])

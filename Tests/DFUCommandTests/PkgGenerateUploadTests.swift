@@ -16,7 +16,7 @@ import Testing
         var upload = ["upload", out.path, "-d", Self.address]
         if fixture.isSigned { upload += ["--key", NrfutilFixtures.testPublicKey] }
         let device = name.hasPrefix("legacy-") ? "legacy-app,address=\(Self.address)" : "buttonless,address=\(Self.address),sd_id=0xB7,sd_id_after=0x101"
-        let run = try DFUSimRun.run(devices: [device], upload)
+        let run = try await DFUSimRun.run(devices: [device], upload)
         #expect(run.status == 0, "\(run.error)")
         let crcs = try await DFUSimRun.packageCRCs(out.path)
         #expect(!crcs.isEmpty)

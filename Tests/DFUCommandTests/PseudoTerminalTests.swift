@@ -12,16 +12,16 @@ import Testing
 
     /// Runs `dfu ARGUMENTS` in a pseudo-terminal with `environment` (e.g. TERM) and returns what the
     /// terminal received and the status.
-    static func inTerminal(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, screen: String) {
+    static func inTerminal(_ arguments: [String], environment: [String: String]) async throws -> (status: Int32, screen: String) {
         let command = ([TestData.dfuExecutable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
         let settings = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        let run = try DFUSimRun.run(devices: [device], command: ["/usr/bin/env"] + settings + [script, "-q", "-e", "-c", command, "/dev/null"])
+        let run = try await DFUSimRun.run(devices: [device], command: ["/usr/bin/env"] + settings + [script, "-q", "-e", "-c", command, "/dev/null"])
         return (run.status, run.output)
     }
 
     @Test(.enabled(if: available))
-    func liveLineIsRedrawnInPlaceWithColour() throws {
-        let (status, screen) = try Self.inTerminal(["upload", Self.package, "-d", "C0:FF:EE:00:00:01"],
+    func liveLineIsRedrawnInPlaceWithColour() async throws {
+        let (status, screen) = try await Self.inTerminal(["upload", Self.package, "-d", "C0:FF:EE:00:00:01"],
                                                    environment: ["TERM": "xterm", "COLUMNS": "120"])
         #expect(status == 0, "\(screen)")
         #expect(screen.contains("\u{1B}[1A\r\u{1B}[2K"))
@@ -33,8 +33,8 @@ import Testing
     }
 
     @Test(.enabled(if: available))
-    func noColorInATerminalDrawsWithoutColour() throws {
-        let (status, screen) = try Self.inTerminal(["upload", Self.package, "-d", "C0:FF:EE:00:00:01"],
+    func noColorInATerminalDrawsWithoutColour() async throws {
+        let (status, screen) = try await Self.inTerminal(["upload", Self.package, "-d", "C0:FF:EE:00:00:01"],
                                                    environment: ["TERM": "xterm", "NO_COLOR": "1"])
         #expect(status == 0)
         #expect(screen.contains("\u{1B}[2K"))
@@ -42,8 +42,8 @@ import Testing
     }
 
     @Test(.enabled(if: available))
-    func dumbTerminalGetsPlainLines() throws {
-        let (status, screen) = try Self.inTerminal(["upload", Self.package, "-d", "C0:FF:EE:00:00:01"],
+    func dumbTerminalGetsPlainLines() async throws {
+        let (status, screen) = try await Self.inTerminal(["upload", Self.package, "-d", "C0:FF:EE:00:00:01"],
                                                    environment: ["TERM": "dumb"])
         #expect(status == 0)
         #expect(!screen.contains("\u{1B}"))

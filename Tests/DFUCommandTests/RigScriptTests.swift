@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// The rig script of docs/cli.md (docs/examples/rig.sh), end to end through bluetoothd's stand-in:
 /// twelve devices from a file, JSON Lines, one device that refuses the package, and Ctrl-C.
@@ -14,7 +15,7 @@ struct RigScriptTests {
     static let refusing = addresses[6]
     static let devices = addresses.map { $0 == refusing ? "buttonless,sd_id=0x100" : "buttonless,sd_id=0xB7" }
 
-    struct Outcome {
+    struct Outcome: @unchecked Sendable {  // immutable; `log` holds parsed JSON objects
         let status: Int32
         let output: String
         let log: [[String: Any]]
@@ -24,7 +25,12 @@ struct RigScriptTests {
     /// Runs `dfu-sim run --device … -- sh rig.sh PACKAGE rig.txt LOG`, with the built dfu first on
     /// PATH; with `interrupt`, sends SIGINT to the script and to dfu (as Ctrl-C reaches the whole
     /// foreground job) once the log shows the first progress.
-    static func run(interrupt: Bool) throws -> Outcome {
+    static func run(interrupt: Bool) async throws -> Outcome {
+        try await offThePool { try runBlocking(interrupt: interrupt) }
+    }
+
+    /// ``run(interrupt:)``'s work, which waits for the child on the calling thread.
+    private static func runBlocking(interrupt: Bool) throws -> Outcome {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-rig-script-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -90,22 +96,22 @@ struct RigScriptTests {
         String(decoding: (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data(), as: UTF8.self)
     }
 
-    @Test func twelveDevicesOneRefusesTheScriptNamesItAndExitsWithItsCode() throws {
-        let outcome = try Self.run(interrupt: false)
+    @Test func twelveDevicesOneRefusesTheScriptNamesItAndExitsWithItsCode() async throws {
+        let outcome = try await Self.run(interrupt: false)
         #expect(outcome.status == 1, "the refusing device's code: \(outcome.output)")
         #expect(outcome.output == "updated: 11\nnot updated: \(Self.refusing)\n", "\(outcome.output)")
         let done = outcome.log.filter { $0["event"] as? String == "done" }
         #expect(done.count == 12)
         #expect(Set(done.compactMap { $0["device"] as? String }) == Set(Self.addresses))
         let refused = try #require(done.first { $0["device"] as? String == Self.refusing })
-        #expect(refused["result"] as? String == "failed" && refused["exit_code"] as? Int == 1)
+        #expect(refused["result"] as? String == "failed" && refused["exit_code"] as? Int == 1, "\(refused)")
         let summary = try #require(outcome.log.last)
         #expect(summary["event"] as? String == "summary")
         #expect(summary["failed"] as? [String] == [Self.refusing] && summary["updated"] as? Int == 11)
     }
 
-    @Test func ctrlCStopsTheRigAndEveryDeviceIsAccountedFor() throws {
-        let outcome = try Self.run(interrupt: true)
+    @Test func ctrlCStopsTheRigAndEveryDeviceIsAccountedFor() async throws {
+        let outcome = try await Self.run(interrupt: true)
         #expect(outcome.signalled, "the rig never showed progress: \(outcome.output)")
         #expect(outcome.status == 130, "\(outcome.output)")
         #expect(outcome.output.hasPrefix("interrupted: run the same command again for the devices not updated\nupdated: "),
