@@ -443,6 +443,7 @@ extension BlueZStandIn {
             var characteristic = object.gatt?.characteristics[path],
             let radio = object.radio
         else { return }
+        radios[radio].delivered(bytes, on: uuid)
         if let channel = characteristic.notifyChannel {
             if !channel.send(bytes) { releaseHungUpNotify(&characteristic, device: device, radio: radio) }
             return
