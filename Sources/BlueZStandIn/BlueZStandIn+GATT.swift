@@ -186,13 +186,18 @@ extension BlueZStandIn {
     /// procedure: `type=request` (or no type on a `write` characteristic) sends a Write Request whatever
     /// the flags, `type=command` (or no type on a write-without-response one) a Write Command whatever
     /// the flags, any other type is NotSupported; `offset` must be a `q`.
+    ///
+    /// An AcquireWrite socket the client closed before this call is released first: bluetoothd's main loop handles
+    /// the socket's hang-up (`src/gatt-client.c` `sock_hup()` → `destroy_sock()`, which clears `write_io`) before a
+    /// method call the client sent afterwards, so bleak's AcquireWrite-for-the-MTU then WriteValue is not refused.
     func writeValue(_ message: DBusMessage) throws -> [DBusValue] {
-        let (device, radio, characteristic) = try characteristic(for: message)
+        var (device, radio, characteristic) = try characteristic(for: message)
+        drainAcquiredWrites(device)
+        if let current = devices[device]?.gatt?.characteristics[characteristic.path] { characteristic = current }
         guard characteristic.writeChannel == nil else { throw BlueZNames.error("NotPermitted", "Write acquired") }
         guard message.arguments.count == 2, let bytes = message.arguments[0].byteArrayValue,
             let options = message.arguments[1].stringKeyedDictionary, Self.optionsAreWellTyped(options)
         else { throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call") }
-        drainAcquiredWrites(device)
         let offset = options.first { $0.key.lowercased() == "offset" }?.value.integerValue ?? 0
         let requested = options.first { $0.key.lowercased() == "type" }?.value.stringValue?.lowercased()
         let type: SimulatedWriteType

@@ -69,12 +69,17 @@ struct RadioDevice: Sendable {
     private var linkDebtUpdated = ContinuousClock.now
     /// When the last notification held back for the link's pace will have been delivered.
     private var pacedDue = ContinuousClock.now
+    /// Whether an SMP target's answers are held to the link's pace (`--link smp_paced=yes`).
+    private let pacesSMP: Bool
+    /// The modelled time of the latest paced SMP answer (the link's writes do not wait for it).
+    private var answersDue: Duration = .zero
     /// When the client last asked to create a data object whose first packet has not come yet.
     private var dataObjectCreated: ContinuousClock.Instant?
 
-    init(spec: SimulatedDeviceSpec, link: LinkModel, faults: StandInFaults) {
+    init(spec: SimulatedDeviceSpec, link: LinkModel, faults: StandInFaults, pacesSMP: Bool = false) {
         self.spec = spec
         self.link = link
+        self.pacesSMP = pacesSMP
         self.faults = faults.link
         droppedResponses = faults.droppedResponses
         lateResponses = faults.lateResponses
@@ -217,7 +222,11 @@ struct RadioDevice: Sendable {
         // A Legacy bootloader's answers leave at the link's pace: 20-byte packets cannot reach it faster
         // than the modelled connection events carry them, so its receipts and responses are held until the
         // wall clock reaches their modelled time.
-        let pacedToLink = firmware is SimulatedLegacyBootloader
+        // With `smp_paced=yes` an SMP target's answers are held the same way. Their times then do not hold back the
+        // link's next writes: a client may have several requests in flight (the target's own work queue and
+        // buffers, `SimulatedZephyrTarget`, decide when each is answered or dropped), as on a real link.
+        let pacedSMP = pacesSMP && firmware is SimulatedZephyrTarget
+        let pacedToLink = pacedSMP || firmware is SimulatedLegacyBootloader
         let refusedBefore = (firmware as? SimulatedZephyrTarget).map { $0.refusedWrites + $0.droppedFrames }
         let error = firmware.write(delivered, to: uuid, type: type, context: &context)
         if isSMP, error == nil, let target = firmware as? SimulatedZephyrTarget,
@@ -248,7 +257,7 @@ struct RadioDevice: Sendable {
             reboot = (queued.0, max(queued.1, last))
         }
         for (time, target, payload) in notifications.sorted(by: { $0.0 < $1.0 }) {
-            modelled = max(modelled, time)
+            if pacedSMP { answersDue = max(answersDue, time) } else { modelled = max(modelled, time) }
             observe(notification: payload, on: target)
             var delay: Duration = .zero
             if isControlPointUUID(target) {
@@ -363,7 +372,7 @@ struct RadioDevice: Sendable {
     private mutating func refreshModelled() {
         lastModelled = modelled
         lastWall = ContinuousClock.now
-        statistics.modelledMilliseconds = Self.milliseconds(modelled - idle)
+        statistics.modelledMilliseconds = Self.milliseconds(max(modelled, answersDue) - idle)
     }
 
     /// Whole milliseconds of a duration.
@@ -377,7 +386,9 @@ struct RadioDevice: Sendable {
         let now = ContinuousClock.now
         let floor = lastModelled + (now - lastWall)
         if floor > modelled {
-            idle += floor - modelled
+            // Waiting for a paced SMP answer is the model's time, not the client's idling.
+            let awaited = max(.zero, min(floor, answersDue) - modelled)
+            idle += floor - modelled - awaited
             modelled = floor
         }
         lastWall = now

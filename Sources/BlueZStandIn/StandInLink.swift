@@ -15,6 +15,10 @@ public struct StandInLink: Sendable, Hashable {
     public var resolveDelay: Duration = .milliseconds(10)
     /// Real time from StartDiscovery (or a reboot during discovery) until devices are reported.
     public var discoveryDelay: Duration = .milliseconds(20)
+    /// Whether an SMP device's answers reach the client when the modelled link and flash deliver them, on the wall
+    /// clock (`smp_paced=yes`), so that a transfer takes the model's time; otherwise they come as fast as the host
+    /// runs. A Legacy bootloader's answers are always paced.
+    public var pacesSMP = false
 
     /// The defaults: MTU 247, 15 ms, LE 1M.
     public init() {}
@@ -55,6 +59,13 @@ public struct StandInLink: Sendable, Hashable {
         if let milliseconds = try fields.takeInteger("discovery_ms") {
             guard milliseconds >= 0 else { throw StandInSpecError("discovery_ms must not be negative") }
             discoveryDelay = .milliseconds(milliseconds)
+        }
+        if let paced = fields.take("smp_paced") {
+            switch paced.lowercased() {
+            case "yes": pacesSMP = true
+            case "no": pacesSMP = false
+            default: throw StandInSpecError("smp_paced=\(paced) must be yes or no")
+            }
         }
         try fields.checkAllTaken(in: "--link \(text)")
     }

@@ -29,8 +29,9 @@ public struct SMPClientsFigure: Sendable {
     public var address = "C0:FF:EE:00:00:10"
     /// The nRF5 reference package (figure 2's).
     public var nrf5Package = "Tests/Fixtures/packages/secure-app-512000.zip"
-    /// The link `dfu-sim` plays: figure 5's nRF52840-like link (``LinkModel/nrf52840SMP``: LE 2M, ATT MTU 498, 15 ms).
-    public var link = "mtu=498,interval_ms=15,phy=2m"
+    /// The link `dfu-sim` plays: figure 5's nRF52840-like link (``LinkModel/nrf52840SMP``: LE 2M, ATT MTU 498, 15 ms), with
+    /// the SMP target's answers held to the model's pace on the wall clock (`smp_paced=yes`).
+    public var link = "mtu=498,interval_ms=15,phy=2m,smp_paced=yes"
     /// Runs of each client's `--version` for its start-up cost.
     public var startupRuns = 11
 
