@@ -80,16 +80,26 @@ public struct SMPClientsFigure: Sendable {
         progress("figure 6: start-up CPU: dfu \(Spread.format(dfuStartup * 1000, digits: 1)) ms,"
                  + " smpmgr \(Spread.format(smpmgrStartup * 1000, digits: 1)) ms")
 
-        let clients: [(name: String, device: String, command: [String], startup: Double, reader: AnswerReader)] = [
-            (Self.dfuSMP, "smp", [dfu, "upload", imagePath, "-d", address, "--no-reset", "--json"], dfuStartup, .dfuJSON),
-            (Self.smpmgrSMP, "smp", [smpmgr, "--ble", address, "--timeout", "10", "--loglevel", "INFO", "image", "upload", imagePath],
+        // The nRF5 row is figure 2's upload: the stand-in's default link (MTU 247, 15 ms, 1M), dfu's flash pacing.
+        let clients: [(name: String, device: String, link: String?, command: [String], startup: Double, reader: AnswerReader)] = [
+            (Self.dfuSMP, "smp", link, [dfu, "upload", imagePath, "-d", address, "--no-reset", "--json"], dfuStartup, .dfuJSON),
+            (Self.smpmgrSMP, "smp", link, [smpmgr, "--ble", address, "--timeout", "10", "--loglevel", "INFO", "image", "upload", imagePath],
              smpmgrStartup, .smpmgrLog),
-            (Self.dfuSecure, "buttonless,sd_id=0xB7", [dfu, "upload", nrf5Package, "-d", address, "--json"], dfuStartup, .dfuJSON),
+            (Self.dfuSecure, "buttonless,sd_id=0xB7", nil, [dfu, "upload", nrf5Package, "-d", address, "--json"], dfuStartup, .dfuJSON),
         ]
         var samples = [[Sample]](repeating: [], count: clients.count)
+        var failures: [String: String] = [:]
         for run in 0...max(1, runs) {
-            for (index, client) in clients.enumerated() {
-                let sample = try measureOnce(device: client.device, command: client.command, reader: client.reader)
+            for (index, client) in clients.enumerated() where failures[client.name] == nil {
+                let sample: Sample
+                do {
+                    sample = try measureOnce(device: client.device, link: client.link, command: client.command, reader: client.reader)
+                } catch {
+                    // One client that cannot upload leaves its row out; the others are still measured.
+                    failures[client.name] = "\(error)"
+                    progress("figure 6: \(client.name): \(error)")
+                    continue
+                }
                 if run > 0 { samples[index].append(sample) }
                 progress("figure 6: \(client.name) run \(run): \(Spread.format(sample.report.wallSeconds, digits: 2)) s wall,"
                          + " transfer \(Spread.format(sample.transferSeconds, digits: 2)) s"
@@ -98,7 +108,7 @@ public struct SMPClientsFigure: Sendable {
             }
         }
         var rows: [SMPClientsRow] = []
-        for (index, client) in clients.enumerated() {
+        for (index, client) in clients.enumerated() where failures[client.name] == nil {
             let taken = samples[index]
             let bytes = client.name == Self.dfuSecure ? 512_000 : image.count
             guard let wall = Spread(taken.map(\.report.wallSeconds)), let transfer = Spread(taken.map(\.transferSeconds)),
@@ -111,8 +121,8 @@ public struct SMPClientsFigure: Sendable {
                                       peakRSSMegabytes: rss))
         }
         let bound = SMPTransferBound(link: .nrf52840SMP, configuration: ZephyrTargetConfiguration(), imageSize: image.count, secondaryBlank: true)
-        return SMPClientsFigureResult(rows: rows, boundSeconds: bound.total.dfuSecondsValue, boundLimitedBy: bound.limitedBy,
-                                      imageBytes: image.count, link: link)
+        return SMPClientsFigureResult(rows: rows, notMeasured: failures, boundSeconds: bound.total.dfuSecondsValue,
+                                      boundLimitedBy: bound.limitedBy, imageBytes: image.count, link: link)
     }
 
     /// The median CPU seconds of `command` (a `--version`) over `startupRuns` runs after a warm-up.
@@ -165,12 +175,13 @@ public struct SMPClientsFigure: Sendable {
         var transferBytesPerSecond: Double
     }
 
-    /// One upload under `dfu-sim run` with a fresh device of `device` kind: the client's usage, and its answers' times.
-    func measureOnce(device: String, command: [String], reader: AnswerReader) throws -> Sample {
+    /// One upload under `dfu-sim run` with a fresh device of `device` kind on `link` (nil: the stand-in's default): the
+    /// client's usage, and its answers' times.
+    func measureOnce(device: String, link: String?, command: [String], reader: AnswerReader) throws -> Sample {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: dfuSim)
         // The client's standard output and error come through one pipe, so lines are read as they are written.
-        process.arguments = ["run", "--device", "\(device),address=\(address)", "--link", link, "--",
+        process.arguments = ["run", "--device", "\(device),address=\(address)"] + (link.map { ["--link", $0] } ?? []) + ["--",
                              "/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1", rusage] + command
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONUNBUFFERED"] = "1"
@@ -217,7 +228,7 @@ public struct SMPClientsFigure: Sendable {
     static func lines(_ result: SMPClientsFigureResult?, in table: BenchTable) -> [String] {
         guard let result else { return [] }
         var lines = ["", "Figure 6: SMP through dfu-sim, `dfu` and smpmgr side by side (the same \(result.imageBytes)-byte MCUboot image,"
-                     + " target `--device smp` and link \(result.link); wall clock; the nRF5 row: 512000 bytes of Secure DFU)"]
+                     + " target `--device smp` and link \(result.link); wall clock; the nRF5 row: figure 2's 512000-byte Secure DFU upload on the default link)"]
         lines += table.render(header: ["client", "wall s", "transfer s", "transfer kB/s", "CPU s", "beyond start-up s/MiB", "peak RSS MB"],
                               rows: result.rows.map { row in
             [
@@ -226,6 +237,9 @@ public struct SMPClientsFigure: Sendable {
                 row.cpuBeyondStartupSecondsPerMebibyte.formatted(digits: 3), row.peakRSSMegabytes.formatted(digits: 1),
             ]
         })
+        for (client, reason) in result.notMeasured.sorted(by: { $0.key < $1.key }) {
+            lines.append("not measured: \(client): " + reason.prefix(300).split(whereSeparator: \.isNewline).joined(separator: " "))
+        }
         lines.append("modelled bound (SMPTransferBound, same link and target, blank slot): \(Spread.format(result.boundSeconds, digits: 3)) s,"
                      + " \(Spread.format(result.boundBytesPerSecond / 1000, digits: 1)) kB/s (\(result.boundLimitedBy))")
         if let dfu = result.row(Self.dfuSMP), let smpmgr = result.row(Self.smpmgrSMP) {

@@ -2,6 +2,8 @@
 public struct SMPClientsFigureResult: Sendable, Hashable, Codable {
     /// `dfu` over SMP, smpmgr over SMP, and `dfu` over Secure DFU (the nRF5 path's host cost, for reference).
     public var rows: [SMPClientsRow]
+    /// Clients whose upload failed, and why (their rows are left out).
+    public var notMeasured: [String: String] = [:]
     /// The modelled bound of the SMP transfer on the same link and target (``SMPTransferBound``), seconds.
     public var boundSeconds: Double
     /// "link" or "flash".
