@@ -11,13 +11,36 @@ import DFUSimulator
 /// (`MCUMGR_GRP_OS_MCUMGR_PARAMS`), `reset_ms` (`MCUMGR_GRP_OS_RESET_MS`), `slot_size` (image 0's slots, bytes),
 /// `page_size`, `version=MAJOR.MINOR.REVISION[.BUILD]` (the images it runs at first), `public_key=FILE` (the key
 /// MCUboot verifies signatures with: ECDSA P-256, Ed25519 or RSA, PEM), and the faults `duplicate_response=N[:M…]`,
-/// `unanswered_response=N[:M…]` (answers counted from 1 over the device's life) and `reset_after_upload_bytes=N`.
+/// `unanswered_response=N[:M…]` (answers counted from 1 over the device's life) and `reset_after_upload_bytes=N`;
+/// and how it pairs (``DevicePairing``): `security=none|encrypted|authenticated` (`smp-auth`: authenticated),
+/// `io=DisplayOnly|DisplayYesNo|KeyboardOnly|NoInputNoOutput|KeyboardDisplay` (default DisplayOnly), `passkey=N`
+/// (the passkey it shows, default 123456).
 extension SimulatedDeviceSpec {
     static func zephyrConfiguration(kind: SimulatedDeviceKind, name: String?, fields: inout SpecFields)
-        throws(StandInSpecError) -> ZephyrTargetConfiguration
+        throws(StandInSpecError) -> (ZephyrTargetConfiguration, DevicePairing)
     {
         var configuration = kind == .smpNRF5340 ? ZephyrTargetConfiguration.nrf5340 : ZephyrTargetConfiguration()
-        configuration.requiresEncryption = kind == .smpAuth
+        var pairing = DevicePairing()
+        pairing.security = kind == .smpAuth ? .authenticated : .none
+        if let text = fields.take("security") {
+            guard let security = DevicePairing.Security(rawValue: text.lowercased()) else {
+                throw StandInSpecError("security=\(text) must be none, encrypted or authenticated")
+            }
+            pairing.security = security
+        }
+        if let text = fields.take("io") {
+            guard let capability = PairingMethod.Capability(spec: text) else {
+                throw StandInSpecError(
+                    "io=\(text) must be one of "
+                        + PairingMethod.Capability.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            pairing.capability = capability
+        }
+        if let passkey = try fields.takeInteger("passkey") {
+            guard (0...999_999).contains(passkey) else { throw StandInSpecError("passkey=\(passkey) must be 0 to 999999") }
+            pairing.passkey = UInt32(passkey)
+        }
+        configuration.requiresEncryption = pairing.security != .none
         if let name { configuration.name = name }
         if let size = try fields.takeInteger("buf_size") {
             // An SMP header (8 bytes) and a little CBOR must fit; Zephyr's Kconfig range ends at 65535.
@@ -73,7 +96,7 @@ extension SimulatedDeviceSpec {
             guard bytes > 0 else { throw StandInSpecError("reset_after_upload_bytes=\(bytes) must be positive") }
             configuration.resetAfterUploadBytes = bytes
         }
-        return configuration
+        return (configuration, pairing)
     }
 
     /// `1.2.3` or `1.2.3.4` as an MCUboot version (u8, u8, u16, u32).

@@ -28,6 +28,8 @@ public struct SimulatedDeviceSpec: Sendable {
     public var connectDelay: Duration
     /// The GATT UUIDs its firmware uses (Nordic's unless `uuid.ROLE=` keys replace some).
     public var uuids: DFUServiceUUIDs
+    /// How an SMP device pairs and what its SMP characteristic needs (nRF5 kinds: open).
+    public var pairing = DevicePairing()
 
     /// The address a device gets when the specification names none: `C0:FF:EE:00:00:N0` (N = index + 1).
     public static func defaultAddress(index: Int) -> DFUDeviceAddress? {
@@ -60,7 +62,8 @@ public struct SimulatedDeviceSpec: Sendable {
         }
         if kind.isSMP {
             // An nRF Connect SDK device: Zephyr's SMP server above MCUboot, with the keys of its configuration.
-            let configuration = try Self.zephyrConfiguration(kind: kind, name: name, fields: &fields)
+            let (configuration, pairing) = try Self.zephyrConfiguration(kind: kind, name: name, fields: &fields)
+            self.pairing = pairing
             (rssi, indicatesServiceChanged, connectDelay) = try Self.radioFields(&fields)
             uuids = DFUServiceUUIDs()
             try fields.checkAllTaken(in: "--device \(text)")

@@ -29,12 +29,19 @@ final class SMPSessionByHand: Sendable {
     }
 
     /// Finds the device at `address` by the SMP service, connects and subscribes.
-    init(_ bus: StandInHarness, address: String = "C0:FF:EE:00:00:10", writeLength: Int = 244) async throws {
+    init(
+        _ bus: StandInHarness, address: String = "C0:FF:EE:00:00:10", writeLength: Int = 244, subscribe: Bool = true
+    ) async throws {
         self.bus = bus
         self.writeLength = writeLength
         device = try await bus.discover(address, uuids: [Self.serviceUUID])
         try await bus.connect(device)
         characteristic = try #require(try await bus.characteristics(of: device)[Self.characteristicUUID])
+        if subscribe { try await self.subscribe() }
+    }
+
+    /// StartNotify on the SMP characteristic.
+    func subscribe() async throws {
         _ = try await bus.call(characteristic, BlueZNames.gattCharacteristic, "StartNotify")
     }
 
