@@ -73,6 +73,9 @@ struct RadioDevice: Sendable {
     private let pacesSMP: Bool
     /// The modelled time of the latest paced SMP answer (the link's writes do not wait for it).
     private var answersDue: Duration = .zero
+    /// With paced SMP answers: the link time the wall clock had not caught up with when the clock was last read, so
+    /// that catching up does not count that link time twice.
+    private var debtAtRefresh: Duration = .zero
     /// When the client last asked to create a data object whose first packet has not come yet.
     private var dataObjectCreated: ContinuousClock.Instant?
 
@@ -96,6 +99,8 @@ struct RadioDevice: Sendable {
     var address: DFUDeviceAddress { peripheral.address }
     /// The firmware running now.
     var firmware: any SimulatedFirmware { peripheral.firmware }
+    /// Whether its answers are SMP answers held to the link's pace: their delays count from the write, each on its own.
+    var pacesAnswers: Bool { pacesSMP && peripheral.firmware is SimulatedZephyrTarget }
 
     /// Takes one connection attempt's fault: true when the attempt must fail.
     mutating func consumeConnectionFailure() -> Bool {
@@ -273,6 +278,8 @@ struct RadioDevice: Sendable {
                 let start = max(now, pacedDue)
                 delay = max(delay, due - start)
                 pacedDue = start + delay
+                // Paced SMP answers are queued with their time from now (the stand-in's paced queue keeps the order).
+                if pacedSMP { delay = pacedDue - now }
             }
             outcomes.append(.notify(characteristic: target, bytes: payload, delay: delay))
         }
@@ -362,6 +369,7 @@ struct RadioDevice: Sendable {
     private mutating func refreshModelled() {
         lastModelled = modelled
         lastWall = ContinuousClock.now
+        debtAtRefresh = pacesSMP && peripheral.firmware is SimulatedZephyrTarget ? linkDebt : .zero
         statistics.modelledMilliseconds = Self.milliseconds(max(modelled, answersDue) - idle)
     }
 
@@ -374,7 +382,9 @@ struct RadioDevice: Sendable {
     /// (beyond what the link model already accounted for).
     private mutating func catchUp() {
         let now = ContinuousClock.now
-        let floor = lastModelled + (now - lastWall)
+        // The modelled clock at the last reading was `debtAtRefresh` ahead of the wall clock (link time not yet
+        // elapsed): the wall clock's time since then moves it only beyond that.
+        let floor = lastModelled + (now - lastWall) - debtAtRefresh
         if floor > modelled {
             // Waiting for a paced SMP answer is the model's time, not the client's idling.
             let awaited = max(.zero, min(floor, answersDue) - modelled)
@@ -383,6 +393,7 @@ struct RadioDevice: Sendable {
         }
         lastWall = now
         lastModelled = modelled
+        debtAtRefresh = pacesSMP && peripheral.firmware is SimulatedZephyrTarget ? max(.zero, modelled - floor) : .zero
     }
 
     private func makeContext(at time: Duration) -> SimulatedContext {
