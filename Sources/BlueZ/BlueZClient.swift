@@ -202,9 +202,10 @@ public struct BlueZClient: Sendable {
             arguments: [.byteArray(bytes), options], timeout: timeout)
     }
 
-    /// `GattCharacteristic1.StartNotify`: values then arrive as `PropertiesChanged` of `Value`.
-    public func startNotify(characteristic: BlueZPath) async throws(BlueZError) {
-        _ = try await call("StartNotify", on: BlueZInterfaces.gattCharacteristic, at: characteristic)
+    /// `GattCharacteristic1.StartNotify`: values then arrive as `PropertiesChanged` of `Value`. `timeout`
+    /// defaults to ``callTimeout``; a subscription that may make bluetoothd pair first needs longer.
+    public func startNotify(characteristic: BlueZPath, timeout: Duration? = nil) async throws(BlueZError) {
+        _ = try await call("StartNotify", on: BlueZInterfaces.gattCharacteristic, at: characteristic, timeout: timeout)
     }
 
     /// `GattCharacteristic1.StopNotify`.

@@ -56,6 +56,8 @@ extension BlueZStandIn {
             throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call")
         }
         agents[sender] = RegisteredAgent(path: path, capability: capability)
+        // `agent_create`: the first agent becomes the default, later ones queue behind the default ones.
+        defaultAgents.append(sender)
         return []
     }
 

@@ -186,12 +186,11 @@ extension BlueZStandIn {
     /// procedure: `type=request` (or no type on a `write` characteristic) sends a Write Request whatever
     /// the flags, `type=command` (or no type on a write-without-response one) a Write Command whatever
     /// the flags, any other type is NotSupported; `offset` must be a `q`.
-    ///
-    /// An AcquireWrite socket the client closed before this call is released first: bluetoothd's main loop handles
-    /// the socket's hang-up (`src/gatt-client.c` `sock_hup()` → `destroy_sock()`, which clears `write_io`) before a
-    /// method call the client sent afterwards, so bleak's AcquireWrite-for-the-MTU then WriteValue is not refused.
     func writeValue(_ message: DBusMessage) throws -> [DBusValue] {
         var (device, radio, characteristic) = try characteristic(for: message)
+        // What the client wrote to an AcquireWrite socket goes first, and a socket it closed is released
+        // (`sock_hup`) before this call is judged: a client may acquire only to learn the MTU and close the
+        // socket at once (bleak's `_acquire_mtu` does), then write with WriteValue.
         drainAcquiredWrites(device)
         if let current = devices[device]?.gatt?.characteristics[characteristic.path] { characteristic = current }
         guard characteristic.writeChannel == nil else { throw BlueZNames.error("NotPermitted", "Write acquired") }

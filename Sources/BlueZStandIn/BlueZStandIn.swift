@@ -92,8 +92,9 @@ public actor BlueZStandIn {
         names = try BlueZVocabulary()
         adapterPath = try names.root.appending(configuration.adapterName)
         radios = configuration.devices.map {
-            RadioDevice(spec: $0, link: configuration.link.model, faults: configuration.faults,
-                        pacesSMP: configuration.link.pacesSMP)
+            RadioDevice(
+                spec: $0, link: configuration.link.model, faults: configuration.faults,
+                pacesSMP: configuration.link.pacesSMP)
         }
         powered = configuration.powered
         (eventStream, events) = AsyncStream.makeStream(of: DeferredEvent.self)

@@ -69,20 +69,21 @@ struct RadioDevice: Sendable {
     private var linkDebtUpdated = ContinuousClock.now
     /// When the last notification held back for the link's pace will have been delivered.
     private var pacedDue = ContinuousClock.now
-    /// Whether an SMP target's answers are held to the link's pace (`--link smp_paced=yes`).
-    private let pacesSMP: Bool
-    /// The modelled time of the latest paced SMP answer (the link's writes do not wait for it).
-    private var answersDue: Duration = .zero
-    /// With paced SMP answers: the link time the wall clock had not caught up with when the clock was last read, so
-    /// that catching up does not count that link time twice.
-    private var debtAtRefresh: Duration = .zero
     /// When the client last asked to create a data object whose first packet has not come yet.
     private var dataObjectCreated: ContinuousClock.Instant?
 
+    /// Whether an SMP target's answers wait for the modelled link (`--link smp_paced=yes`).
+    let pacesSMP: Bool
+    /// The modelled time of the latest answer (paced SMP answers do not hold the write clock back).
+    private var latestAnswer: Duration = .zero
+    /// With paced SMP answers: the link time the wall clock had not caught up with when the clock was last read, so
+    /// that catching up does not count that link time twice.
+    private var debtAtRefresh: Duration = .zero
+
     init(spec: SimulatedDeviceSpec, link: LinkModel, faults: StandInFaults, pacesSMP: Bool = false) {
         self.spec = spec
-        self.link = link
         self.pacesSMP = pacesSMP
+        self.link = link
         self.faults = faults.link
         droppedResponses = faults.droppedResponses
         lateResponses = faults.lateResponses
@@ -227,11 +228,10 @@ struct RadioDevice: Sendable {
         // A Legacy bootloader's answers leave at the link's pace: 20-byte packets cannot reach it faster
         // than the modelled connection events carry them, so its receipts and responses are held until the
         // wall clock reaches their modelled time.
-        // With `smp_paced=yes` an SMP target's answers are held the same way. Their times then do not hold back the
-        // link's next writes: a client may have several requests in flight (the target's own work queue and
-        // buffers, `SimulatedZephyrTarget`, decide when each is answered or dropped), as on a real link.
-        let pacedSMP = pacesSMP && firmware is SimulatedZephyrTarget
-        let pacedToLink = pacedSMP || firmware is SimulatedLegacyBootloader
+        // So do an SMP target's with `smp_paced`: its requests then overlap in the model as far as the client's
+        // window and the target's buffers let them (the write clock does not wait for the answers).
+        let overlapsRequests = pacesSMP && firmware is SimulatedZephyrTarget
+        let pacedToLink = firmware is SimulatedLegacyBootloader || overlapsRequests
         let refusedBefore = (firmware as? SimulatedZephyrTarget).map { $0.refusedWrites + $0.droppedFrames }
         let error = firmware.write(delivered, to: uuid, type: type, context: &context)
         if isSMP, error == nil, let target = firmware as? SimulatedZephyrTarget,
@@ -262,7 +262,7 @@ struct RadioDevice: Sendable {
             reboot = (queued.0, max(queued.1, last))
         }
         for (time, target, payload) in notifications.sorted(by: { $0.0 < $1.0 }) {
-            if pacedSMP { answersDue = max(answersDue, time) } else { modelled = max(modelled, time) }
+            if overlapsRequests { latestAnswer = max(latestAnswer, time) } else { modelled = max(modelled, time) }
             observe(notification: payload, on: target)
             var delay: Duration = .zero
             if isControlPointUUID(target) {
@@ -279,7 +279,7 @@ struct RadioDevice: Sendable {
                 delay = max(delay, due - start)
                 pacedDue = start + delay
                 // Paced SMP answers are queued with their time from now (the stand-in's paced queue keeps the order).
-                if pacedSMP { delay = pacedDue - now }
+                if overlapsRequests { delay = pacedDue - now }
             }
             outcomes.append(.notify(characteristic: target, bytes: payload, delay: delay))
         }
@@ -369,8 +369,8 @@ struct RadioDevice: Sendable {
     private mutating func refreshModelled() {
         lastModelled = modelled
         lastWall = ContinuousClock.now
-        debtAtRefresh = pacesSMP && peripheral.firmware is SimulatedZephyrTarget ? linkDebt : .zero
-        statistics.modelledMilliseconds = Self.milliseconds(max(modelled, answersDue) - idle)
+        debtAtRefresh = pacesAnswers ? linkDebt : .zero
+        statistics.modelledMilliseconds = Self.milliseconds(max(modelled, latestAnswer) - idle)
     }
 
     /// Whole milliseconds of a duration.
@@ -382,18 +382,17 @@ struct RadioDevice: Sendable {
     /// (beyond what the link model already accounted for).
     private mutating func catchUp() {
         let now = ContinuousClock.now
-        // The modelled clock at the last reading was `debtAtRefresh` ahead of the wall clock (link time not yet
-        // elapsed): the wall clock's time since then moves it only beyond that.
+        // With paced SMP answers the modelled clock at the last reading was `debtAtRefresh` ahead of the wall clock
+        // (link time not yet elapsed): the wall clock's time since then moves it only beyond that.
         let floor = lastModelled + (now - lastWall) - debtAtRefresh
         if floor > modelled {
-            // Waiting for a paced SMP answer is the model's time, not the client's idling.
-            let awaited = max(.zero, min(floor, answersDue) - modelled)
-            idle += floor - modelled - awaited
+            // Paced SMP answers still on their way keep the link busy: only the time beyond them is idle.
+            idle += floor - max(modelled, min(floor, latestAnswer))
             modelled = floor
         }
         lastWall = now
         lastModelled = modelled
-        debtAtRefresh = pacesSMP && peripheral.firmware is SimulatedZephyrTarget ? max(.zero, modelled - floor) : .zero
+        debtAtRefresh = pacesAnswers ? max(.zero, modelled - floor) : .zero
     }
 
     private func makeContext(at time: Duration) -> SimulatedContext {

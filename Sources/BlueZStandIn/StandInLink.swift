@@ -5,7 +5,7 @@ public import DFUSimulator
 /// Keys: `mtu` (23–517, default 247), `interval_ms` (connection interval, 7.5–4000), `phy` (`1m` or `2m`),
 /// `packets_per_event`, `connect_timeout_ms` (how long Connect to an absent device takes to fail),
 /// `resolve_ms` (real time from Connect's reply to ServicesResolved), `discovery_ms` (real time from
-/// StartDiscovery until devices in range are reported).
+/// StartDiscovery until devices in range are reported), `smp_paced=yes` (SMP answers at the modelled pace).
 public struct StandInLink: Sendable, Hashable {
     /// The modelled link (MTU, interval, PHY, flash).
     public var model = LinkModel()
@@ -15,9 +15,9 @@ public struct StandInLink: Sendable, Hashable {
     public var resolveDelay: Duration = .milliseconds(10)
     /// Real time from StartDiscovery (or a reboot during discovery) until devices are reported.
     public var discoveryDelay: Duration = .milliseconds(20)
-    /// Whether an SMP device's answers reach the client when the modelled link and flash deliver them, on the wall
-    /// clock (`smp_paced=yes`), so that a transfer takes the model's time; otherwise they come as fast as the host
-    /// runs. A Legacy bootloader's answers are always paced.
+    /// Whether SMP devices answer at the modelled link's pace (`smp_paced=yes`): requests overlap in the model
+    /// as a client's window lets them, and each answer reaches the client when the model says it would.
+    /// Off by default: answers come as soon as the model has handled the request.
     public var pacesSMP = false
 
     /// The defaults: MTU 247, 15 ms, LE 1M.
@@ -56,16 +56,10 @@ public struct StandInLink: Sendable, Hashable {
             guard milliseconds >= 0 else { throw StandInSpecError("resolve_ms must not be negative") }
             resolveDelay = .milliseconds(milliseconds)
         }
+        if let paced = try fields.takeFlag("smp_paced") { pacesSMP = paced }
         if let milliseconds = try fields.takeInteger("discovery_ms") {
             guard milliseconds >= 0 else { throw StandInSpecError("discovery_ms must not be negative") }
             discoveryDelay = .milliseconds(milliseconds)
-        }
-        if let paced = fields.take("smp_paced") {
-            switch paced.lowercased() {
-            case "yes": pacesSMP = true
-            case "no": pacesSMP = false
-            default: throw StandInSpecError("smp_paced=\(paced) must be yes or no")
-            }
         }
         try fields.checkAllTaken(in: "--link \(text)")
     }

@@ -63,6 +63,7 @@ extension BlueZTransport {
     /// frees the session without a reply and leaves the characteristic "Notify acquired" until the
     /// link drops; fixed upstream in 5.84). On "Not paired" the transport pairs (``pair(_:address:)``,
     /// its agent registered beforehand so bluetoothd's own attempt finds one too) and subscribes again.
+    /// With a passkey given (`--passkey`) an unpaired device is paired before the first subscription.
     /// Once subscribed, and where AcquireNotify is wanted, it moves there: StopNotify, then AcquireNotify,
     /// whose CCCD write now succeeds on this link.
     func subscribeSMP(_ context: LinkContext, _ characteristic: BlueZGattCharacteristic) async throws(DFUTransportError) {
@@ -71,11 +72,18 @@ extension BlueZTransport {
         let wasPaired = device.map { $0.isPaired || $0.isBonded } ?? false
         if !wasPaired { await ensureAgent() }
         var paired = false
+        if !wasPaired, pairingPasskey != nil, let address {
+            // A passkey given on the command line says how this device pairs: with the transport's agent,
+            // whichever agent bluetoothd would ask for a pairing of its own.
+            try await pair(context, address: address)
+            paired = true
+        }
         while true {
             context.valueWatch[characteristic.path] = .smp
             let failure: BlueZError
             do {
-                try await client.startNotify(characteristic: characteristic.path)
+                // bluetoothd may pair before it answers, through an agent that asks a person for the passkey.
+                try await client.startNotify(characteristic: characteristic.path, timeout: wasPaired ? nil : Self.pairingTimeout)
                 break
             } catch {
                 failure = error

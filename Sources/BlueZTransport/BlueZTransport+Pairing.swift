@@ -82,6 +82,8 @@ extension BlueZTransport {
             text += "; check the passkey given with --passkey"
         } else if agent == nil {
             text += "; no pairing agent could be registered on this host"
+        } else if agent?.capability == .noInputNoOutput {
+            text += "; if the device shows a passkey, give it with --passkey"
         }
         return text
     }

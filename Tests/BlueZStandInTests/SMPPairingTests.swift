@@ -110,13 +110,39 @@ struct SMPPairingTests {
         }
     }
 
-    /// An agent that is registered but not the default is not asked when bluetoothd raises the security itself.
-    @Test func aRegisteredAgentThatIsNotTheDefaultIsNotAskedForASecurityRaise() async throws {
+    /// A client that subscribes first without any agent is refused, and the refused raise leaves no bond behind
+    /// (no agent: the pairing fails); it then registers its own KeyboardOnly agent and pairs: Pair asks that agent
+    /// for the passkey and the next subscription works.
+    @Test func aRefusedSubscriptionThenPairWithTheCallersAgentOpensTheCharacteristic() async throws {
+        try await withStandIn(devices: ["smp-auth,passkey=654321"]) { bus in
+            let session = try await SMPSessionByHand(bus, subscribe: false)
+            await #expect(throws: Self.notPaired) { try await session.subscribe() }
+            #expect(try await bus.property("Paired", of: BlueZNames.device, at: session.device).boolValue == false)
+            let agent = try await PairingAgentByHand(bus, capability: "KeyboardOnly", passkey: 654_321)
+            _ = try await bus.call(session.device, BlueZNames.device, "Pair")
+            #expect(agent.received == ["RequestPasskey \(session.device.rawValue)"])
+            try await session.subscribe()
+            #expect(try await session.send(.echo("after pairing")) == .echo("after pairing"))
+        }
+    }
+
+    /// The first agent registered is the default without RequestDefaultAgent (BlueZ 5.66 `src/agent.c`
+    /// `agent_create`: an empty default queue takes it), so it is asked when bluetoothd raises the security.
+    @Test func theOnlyRegisteredAgentIsTheDefaultAndIsAskedForASecurityRaise() async throws {
         try await withStandIn(devices: ["smp-auth"]) { bus in
             let session = try await SMPSessionByHand(bus, subscribe: false)
             let agent = try await PairingAgentByHand(bus, capability: "KeyboardDisplay")
+            try await session.subscribe()
+            #expect(agent.received == ["RequestPasskey \(session.device.rawValue)"])
+        }
+    }
+
+    /// Without any agent bluetoothd's own pairing cannot authenticate (no agent: NoInputNoOutput, Just Works),
+    /// so the subscription is refused.
+    @Test func withoutAnyAgentASecurityRaiseCannotAuthenticate() async throws {
+        try await withStandIn(devices: ["smp-auth"]) { bus in
+            let session = try await SMPSessionByHand(bus, subscribe: false)
             await #expect(throws: Self.notPaired) { try await session.subscribe() }
-            #expect(agent.received.isEmpty)
         }
     }
 

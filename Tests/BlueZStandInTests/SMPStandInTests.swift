@@ -220,6 +220,71 @@ struct SMPStandInTests {
         }
     }
 
+    /// `--link smp_paced=yes`: an answer reaches the client when the model says it would, a connection event
+    /// after the request at the least (here 60 ms), instead of as soon as the model handled it.
+    @Test func withSMPPacingAnswersWaitForTheModelledLink() async throws {
+        try await withStandIn(devices: ["smp"], link: "interval_ms=60,smp_paced=yes") { bus in
+            let session = try await SMPSessionByHand(bus)
+            let start = ContinuousClock.now
+            #expect(try await session.send(.echo("paced")) == .echo("paced"))
+            let elapsed = ContinuousClock.now - start
+            #expect(elapsed >= .milliseconds(55), "answered after \(elapsed)")
+            let entry = try #require(await bus.standIn.report().devices.first)
+            #expect(entry.stats.modelledMilliseconds >= 60)
+        }
+    }
+
+    /// With pacing, a window of buf_count − 1 = 3 upload requests in flight fits the target's buffers
+    /// (conformance-mcuboot.md Z3): every chunk is answered in order and the image matches.
+    @Test func withSMPPacingAWindowOfThreeChunksFitsTheBuffers() async throws {
+        try await withStandIn(devices: ["smp"], link: "interval_ms=30,smp_paced=yes") { bus in
+            let session = try await SMPSessionByHand(bus)
+            let image = Self.newImage
+            let offsets = Array(stride(from: 0, to: image.count, by: 1024))
+            func chunk(_ offset: Int) -> SMPRequest {
+                let data = Array(image[offset..<min(image.count, offset + 1024)])
+                return .upload(
+                    offset == 0
+                        ? SMPUploadChunk(image: 0, length: image.count, offset: 0, sha: SHA256.digest(image), data: data)
+                        : SMPUploadChunk(offset: offset, data: data))
+            }
+            var sent = 0
+            var answers: [SMPResponse] = []
+            while answers.count < offsets.count {
+                while sent < offsets.count, sent - answers.count < 3 {
+                    try await session.write(try session.frame(chunk(offsets[sent])).bytes)
+                    sent += 1
+                }
+                answers.append(try SMPResponse(frame: try await session.nextFrame(), answering: .upload))
+            }
+            let expected = offsets.map { offset -> SMPResponse in
+                let end = min(image.count, offset + 1024)
+                return .upload(offset: end, match: end == image.count ? true : nil)
+            }
+            #expect(answers == expected)
+            let entry = try #require(await bus.standIn.report().devices.first)
+            #expect(entry.stats.smpMaximumInFlight == 3)
+            #expect(entry.stats.smpRetransmissions == 0)
+        }
+    }
+
+    /// bleak (smpclient's BLE transport) acquires the write socket only to learn the MTU, closes it at once and
+    /// writes with WriteValue: the closed socket is released before the write is judged (`sock_hup`).
+    @Test func aWriteValueRightAfterClosingTheAcquiredSocketIsAccepted() async throws {
+        try await withStandIn(devices: ["smp"]) { bus in
+            let session = try await SMPSessionByHand(bus)
+            let reply = try await bus.call(
+                session.characteristic, BlueZNames.gattCharacteristic, "AcquireWrite", [.stringVariantDictionary([:])])
+            #expect(reply.last?.integerValue == 247)
+            let socket = try #require(reply.first?.fileDescriptorValue)
+            socket.close()
+            #expect(try await session.send(.echo("after")) == .echo("after"))
+            #expect(
+                try await bus.property("WriteAcquired", of: BlueZNames.gattCharacteristic, at: session.characteristic)
+                    .boolValue == false)
+        }
+    }
+
     /// A chunk sent again for an offset the server already received counts as a retransmission; the
     /// server answers the offset it expects (`img_mgmt_upload_inspect`).
     @Test func aChunkForAnOffsetAlreadyReceivedIsARetransmission() async throws {

@@ -123,9 +123,6 @@ import Testing
         #expect(link.connectTimeout == .milliseconds(100))
         #expect(!link.pacesSMP)
         #expect(try StandInLink(parsing: "smp_paced=yes").pacesSMP)
-        #expect(throws: StandInSpecError("smp_paced=maybe must be yes or no")) {
-            try StandInLink(parsing: "smp_paced=maybe")
-        }
         #expect(throws: StandInSpecError("unknown key 'speed' in --link speed=9")) {
             try StandInLink(parsing: "speed=9")
         }

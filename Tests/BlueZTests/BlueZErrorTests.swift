@@ -26,6 +26,21 @@ import Testing
         #expect(BlueZError(DBusError(name: name, message: message)) == expected)
     }
 
+    /// bluetoothd 5.66 `create_gatt_dbus_error`: ATT 0x05, 0x0F and 0x0C become NotPermitted "Not paired"; other
+    /// ATT errors keep their code in a Failed message.
+    @Test(arguments: [
+        ("org.bluez.Error.NotPermitted", "Not paired", true),
+        ("org.bluez.Error.NotPermitted", "Notify acquired", false),
+        ("org.bluez.Error.NotPermitted", "Write not permitted", false),
+        ("org.bluez.Error.Failed", "Operation failed with ATT error: 0x05", true),
+        ("org.bluez.Error.Failed", "Operation failed with ATT error: 0x0f", true),
+        ("org.bluez.Error.Failed", "Operation failed with ATT error: 0xfd", false),
+        ("org.bluez.Error.AuthenticationFailed", "Authentication Failed", false),
+    ])
+    func aRefusalForWantOfEncryptionNeedsPairing(name: String, message: String, needsPairing: Bool) {
+        #expect(BlueZError(DBusError(name: name, message: message)).needsPairing == needsPairing)
+    }
+
     @Test func messagesSayWhatToDo() {
         #expect(BlueZError.notRunning.description.contains("BlueZ (bluetoothd) is not running"))
         #expect(BlueZError.accessDenied("x").description.contains("bluetooth group"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make bench-bluez` (issue 7, figure 3): a 200 KB upload through the real bluetoothd in the VM,
+# `make bench-bluez` (figure 3 of Benchmarks/README.md): a 200 KB upload through the real bluetoothd in the VM,
 # with AcquireWrite and with WriteValue (`dfu upload --no-acquire`), several runs of each in one
 # boot, alternating. Prints a table (median with min–max) and, with --json, writes the figures
 # as JSON. See Benchmarks/README.md, figure 3.

@@ -59,7 +59,7 @@ test-bluez-dfu: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
 test-bluez-harness: bluez-vm-deps
 	$(BLUEZVM_DIR)/selftest.sh $(BLUEZVM_FLAGS)
 
-# Issue 7, figure 3: a 200 KB upload through the real bluetoothd, AcquireWrite vs WriteValue
+# Figure 3 of Benchmarks/README.md: a 200 KB upload through the real bluetoothd, AcquireWrite vs WriteValue
 # (`dfu upload --no-acquire`), BENCH_BLUEZ_RUNS runs of each in one boot; the table on stdout,
 # the JSON in BENCH_JSON when set (Tests/BlueZVM/bench.sh, Benchmarks/README.md).
 BENCH_BLUEZ_RUNS ?= 3

@@ -48,8 +48,8 @@ public struct DFUSimArguments: Sendable {
                       duplicate_response=N[:M...], unanswered_response=N[:M...], reset_after_upload_bytes=N
                       (with address, name, rssi, service_changed, connect_delay_ms)
           --link KEY=VALUE[,...]   mtu, interval_ms, phy=1m|2m, packets_per_event, connect_timeout_ms,
-                                   resolve_ms, discovery_ms, smp_paced=yes|no (an SMP device answers
-                                   at the modelled link's and flash's pace)
+                                   resolve_ms, discovery_ms, smp_paced=yes (SMP answers at the
+                                   modelled link's pace, for throughput figures)
           --bluetoothd KEY=VALUE[,...]
                                    the bluetoothd played: version=5.66 (default) or 5.80, cache=always
                                    (default), yes or no (main.conf [GATT] Cache), temporary_timeout_s=N

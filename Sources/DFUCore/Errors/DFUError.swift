@@ -86,6 +86,9 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
             return "the checksum of the \(object) did not match after \(attempts) attempt\(attempts == 1 ? "" : "s") while \(step) (sent \(eo) bytes with CRC 0x\(ec.hex8), device reports \(ro) bytes with CRC 0x\(rc.hex8)); the link is losing data, retry with a lower --prn or a smaller packet size"
         case .unexpectedResponse(let step, let bytes):
             return "the device sent an unexpected notification while \(step) (\(bytes.hexDescription)); it may not be a Nordic DFU target, or its GATT cache is stale"
+        case .transport(_, .pairingFailed(let sentence)):
+            // The sentence names the device, the cause and what to try; the link itself did not fail.
+            return sentence
         case .transport(let step, let error):
             return "the Bluetooth link failed while \(step): \(error)"
         case .unsupportedDevice(let reason):

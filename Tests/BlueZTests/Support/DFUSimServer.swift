@@ -35,11 +35,41 @@ final class DFUSimServer: Sendable {
             }
             struct Statistics: Decodable {
                 var connections: Int
+                var acquireWrite: Int?
+                var acquireNotify: Int?
+                var startNotify: Int?
+                var writeValueCommands: Int?
+                var smpRequests: Int?
+                var smpRetransmissions: Int?
+                var smpResets: Int?
+
+                enum CodingKeys: String, CodingKey {
+                    case connections
+                    case acquireWrite = "acquire_write"
+                    case acquireNotify = "acquire_notify"
+                    case startNotify = "start_notify"
+                    case writeValueCommands = "write_value_commands"
+                    case smpRequests = "smp_requests"
+                    case smpRetransmissions = "smp_retransmissions"
+                    case smpResets = "smp_resets"
+                }
+            }
+            /// An MCUboot slot of an SMP device.
+            struct Slot: Decodable {
+                var image: Int
+                var slot: Int
+                var version: String
+                var hash: String
+                var size: Int
+                var active: Bool
+                var pending: Bool
+                var confirmed: Bool
             }
             var address: String
             var kind: String
             var images: [String: Image]
             var stats: Statistics
+            var slots: [Slot]?
         }
         var devices: [Device]
     }
