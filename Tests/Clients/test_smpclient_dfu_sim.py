@@ -293,3 +293,17 @@ async def test_with_smp_paced_an_upload_takes_the_links_time_on_the_wall_clock(d
     assert report["slots"][1]["hash"] == image.hash_hex
     # Waiting for a paced answer counts as the model's time in the report, not as the client's idling.
     assert report["stats"]["modelled_ms"] >= len(image.data) / 4 * 41e-3
+
+
+async def test_smpclient_against_an_smp_auth_target_without_a_pairing_agent_fails_at_once(dfu_sim):
+    serve = dfu_sim("--device", "smp-auth")
+    # smpclient neither pairs nor registers an agent. The SMP characteristic needs an encrypted, authenticated
+    # link (CONFIG_MCUMGR_TRANSPORT_BT_PERM_RW_AUTHEN); with no agent to pair through, bluetoothd 5.66 refuses the
+    # subscription (dfu-sim's pairing model, docs/dfu-sim.md) and smpclient's connect ends there instead of waiting.
+    client = smp_client()
+    started = time.monotonic()
+    with pytest.raises(BleakError, match="Not paired"):
+        await client.connect()
+    assert time.monotonic() - started < TIMEOUT
+    stats = serve.stop()["devices"][0]["stats"]
+    assert stats["smp_requests"] == 0
