@@ -17,4 +17,5 @@ bench: deps
 	$(SWIFT) build -c release --product dfu
 	$(SWIFT) build -c release --product dfu-bench-rusage
 	@if grep -q '"dfu-sim"' Package.swift; then $(SWIFT) build -c release --product dfu-sim; fi
-	$(BENCH_BIN) --swift "$(SWIFT)" $(if $(BENCH_JSON),--json "$(BENCH_JSON)") $(BENCH_FLAGS)
+	@# Figure 6 runs smpmgr from the client suites' venv (made here when missing; without it the figure is skipped).
+	$(BENCH_BIN) --swift "$(SWIFT)" --smpmgr "$$(Tests/Clients/venv.sh || echo /nonexistent)/bin/smpmgr" $(if $(BENCH_JSON),--json "$(BENCH_JSON)") $(BENCH_FLAGS)

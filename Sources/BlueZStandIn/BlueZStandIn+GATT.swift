@@ -237,8 +237,19 @@ extension BlueZStandIn {
     {
         guard let generation = devices[device]?.generation else { return nil }
         let (error, outcomes) = radios[radio].write(bytes, to: uuid, type: type)
+        // A paced SMP device's answers (and the reset after them) go on the paced queue, each at its time: the delay
+        // is then counted from now, and later writes are handled meanwhile.
+        let paced = radios[radio].pacesAnswers
+        var due = ContinuousClock.now
         for outcome in outcomes {
             switch outcome {
+            case .notify(let characteristic, let payload, let delay) where paced:
+                due = ContinuousClock.now + delay
+                enqueuePaced(
+                    .notify(device: device, generation: generation, characteristic: characteristic, bytes: payload, delay: .zero),
+                    due: due)
+            case .drop(let reboot) where paced:
+                enqueuePaced(.drop(device: device, generation: generation, reboot: reboot), due: due)
             case .notify(let characteristic, let payload, let delay):
                 enqueue(
                     .notify(

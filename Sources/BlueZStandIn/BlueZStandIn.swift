@@ -68,6 +68,11 @@ public actor BlueZStandIn {
     private nonisolated let events: AsyncStream<DeferredEvent>.Continuation
     private let eventStream: AsyncStream<DeferredEvent>
     private var eventTask: Task<Void, Never>?
+    /// Answers of SMP devices held to the link's pace (`--link smp_paced=yes`), each with the wall-clock time it is
+    /// due, in order, on a queue of their own: waiting for one must not hold back the client's next writes.
+    private nonisolated let pacedEvents: AsyncStream<(due: ContinuousClock.Instant, event: DeferredEvent)>.Continuation
+    private let pacedEventStream: AsyncStream<(due: ContinuousClock.Instant, event: DeferredEvent)>
+    private var pacedTask: Task<Void, Never>?
     private var ownerTask: Task<Void, Never>?
 
     /// Something done after the current handler returns, in order.
@@ -93,6 +98,7 @@ public actor BlueZStandIn {
         }
         powered = configuration.powered
         (eventStream, events) = AsyncStream.makeStream(of: DeferredEvent.self)
+        (pacedEventStream, pacedEvents) = AsyncStream.makeStream(of: (due: ContinuousClock.Instant, event: DeferredEvent).self)
     }
 
     /// Exports the object manager, /org/bluez and the adapter, then owns the name `org.bluez`.
@@ -102,6 +108,14 @@ public actor BlueZStandIn {
         let stream = eventStream
         eventTask = Task { [weak self] in
             for await event in stream {
+                guard let self else { return }
+                await self.perform(event)
+            }
+        }
+        let paced = pacedEventStream
+        pacedTask = Task { [weak self] in
+            for await (due, event) in paced {
+                try? await Task.sleep(until: due)
                 guard let self else { return }
                 await self.perform(event)
             }
@@ -160,6 +174,9 @@ public actor BlueZStandIn {
         for object in devices.values { object.expiry?.cancel() }
         events.finish()
         eventTask?.cancel()
+        pacedEvents.finish()
+        pacedTask?.cancel()
+        pacedTask = nil
         ownerTask?.cancel()
         ownerTask = nil
         eventTask = nil
@@ -185,6 +202,11 @@ public actor BlueZStandIn {
 
     nonisolated func enqueue(_ event: DeferredEvent) {
         events.yield(event)
+    }
+
+    /// Queues `event` on the paced queue, to be performed at `due` (after the paced events queued before it).
+    nonisolated func enqueuePaced(_ event: DeferredEvent, due: ContinuousClock.Instant) {
+        pacedEvents.yield((due, event))
     }
 
     private func perform(_ event: DeferredEvent) async {

@@ -76,6 +76,9 @@ struct RadioDevice: Sendable {
     let pacesSMP: Bool
     /// The modelled time of the latest answer (paced SMP answers do not hold the write clock back).
     private var latestAnswer: Duration = .zero
+    /// With paced SMP answers: the link time the wall clock had not caught up with when the clock was last read, so
+    /// that catching up does not count that link time twice.
+    private var debtAtRefresh: Duration = .zero
 
     init(spec: SimulatedDeviceSpec, link: LinkModel, faults: StandInFaults, pacesSMP: Bool = false) {
         self.spec = spec
@@ -97,6 +100,8 @@ struct RadioDevice: Sendable {
     var address: DFUDeviceAddress { peripheral.address }
     /// The firmware running now.
     var firmware: any SimulatedFirmware { peripheral.firmware }
+    /// Whether its answers are SMP answers held to the link's pace: their delays count from the write, each on its own.
+    var pacesAnswers: Bool { pacesSMP && peripheral.firmware is SimulatedZephyrTarget }
 
     /// Takes one connection attempt's fault: true when the attempt must fail.
     mutating func consumeConnectionFailure() -> Bool {
@@ -273,6 +278,8 @@ struct RadioDevice: Sendable {
                 let start = max(now, pacedDue)
                 delay = max(delay, due - start)
                 pacedDue = start + delay
+                // Paced SMP answers are queued with their time from now (the stand-in's paced queue keeps the order).
+                if overlapsRequests { delay = pacedDue - now }
             }
             outcomes.append(.notify(characteristic: target, bytes: payload, delay: delay))
         }
@@ -362,6 +369,7 @@ struct RadioDevice: Sendable {
     private mutating func refreshModelled() {
         lastModelled = modelled
         lastWall = ContinuousClock.now
+        debtAtRefresh = pacesAnswers ? linkDebt : .zero
         statistics.modelledMilliseconds = Self.milliseconds(max(modelled, latestAnswer) - idle)
     }
 
@@ -374,7 +382,9 @@ struct RadioDevice: Sendable {
     /// (beyond what the link model already accounted for).
     private mutating func catchUp() {
         let now = ContinuousClock.now
-        let floor = lastModelled + (now - lastWall)
+        // With paced SMP answers the modelled clock at the last reading was `debtAtRefresh` ahead of the wall clock
+        // (link time not yet elapsed): the wall clock's time since then moves it only beyond that.
+        let floor = lastModelled + (now - lastWall) - debtAtRefresh
         if floor > modelled {
             // Paced SMP answers still on their way keep the link busy: only the time beyond them is idle.
             idle += floor - max(modelled, min(floor, latestAnswer))
@@ -382,6 +392,7 @@ struct RadioDevice: Sendable {
         }
         lastWall = now
         lastModelled = modelled
+        debtAtRefresh = pacesAnswers ? max(.zero, modelled - floor) : .zero
     }
 
     private func makeContext(at time: Duration) -> SimulatedContext {

@@ -4,9 +4,10 @@ import Foundation
 
 /// `dfu-bench`: runs the figures, prints the tables and writes the JSON.
 ///
-///     dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--figures 1,2,3,4,5]
+///     dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--smpmgr PATH] [--figures 1,2,3,4,5,6]
 ///
-/// `--bin` is where `dfu` and `dfu-sim` are (default .build/release), for figure 2.
+/// `--bin` is where `dfu` and `dfu-sim` are (default .build/release), for figures 2 and 6; `--smpmgr` is smpmgr
+/// for figure 6 (default .build/clients-venv/bin/smpmgr, the venv of `Tests/Clients/venv.sh`).
 ///
 /// `--quick` measures a reduced matrix (200 KB only, one timed run) for a smoke check.
 /// `--scale-child N shared|separate KB FILE` is internal: one run of figure 4 in a child process.
@@ -45,7 +46,8 @@ public enum BenchCommand {
         var quick = false
         var swift = "swift"
         var binaries = ".build/release"
-        var figures: Set<String> = ["1", "2", "3", "4", "5"]
+        var smpmgr = ".build/clients-venv/bin/smpmgr"
+        var figures: Set<String> = ["1", "2", "3", "4", "5", "6"]
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -54,9 +56,11 @@ public enum BenchCommand {
             case "--quick": quick = true
             case "--swift": swift = rest.popFirst() ?? swift
             case "--bin": binaries = rest.popFirst() ?? binaries
+            case "--smpmgr": smpmgr = rest.popFirst() ?? smpmgr
             case "--figures": figures = Set((rest.popFirst() ?? "").split(separator: ",").map(String.init))
             case "-h", "--help":
-                print("usage: dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--figures 1,2,3,4,5]")
+                print("usage: dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--smpmgr PATH]"
+                      + " [--figures 1,2,3,4,5,6]")
                 return
             default: throw BenchError.usage("unknown argument \(argument) (see --help)")
             }
@@ -92,6 +96,15 @@ public enum BenchCommand {
                 report.host += try engine.run(executable: executable, progress: log)
             } else {
                 report.skipped.append(.init(figure: "2", reason: "needs dfu-sim (\(figure.dfuSim)) built"))
+            }
+        }
+        if figures.contains("6") {
+            var figure = SMPClientsFigure(dfu: binaries + "/dfu", dfuSim: binaries + "/dfu-sim", smpmgr: smpmgr)
+            if let missing = figure.missing() {
+                report.skipped.append(.init(figure: "6", reason: missing))
+            } else {
+                figure.runs = quick ? 1 : runs
+                report.smpClients = try figure.run(progress: log)
             }
         }
         if figures.contains("3") {

@@ -22,6 +22,8 @@ public struct BenchReport: Sendable, Hashable, Codable {
     public var scale: [ScaleFigureRow] = []
     /// Figure 5 rows (modelled SMP transfers).
     public var smp: [SMPFigureRow] = []
+    /// Figure 6 (SMP through dfu-sim: `dfu` and smpmgr side by side).
+    public var smpClients: SMPClientsFigureResult?
     /// Figures not measured.
     public var skipped: [Skipped] = []
     /// Wall time of the whole benchmark, seconds.

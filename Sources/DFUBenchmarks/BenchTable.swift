@@ -86,6 +86,7 @@ public struct BenchTable: Sendable {
             })
         }
         lines += SMPFigure.lines(report.smp, in: self)
+        lines += SMPClientsFigure.lines(report.smpClients, in: self)
         for skipped in report.skipped {
             lines.append("")
             lines.append("Figure \(skipped.figure): not measured: \(skipped.reason)")

@@ -10,26 +10,9 @@ here=Tests/Clients
 swift=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 
 # bleak asks `bluetoothctl --version` which BlueZ it talks to (bluez); bluezoo runs on a private
-# dbus-daemon; the venv needs Python 3.11 or later with venv and ensurepip.
+# dbus-daemon; venv.sh makes the venv (Python 3.11 or later).
 scripts/install-deps.sh --for "the client suites" dbus-daemon bluez
-python=${PYTHON:-$(command -v python3 || true)}
-usable() { [ -n "$1" ] && "$1" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; }
-if ! usable "$python"; then
-    scripts/install-deps.sh --for "the client suites" python3 python3-venv
-    python=/usr/bin/python3
-    usable "$python" || { echo "client suites: $python is not Python 3.11 or later with venv" >&2; exit 69; }
-fi
-
-venv=.build/clients-venv
-stamp=$venv/requirements.sha256
-wanted=$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)
-if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-    echo "client suites: installing $here/requirements.txt into $venv" >&2
-    rm -rf "$venv"
-    "$python" -m venv "$venv"
-    "$venv/bin/python" -m pip install --disable-pip-version-check --no-input -q -r "$here/requirements.txt"
-    echo "$wanted" > "$stamp"
-fi
+venv=$(Tests/Clients/venv.sh)
 
 "$swift" build --product dfu
 "$swift" build --product dfu-sim
