@@ -20,7 +20,19 @@ struct BusyDeviceTests {
                                   environment: environment, transports: SearchingTransport.provider(), interrupts: first,
                                   locksDevices: true)
         }
-        try await Task.sleep(for: .milliseconds(500))
+        // The second starts once the first holds the device (it writes its pid into the lock file after
+        // taking the lock), however slow the machine.
+        func lockHeld() -> Bool {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            return files.contains { file in
+                let attributes = try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(file).path)
+                return ((attributes?[.size] as? NSNumber)?.intValue ?? 0) > 0
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !lockHeld(), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         let second = await RecordedRun.dfu(arguments: ["upload", package, "-d", Self.device, "--no-acquire"],
                                            environment: environment, transports: SearchingTransport.provider(),
                                            locksDevices: true)
