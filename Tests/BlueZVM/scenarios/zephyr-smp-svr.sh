@@ -1,0 +1,145 @@
+#!/bin/bash
+# shellcheck source-path=SCRIPTDIR
+# dfu against a target no one on this project wrote: Zephyr's own SMP server sample (smp_svr with
+# Bluetooth, built for native_sim_64: ../shared/reference/zephyr-smp-svr) runs on the second
+# controller through the HCI user channel, and dfu reaches it through the real bluetoothd on the
+# first. Skipped (not passed) when ../shared is absent.
+#   1. `dfu images`: the empty image list of a fresh flash.
+#   2. smpmgr (PyPI, the independent client) uploads image A, then dfu uploads image B (same
+#      size) in test mode without a reset: both transfer rates are recorded, from the same boot.
+#   3. The image list shows B in slot 1 with its SHA256 TLV as the hash, pending (test); `dfu
+#      confirm --hash` makes it permanent; `dfu reset` is answered.
+#   4. native_sim's reset ends the process, and guest/zephyr-run.sh starts it again on the same
+#      flash: with no MCUboot nothing is swapped in, and the list still shows B in slot 1, pending
+#      and permanent.
+#   5. On an erased flash, dfu uploads A and the central's bluetoothd drops the link (Device1.
+#      Disconnect) a quarter of the way in: dfu reconnects and resumes at the server's offset.
+# The images (Tests/BlueZVM/smp-images.txt): A is version 1.1.0, B 1.2.0, each a 128 KiB body.
+set -u
+# shellcheck source=../guest/lib.sh
+. "$BLUEZVM_LIB"
+# shellcheck source=../guest/zephyr.sh
+. "$(dirname "$BLUEZVM_LIB")/zephyr.sh"
+# shellcheck source=../guest/smp.sh
+. "$(dirname "$BLUEZVM_LIB")/smp.sh"
+
+zephyr_require
+smp_require_commands
+central=$BLUEZVM_ADAPTER_1
+server=$BLUEZVM_ADAPTER_2
+address=$BLUEZVM_ADDRESS_2
+device_path=$(bluezvm_device_path "$central" "$address")
+smpmgr_python=$BLUEZVM_REPO/.build/smpmgr-venv/bin/python
+[ -x "$smpmgr_python" ] || bluezvm_fail "no smpmgr venv at $smpmgr_python (Tests/BlueZVM/smpmgr-venv.sh makes it)"
+trap 'zephyr_stop; bluezvm_session_stop_all' EXIT
+
+smp_image app-1.1.0-128k.bin
+smp_image app-1.2.0-128k.bin
+mv app-1.1.0-128k.bin a.bin
+mv app-1.2.0-128k.bin b.bin
+a_hash=$(smp_image_hash a.bin)
+b_hash=$(smp_image_hash b.bin)
+a_bytes=$(stat -c %s a.bin)
+b_bytes=$(stat -c %s b.bin)
+bluezvm_log "image A: $a_bytes bytes, SHA256 TLV $a_hash; image B: $b_bytes bytes, SHA256 TLV $b_hash"
+[ -n "$a_hash" ] && [ -n "$b_hash" ] && [ "$a_hash" != "$b_hash" ] || bluezvm_fail "the images' hashes are missing or equal"
+
+bluezvm_check "$central powers on" bluezvm_set_powered "$central" true
+zephyr_start "$server" -flash_erase
+
+# smpmgr LABEL ARGS...: smpmgr through bluetoothd (bleak takes the first adapter it finds powered:
+# the central; the server's controller is no longer bluetoothd's), output in LABEL.out, its log
+# (with a time stamp per line) in LABEL.log.
+smpmgr() {
+    local label=$1 status
+    shift
+    bluezvm_log "smpmgr --ble $address $*"
+    COLUMNS=160 NO_COLOR=1 TERM=dumb PYTHONDONTWRITEBYTECODE=1 bluezvm_measure "$label" \
+        timeout 240 "$smpmgr_python" -m smpmgr --ble "$address" --timeout 30 --loglevel INFO --logfile "$label.log" "$@" \
+        > "$label.out" 2>&1
+    status=$?
+    sed "s/^/  $label| /" "$label.out" | tail -n 12
+    ((status == 0)) || bluezvm_log "smpmgr exited with $status"
+    return $status
+}
+
+# smpmgr_transfer_s LABEL: seconds from smpmgr's first "Upload offset=" log line to its last (the
+# answers to the first and the last chunk), from its log's millisecond time stamps.
+smpmgr_transfer_s() {
+    grep 'Upload offset=' "$1.log" | awk -F' - ' '
+        { split($1, t, /[ :,]/); s = t[2] * 3600 + t[3] * 60 + t[4] + t[5] / 1000
+          if (first == "") first = s; last = s }
+        END { if (first == "") print 0; else printf "%.2f", last - first }'
+}
+
+# --- 1. the image list of a fresh flash -------------------------------------------------------
+smp_images images-fresh --device "$address" --adapter "$central" || bluezvm_fail "dfu images failed"
+smp_slots_check "the fresh flash has no image" images-fresh 'length == 0'
+
+# --- 2. smpmgr, then dfu: the transfer rates on this server in this boot -----------------------
+bluezvm_check "smpmgr uploads image A" smpmgr smpmgr-upload image upload a.bin
+smpmgr_s=$(smpmgr_transfer_s smpmgr-upload)
+bluezvm_check "smpmgr's upload reached the image's end" grep -q "Upload offset=$a_bytes" smpmgr-upload.log
+bluezvm_check "dfu uploads image B (test, no reset)" \
+    smp_dfu dfu-upload upload b.bin --device "$address" --adapter "$central" --no-reset --json -v
+smp_upload_rate dfu-upload "$b_bytes"
+dfu_average=$(jq -rs '[.[] | select(.event == "done") | .average // 0] | last // 0' dfu-upload.out)
+smpmgr_rate=$(awk -v b="$a_bytes" -v s="$smpmgr_s" 'BEGIN { if (s > 0) printf "%.1f", b / s / 1000; else print 0 }')
+dfu_rate=$(awk -v a="$dfu_average" 'BEGIN { printf "%.1f", a / 1000 }')
+bluezvm_record "transfer dfu_kBps=$dfu_rate smpmgr_kBps=$smpmgr_rate bytes=$b_bytes smpmgr_transfer_s=$smpmgr_s ratio=$(awk -v d="$dfu_rate" -v s="$smpmgr_rate" 'BEGIN { if (s > 0) printf "%.2f", d / s; else print "?" }')"
+bluezvm_log "transfer rate on Zephyr's smp_svr: dfu $dfu_rate kB/s, smpmgr $smpmgr_rate kB/s"
+
+# --- 3. test, confirm, reset --------------------------------------------------------------------
+smp_images images-tested --device "$address" --adapter "$central" || bluezvm_fail "dfu images failed"
+smp_slots_check "slot 1 holds image B (its SHA256 TLV) in test: pending, not confirmed" images-tested \
+    "any(.[]; .slot == 1 and .hash == \"$b_hash\" and .version == \"1.2.0\" and .pending == true and .confirmed == false)"
+bluezvm_check "dfu confirms image B" smp_dfu confirm confirm --device "$address" --adapter "$central" --hash "$b_hash"
+smp_images images-confirmed --device "$address" --adapter "$central" || bluezvm_fail "dfu images failed"
+smp_slots_check "slot 1 holds image B pending and permanent" images-confirmed \
+    "any(.[]; .slot == 1 and .hash == \"$b_hash\" and .pending == true and .permanent == true)"
+zephyr_mark
+bluezvm_check "dfu reset is answered" smp_dfu reset reset --device "$address" --adapter "$central"
+# native_sim's reset ends the process; guest/zephyr-run.sh starts it again on the same flash.
+bluezvm_check "the server resets and advertises again" zephyr_expect 60 'Advertising successfully started'
+bluezvm_check "it was a reset (sys_reboot), not a crash" grep -q 'the server reset' "$zephyr_session.log"
+
+# --- 4. the same flash after the reset ----------------------------------------------------------
+smp_images images-after-reset --device "$address" --adapter "$central" || bluezvm_fail "dfu images failed"
+smp_slots_check "after the reset slot 1 still holds image B, pending and permanent (no MCUboot swapped it)" \
+    images-after-reset "any(.[]; .slot == 1 and .hash == \"$b_hash\" and .pending == true and .permanent == true)"
+
+# --- 5. resume after a lost link ------------------------------------------------------------------
+zephyr_stop
+zephyr_start "$server" -flash_erase
+# disconnect_at BYTES: once dfu reports BYTES confirmed, the central drops the link.
+disconnect_at() {
+    local bytes=$1 line
+    while IFS= read -r line; do
+        if jq -e --argjson at "$bytes" 'select(.event == "progress" and .bytes >= $at)' <<< "$line" > /dev/null 2>&1; then
+            bluezvm_log "dfu reports $(jq -r .bytes <<< "$line") bytes: Device1.Disconnect"
+            dbus-send --system --print-reply --reply-timeout=10000 --dest=org.bluez "$device_path" \
+                org.bluez.Device1.Disconnect > /dev/null
+            return 0
+        fi
+    done < <(timeout 120 tail -n +1 -f dfu-resume.out)
+    return 1
+}
+: > dfu-resume.out
+disconnect_at $((a_bytes / 4)) > disconnect.log 2>&1 &
+disconnect_pid=$!
+bluezvm_check "dfu uploads image A across a lost link" \
+    smp_dfu dfu-resume upload a.bin --device "$address" --adapter "$central" --no-reset --json -v
+wait "$disconnect_pid"
+disconnected=$?
+cat disconnect.log
+((disconnected == 0)) || bluezvm_fail "the link was never dropped (dfu reported no progress past a quarter)"
+smp_upload_rate dfu-resume "$a_bytes"
+bluezvm_check "the server saw the link drop and a new connection" \
+    eval '[ "$(zephyr_console | grep -c "smp_bt_sample: Disconnected")" -ge 1 ] && [ "$(zephyr_console | grep -c "smp_bt_sample: Connected")" -ge 2 ]'
+sent=$(jq -rs '[.[] | select(.event == "done") | .bytes // 0] | last // 0' dfu-resume.out)
+bluezvm_record "resume bytes_sent=$sent image_bytes=$a_bytes"
+bluezvm_check "dfu resumed instead of starting over ($sent bytes sent for $a_bytes)" \
+    eval '((sent < a_bytes + a_bytes / 4))'
+smp_images images-resumed --device "$address" --adapter "$central" || bluezvm_fail "dfu images failed"
+smp_slots_check "slot 1 holds image A, whole (its SHA256 TLV), pending" images-resumed \
+    "any(.[]; .slot == 1 and .hash == \"$a_hash\" and .pending == true)"
