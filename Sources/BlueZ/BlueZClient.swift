@@ -151,6 +151,34 @@ public struct BlueZClient: Sendable {
         _ = try await call("Pair", on: BlueZInterfaces.device, at: device, timeout: timeout)
     }
 
+    /// `Device1.CancelPairing`: ends a Pair in progress (bluetoothd answers it AuthenticationCanceled).
+    public func cancelPairing(device: BlueZPath) async throws(BlueZError) {
+        _ = try await call("CancelPairing", on: BlueZInterfaces.device, at: device)
+    }
+
+    // MARK: AgentManager1
+
+    /// `AgentManager1.RegisterAgent`: the agent exported at `path` on this client's connection answers this
+    /// connection's pairings (bluetoothd 5.66 `src/device.c` `pair_device`: `agent_get(sender)`), and becomes the
+    /// default agent when the host has none (`src/agent.c` `agent_create`).
+    public func registerAgent(_ path: BlueZPath, capability: String) async throws(BlueZError) {
+        _ = try await call(
+            "RegisterAgent", on: BlueZInterfaces.agentManager, at: Self.agentManagerPath,
+            arguments: [.objectPath(path.objectPath), .string(capability)])
+    }
+
+    /// `AgentManager1.UnregisterAgent`.
+    public func unregisterAgent(_ path: BlueZPath) async throws(BlueZError) {
+        _ = try await call(
+            "UnregisterAgent", on: BlueZInterfaces.agentManager, at: Self.agentManagerPath,
+            arguments: [.objectPath(path.objectPath)])
+    }
+
+    /// `/org/bluez`, where AgentManager1 lives.
+    static var agentManagerPath: BlueZPath {
+        BlueZPath("/org/bluez") ?? BlueZPath(.root)
+    }
+
     // MARK: GattCharacteristic1
 
     /// `GattCharacteristic1.ReadValue` with no options.

@@ -77,6 +77,18 @@ public enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the device refused for want of an encrypted link: bluetoothd 5.66 answers ATT errors 0x05
+    /// (Insufficient Authentication), 0x0F (Insufficient Encryption) and 0x0C (Insufficient Encryption Key
+    /// Size) with `NotPermitted "Not paired"` (`src/gatt-client.c` `create_gatt_dbus_error`), after its own
+    /// attempt to raise the link's security failed (`src/shared/att.c` `change_security`).
+    public var needsPairing: Bool {
+        switch self {
+        case .notPermitted(let detail): detail.lowercased().contains("not paired")
+        case .failed(_, let code?): code == 0x05 || code == 0x0F || code == 0x0C
+        default: false
+        }
+    }
+
     /// The ATT error code in a BlueZ message such as "Operation failed with ATT error: 0x81".
     static func attErrorCode(in message: String) -> UInt8? {
         guard let range = message.firstRange(of: "ATT error: 0x") else { return nil }

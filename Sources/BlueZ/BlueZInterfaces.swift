@@ -10,4 +10,8 @@ public enum BlueZInterfaces {
     public static let gattService = "org.bluez.GattService1"
     /// `org.bluez.GattCharacteristic1`.
     public static let gattCharacteristic = "org.bluez.GattCharacteristic1"
+    /// `org.bluez.AgentManager1`, on `/org/bluez`.
+    public static let agentManager = "org.bluez.AgentManager1"
+    /// `org.bluez.Agent1`, the interface a pairing agent exports.
+    public static let agent = "org.bluez.Agent1"
 }

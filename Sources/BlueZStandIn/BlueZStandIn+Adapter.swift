@@ -45,29 +45,40 @@ extension BlueZStandIn {
         return [agentManager, profileManager]
     }
 
-    private func agentKey(_ message: DBusMessage) -> String {
-        (message.sender?.rawValue ?? "") + " " + (message.arguments.first?.stringValue ?? "")
-    }
-
+    /// RegisterAgent as BlueZ 5.66 `src/agent.c` `register_agent`: one agent per client (bus name), its
+    /// capability parsed by `parse_io_capability` (empty: KeyboardDisplay).
     func registerAgent(_ message: DBusMessage) throws -> [DBusValue] {
-        let key = agentKey(message)
-        guard !agents.contains(key) else { throw BlueZNames.error("AlreadyExists", "Already Exists") }
-        let capability = message.arguments.count > 1 ? message.arguments[1].stringValue ?? "" : ""
-        let known = ["", "DisplayOnly", "DisplayYesNo", "KeyboardOnly", "NoInputNoOutput", "KeyboardDisplay"]
-        guard known.contains(capability) else {
+        let sender = message.sender?.rawValue ?? ""
+        guard agents[sender] == nil else { throw BlueZNames.error("AlreadyExists", "Already Exists") }
+        guard message.arguments.count == 2, let path = message.arguments[0].objectPathValue,
+            let text = message.arguments[1].stringValue, let capability = PairingMethod.Capability(agentCapability: text)
+        else {
             throw BlueZNames.error("InvalidArguments", "Invalid arguments in method call")
         }
-        agents.insert(key)
+        agents[sender] = RegisteredAgent(path: path, capability: capability)
         return []
     }
 
+    /// UnregisterAgent (`unregister_agent`): the client's agent, by its path; it stops being a default agent.
     func unregisterAgent(_ message: DBusMessage) throws -> [DBusValue] {
-        guard agents.remove(agentKey(message)) != nil else { throw BlueZNames.error("DoesNotExist", "Does Not Exist") }
+        let sender = message.sender?.rawValue ?? ""
+        guard let agent = agents[sender], message.arguments.first?.objectPathValue == agent.path else {
+            throw BlueZNames.error("DoesNotExist", "Does Not Exist")
+        }
+        agents[sender] = nil
+        defaultAgents.removeAll { $0 == sender }
         return []
     }
 
+    /// RequestDefaultAgent (`request_default`, `add_default_agent`): the client's agent, by its path, goes to
+    /// the head of the default agents; `agent_get(NULL)` takes the head.
     func requestDefaultAgent(_ message: DBusMessage) throws -> [DBusValue] {
-        guard agents.contains(agentKey(message)) else { throw BlueZNames.error("DoesNotExist", "Does Not Exist") }
+        let sender = message.sender?.rawValue ?? ""
+        guard let agent = agents[sender], message.arguments.first?.objectPathValue == agent.path else {
+            throw BlueZNames.error("DoesNotExist", "Does Not Exist")
+        }
+        defaultAgents.removeAll { $0 == sender }
+        defaultAgents.insert(sender, at: 0)
         return []
     }
 

@@ -119,7 +119,7 @@ extension BlueZStandIn {
             object = current
         }
         let generation = radios[index].connect()
-        radios[index].isBonded = object.paired
+        radios[index].isBonded = object.paired && radios[index].spec.pairing.admits(authenticated: object.authenticated)
         object.expiry?.cancel()
         object.expiry = nil
         object.connected = true
@@ -218,6 +218,18 @@ extension BlueZStandIn {
             !configuration.faults.pairingFails, !(radios[index].firmware is SimulatedSecureBootloader)
         else {
             throw BlueZNames.error("AuthenticationFailed", "Authentication Failed")
+        }
+        if radios[index].spec.kind.isSMP {
+            // An SMP device pairs by the method its and the agent's IO capabilities give, asking the caller's
+            // agent (or the default one) for the user's step.
+            let generation = object.generation
+            let method = try await authenticate(path, radio: index, caller: message.sender?.rawValue)
+            guard devices[path]?.generation == generation, devices[path]?.connected == true else {
+                // The link went during the pairing (`MGMT_STATUS_DISCONNECTED`).
+                throw BlueZNames.error("AuthenticationCanceled", "Authentication Canceled")
+            }
+            try bond(path, radio: index, method: method)
+            return []
         }
         object.paired = true
         object.expiry?.cancel()

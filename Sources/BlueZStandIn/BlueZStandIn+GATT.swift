@@ -303,7 +303,8 @@ extension BlueZStandIn {
 
     /// Checks in the order of BlueZ 5.66 `characteristic_acquire_notify`: only a `notify`
     /// characteristic (an indicate-only one is NotSupported until 5.80).
-    func acquireNotify(_ message: DBusMessage) throws -> [DBusValue] {
+    func acquireNotify(_ message: DBusMessage) async throws -> [DBusValue] {
+        try await admitSubscription(message)
         var (device, radio, characteristic) = try characteristic(for: message)
         releaseHungUpNotify(&characteristic, device: device, radio: radio)
         guard characteristic.notifyChannel == nil else { throw BlueZNames.error("NotPermitted", "Notify acquired") }
@@ -329,7 +330,8 @@ extension BlueZStandIn {
     /// succeeds once its session is registered with the peer (InProgress while the device is not
     /// connected); on a cached object of a device that is not connected the session is kept and
     /// registered when the link comes back.
-    func startNotify(_ message: DBusMessage) throws -> [DBusValue] {
+    func startNotify(_ message: DBusMessage) async throws -> [DBusValue] {
+        try await admitSubscription(message)
         let (object, cached) = try cachedCharacteristic(for: message)
         let sender = message.sender?.rawValue ?? ""
         guard object.connected, let radio = object.radio else {
@@ -358,6 +360,16 @@ extension BlueZStandIn {
                 member("Notifying"), to: .boolean(true), interface: names.gattCharacteristic, at: characteristic.path)
         }
         return []
+    }
+
+    /// Before a subscription of a connected device's characteristic writes its CCCD: the security the
+    /// device asks for, raised when it refuses (``admitSubscription(_:characteristic:)``).
+    private func admitSubscription(_ message: DBusMessage) async throws {
+        let (object, characteristic) = try cachedCharacteristic(for: message)
+        guard object.connected, characteristic.canNotify, characteristic.notifyChannel == nil,
+            characteristic.notifySenders.isEmpty
+        else { return }
+        try await admitSubscription(object.path, characteristic: characteristic.uuid)
     }
 
     /// StopNotify as BlueZ 5.66 `characteristic_stop_notify`: it also ends an AcquireNotify session.
@@ -443,6 +455,7 @@ extension BlueZStandIn {
             var characteristic = object.gatt?.characteristics[path],
             let radio = object.radio
         else { return }
+        radios[radio].delivered(bytes, on: uuid)
         if let channel = characteristic.notifyChannel {
             if !channel.send(bytes) { releaseHungUpNotify(&characteristic, device: device, radio: radio) }
             return

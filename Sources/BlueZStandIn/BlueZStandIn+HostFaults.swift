@@ -27,7 +27,8 @@ extension BlueZStandIn {
     /// the same name. The simulated devices keep their flash. (`dfu-sim serve` does this on SIGHUP.)
     public func restart() async {
         removeAdapter()
-        agents = []
+        agents = [:]
+        defaultAgents = []
         try? connection.unexport(at: names.root)
         try? await connection.releaseName(names.service)
         try? await Task.sleep(for: Self.restartPause)

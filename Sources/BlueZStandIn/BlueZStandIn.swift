@@ -37,6 +37,8 @@ public actor BlueZStandIn {
         /// temporary again in `device_bonding_complete`, but the GATT discovery of the same link makes
         /// it permanent once more, so that is not modelled.)
         var temporary = true
+        /// Whether the bond was made with MITM protection (passkey or numeric comparison).
+        var authenticated = false
         /// The pending TemporaryTimeout expiry.
         var expiry: Task<Void, Never>?
 
@@ -56,7 +58,10 @@ public actor BlueZStandIn {
     var powered: Bool
     var discoverySessions: [String: DiscoveryFilter] = [:]
     var pendingFilters: [String: DiscoveryFilter] = [:]
-    var agents: Set<String> = []
+    /// Registered pairing agents by the client (bus name) that registered them.
+    var agents: [String: RegisteredAgent] = [:]
+    /// Clients whose agent asked to be the default, the current default first.
+    var defaultAgents: [String] = []
     var started = false
     /// Whether the adapter object is on the bus (false after `adapter-vanish-after-bytes`).
     var adapterPresent = false
@@ -121,9 +126,12 @@ public actor BlueZStandIn {
         try await connection.requestName(names.service)
     }
 
-    /// A client left the bus: its discovery session, filter and StartNotify sessions end.
+    /// A client left the bus: its discovery session, filter, agent and StartNotify sessions end.
     func clientLeft(_ name: String) {
         pendingFilters[name] = nil
+        // `src/agent.c` `agent_disconnect`: the agent of a client that left is removed.
+        agents[name] = nil
+        defaultAgents.removeAll { $0 == name }
         if discoverySessions.removeValue(forKey: name) != nil, discoverySessions.isEmpty { discoveryEnded() }
         for path in devices.keys.sorted() {
             // Cached objects of unconnected devices hold sessions too (they wait for the next link).

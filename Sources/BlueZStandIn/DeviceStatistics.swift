@@ -24,6 +24,15 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
     /// the response's round trip.
     public var dataObjectWaits: [Int] = []
 
+    /// SMP devices only (nil for the others, and left out of the report): request frames the SMP server received.
+    public var smpRequests: Int?
+    /// SMP: the most requests the client had waiting for an answer at once.
+    public var smpMaximumInFlight: Int?
+    /// SMP: upload requests for an offset the server had already received in the same upload.
+    public var smpRetransmissions: Int?
+    /// SMP: resets of the device (each runs MCUboot).
+    public var smpResets: Int?
+
     /// All zero.
     public init() {}
 
@@ -38,5 +47,9 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
         case writeValueCommands = "write_value_commands"
         case startNotifies = "start_notify"
         case dataObjectWaits = "data_object_waits_ms"
+        case smpRequests = "smp_requests"
+        case smpMaximumInFlight = "smp_max_in_flight"
+        case smpRetransmissions = "smp_retransmissions"
+        case smpResets = "smp_resets"
     }
 }

@@ -58,6 +58,8 @@ struct RadioDevice: Sendable {
     private var requestCounts: [UInt8: Int] = [:]
     private var firmwareDrops = 0
     private var tracker = TransferTracker()
+    /// SMP requests, answers and retransmissions (SMP devices).
+    private var smpTraffic = SMPTrafficCounter()
     private var eventStart: Duration = .zero
     private var eventCursor: Duration = .zero
     private var packetsInEvent = Int.max
@@ -132,6 +134,7 @@ struct RadioDevice: Sendable {
         peripheral.firmware = firmware
         peripheral.storage = context.storage
         violations += context.violations
+        smpTraffic.linkDropped()
         if let target {
             collectFirmwareDrops()
             peripheral.boot(into: target, at: modelled)
@@ -171,7 +174,9 @@ struct RadioDevice: Sendable {
         var delivered = bytes
         var dropAfter = false
         var hostEvent: HostEvent?
-        let isPacket = uuid == uuids.securePacket.uppercased() || uuid == uuids.legacyPacket.uppercased()
+        // SMP has one characteristic for every request: its writes count as packets for the link faults.
+        let isSMP = spec.kind.isSMP && uuid == uuids.smpCharacteristic.uppercased()
+        let isPacket = uuid == uuids.securePacket.uppercased() || uuid == uuids.legacyPacket.uppercased() || isSMP
         let isControlPoint =
             uuid == uuids.secureControlPoint.uppercased() || uuid == uuids.legacyControlPoint.uppercased()
         if isPacket {
@@ -189,7 +194,7 @@ struct RadioDevice: Sendable {
             if let index = pendingHostEvents.firstIndex(where: { packetBytes >= $0.bytes }) {
                 hostEvent = pendingHostEvents.remove(at: index).event
             }
-            tracker.packet(bytes)
+            if !isSMP { tracker.packet(bytes) }
             if let created = dataObjectCreated {
                 statistics.dataObjectWaits.append(Self.milliseconds(created.duration(to: .now)))
                 dataObjectCreated = nil
@@ -213,7 +218,13 @@ struct RadioDevice: Sendable {
         // than the modelled connection events carry them, so its receipts and responses are held until the
         // wall clock reaches their modelled time.
         let pacedToLink = firmware is SimulatedLegacyBootloader
+        let refusedBefore = (firmware as? SimulatedZephyrTarget).map { $0.refusedWrites + $0.droppedFrames }
         let error = firmware.write(delivered, to: uuid, type: type, context: &context)
+        if isSMP, error == nil, let target = firmware as? SimulatedZephyrTarget,
+            target.refusedWrites + target.droppedFrames == refusedBefore
+        {
+            smpTraffic.requestBytes(delivered)
+        }
         peripheral.firmware = firmware
         peripheral.storage = context.storage
         violations += context.violations
@@ -281,9 +292,36 @@ struct RadioDevice: Sendable {
         }
         var stats = statistics
         stats.droppedPackets += firmwareDrops + currentFirmwareDrops
+        var slots: [StandInReport.Slot]?
+        if let target = peripheral.firmware as? SimulatedZephyrTarget {
+            // An SMP device's flash is its MCUboot slots; the nRF5 parts do not apply.
+            images = [:]
+            slots = Self.slots(of: target)
+            stats.smpRequests = smpTraffic.requests
+            stats.smpMaximumInFlight = smpTraffic.maximumInFlight
+            stats.smpRetransmissions = smpTraffic.retransmissions
+            stats.smpResets = target.resets
+        }
         return StandInReport.Device(
             address: spec.profile.address.description, kind: spec.kind.rawValue, images: images,
-            stats: stats, violations: violations)
+            stats: stats, violations: violations, slots: slots)
+    }
+
+    /// The occupied slots as the target's image list shows them, with each image's size.
+    static func slots(of target: SimulatedZephyrTarget) -> [StandInReport.Slot] {
+        target.imageList.map { entry in
+            StandInReport.Slot(
+                image: entry.image, slot: entry.slot, version: entry.version, hash: entry.hashHex,
+                size: target.slots[entry.image].image(inSlot: entry.slot)?.tlvEnd ?? 0, active: entry.active,
+                pending: entry.pending, confirmed: entry.confirmed, permanent: entry.permanent)
+        }
+    }
+
+    /// A notification of the device reached the client (or would have, had it subscribed).
+    mutating func delivered(_ bytes: [UInt8], on characteristic: String) {
+        if spec.kind.isSMP, characteristic.uppercased() == uuids.smpCharacteristic.uppercased() {
+            smpTraffic.responseBytes(bytes)
+        }
     }
 
     private func isControlPointUUID(_ uuid: String) -> Bool {
@@ -347,8 +385,11 @@ struct RadioDevice: Sendable {
     }
 
     private func makeContext(at time: Duration) -> SimulatedContext {
-        SimulatedContext(
+        var context = SimulatedContext(
             now: time, subscribed: subscribed, isBonded: isBonded, storage: peripheral.storage, flash: link.flash)
+        // A notification carries at most ATT MTU − 3 bytes (`smp_bt.c` `smp_bt_conn_get_mtu`).
+        context.notificationLength = link.maximumWriteLength
+        return context
     }
 
     /// Whether the host holds a bond with the device (set by Pair).

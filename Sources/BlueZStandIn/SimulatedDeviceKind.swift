@@ -1,4 +1,5 @@
-/// The six kinds of simulated device `dfu-sim --device` offers.
+/// The kinds of simulated device `dfu-sim --device` offers: nRF5 bootloaders and applications, and nRF Connect
+/// SDK devices (Zephyr's SMP server above MCUboot).
 public enum SimulatedDeviceKind: String, Sendable, Hashable, CaseIterable {
     /// A Secure DFU bootloader (SDK 15–17) in DFU mode.
     case secure
@@ -12,7 +13,17 @@ public enum SimulatedDeviceKind: String, Sendable, Hashable, CaseIterable {
     case buttonlessExperimental = "buttonless-experimental"
     /// An application with the Legacy DFU service reporting DFU Version 0.1 (the jump keeps the address).
     case legacyApp = "legacy-app"
+    /// An nRF52840 running Zephyr's SMP server above MCUboot, one image (``DFUSimulator/ZephyrTargetConfiguration``).
+    case smp
+    /// The same, but the SMP characteristic and its CCCD need an encrypted, paired link (Zephyr's
+    /// `CONFIG_MCUMGR_TRANSPORT_BT_PERM_RW_AUTHEN`, the nRF Connect SDK 3.x default).
+    case smpAuth = "smp-auth"
+    /// An nRF5340 running Zephyr's SMP server: image 0 the application core's, image 1 the network core's.
+    case smpNRF5340 = "smp-nrf5340"
 
     /// Whether the device starts in its bootloader rather than in an application.
     public var startsInBootloader: Bool { self == .secure || self == .legacy }
+
+    /// Whether the device speaks SMP (MCUmgr) rather than an nRF5 DFU protocol.
+    public var isSMP: Bool { self == .smp || self == .smpAuth || self == .smpNRF5340 }
 }

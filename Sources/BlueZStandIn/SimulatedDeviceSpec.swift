@@ -28,6 +28,8 @@ public struct SimulatedDeviceSpec: Sendable {
     public var connectDelay: Duration
     /// The GATT UUIDs its firmware uses (Nordic's unless `uuid.ROLE=` keys replace some).
     public var uuids: DFUServiceUUIDs
+    /// How an SMP device pairs and what its SMP characteristic needs (nRF5 kinds: open).
+    var pairing = DevicePairing()
 
     /// The address a device gets when the specification names none: `C0:FF:EE:00:00:N0` (N = index + 1).
     public static func defaultAddress(index: Int) -> DFUDeviceAddress? {
@@ -57,6 +59,17 @@ public struct SimulatedDeviceSpec: Sendable {
         let name = fields.take("name")
         if let name, name.isEmpty || name.utf8.count > 29 {
             throw StandInSpecError("name=\(name) must be 1 to 29 bytes")
+        }
+        if kind.isSMP {
+            // An nRF Connect SDK device: Zephyr's SMP server above MCUboot, with the keys of its configuration.
+            let (configuration, pairing) = try Self.zephyrConfiguration(kind: kind, name: name, fields: &fields)
+            self.pairing = pairing
+            (rssi, indicatesServiceChanged, connectDelay) = try Self.radioFields(&fields)
+            uuids = DFUServiceUUIDs()
+            try fields.checkAllTaken(in: "--device \(text)")
+            profile = .nrf52840Zephyr(address: address, configuration: configuration)
+            storage = SimulatedStorage()
+            return
         }
         var secure = SecureBootloaderConfiguration()
         var legacy = LegacyBootloaderConfiguration()
@@ -125,17 +138,7 @@ public struct SimulatedDeviceSpec: Sendable {
             }
             storage.bootloaderVersion = value
         }
-        let rssi = try fields.takeInteger("rssi") ?? -55
-        guard let rssiValue = Int16(exactly: rssi), rssi < 0 else {
-            throw StandInSpecError("rssi=\(rssi) must be negative dBm")
-        }
-        self.rssi = rssiValue
-        indicatesServiceChanged = try fields.takeFlag("service_changed") ?? false
-        let connectDelay = try fields.takeInteger("connect_delay_ms") ?? 0
-        guard (0...600_000).contains(connectDelay) else {
-            throw StandInSpecError("connect_delay_ms=\(connectDelay) must be 0 to 600000")
-        }
-        self.connectDelay = .milliseconds(connectDelay)
+        (rssi, indicatesServiceChanged, connectDelay) = try Self.radioFields(&fields)
         var uuids = DFUServiceUUIDs()
         for (name, value) in fields.take(prefix: "uuid") {
             guard let role = DFUServiceUUIDs.Role.allCases.first(where: { $0.rawValue.replacingDashes == name }) else {
@@ -173,6 +176,9 @@ public struct SimulatedDeviceSpec: Sendable {
             app.uuids = uuids
             bootloader = .secure(secure)
             application = .buttonless(app)
+        case .smp, .smpAuth, .smpNRF5340:
+            // Made above, before the nRF5 keys; never reached.
+            throw StandInSpecError("\(kind.rawValue) takes no nRF5 bootloader keys")
         case .legacyApp:
             var app = SimulatedLegacyApplication(hasVersionCharacteristic: hasLegacyVersion)
             if let name { app.advertisedName = name }
@@ -184,8 +190,35 @@ public struct SimulatedDeviceSpec: Sendable {
         self.storage = storage
     }
 
+    /// The keys every kind takes about its radio: `rssi`, `service_changed`, `connect_delay_ms`.
+    static func radioFields(_ fields: inout SpecFields) throws(StandInSpecError) -> (
+        rssi: Int16, indicatesServiceChanged: Bool, connectDelay: Duration
+    ) {
+        let rssi = try fields.takeInteger("rssi") ?? -55
+        guard let rssiValue = Int16(exactly: rssi), rssi < 0 else {
+            throw StandInSpecError("rssi=\(rssi) must be negative dBm")
+        }
+        let serviceChanged = try fields.takeFlag("service_changed") ?? false
+        let connectDelay = try fields.takeInteger("connect_delay_ms") ?? 0
+        guard (0...600_000).contains(connectDelay) else {
+            throw StandInSpecError("connect_delay_ms=\(connectDelay) must be 0 to 600000")
+        }
+        return (rssiValue, serviceChanged, .milliseconds(connectDelay))
+    }
+
     /// The PEM bytes of the ECDSA P-256 key at `path`, checked to parse.
     private static func publicKey(at path: String) throws(StandInSpecError) -> [UInt8] {
+        let bytes = try pemFile(at: path)
+        do {
+            _ = try ECDSAP256.PublicKey(pem: bytes)
+        } catch {
+            throw StandInSpecError("public_key=\(path) is not an ECDSA P-256 key in PEM (\(error.description))")
+        }
+        return bytes
+    }
+
+    /// The bytes of the file at `path` (at most 1 MiB is read) for `public_key=`.
+    static func pemFile(at path: String) throws(StandInSpecError) -> [UInt8] {
         guard !path.isEmpty else { throw StandInSpecError("public_key needs a FILE") }
         guard let file = fopen(path, "r") else {
             throw StandInSpecError("public_key=\(path): cannot read it (\(String(cString: strerror(errno))))")
@@ -201,13 +234,8 @@ public struct SimulatedDeviceSpec: Sendable {
         guard ferror(file) == 0 else {
             throw StandInSpecError("public_key=\(path): cannot read it (\(String(cString: strerror(errno))))")
         }
-        do {
-            _ = try ECDSAP256.PublicKey(pem: bytes)
-        } catch {
-            throw StandInSpecError("public_key=\(path) is not an ECDSA P-256 key in PEM (\(error.description))")
-        }
         return bytes
     }
 
-    private static var kindList: String { SimulatedDeviceKind.allCases.map(\.rawValue).joined(separator: ", ") }
+    static var kindList: String { SimulatedDeviceKind.allCases.map(\.rawValue).joined(separator: ", ") }
 }

@@ -155,16 +155,15 @@ extension BlueZTransport {
         }
         let mtus = context.characteristics.values.compactMap(\.mtu)
         context.mtu = mtus.max() ?? 23
+        if let smp = context.characteristics[.smp], mtus.isEmpty { try await acquireWriteEarly(smp, in: context) }
         var bonded = device.isBonded || device.isPaired
         if context.characteristics[.buttonlessWithBonds] != nil, !bonded {
             do {
-                try await client.pair(device: device.path, timeout: .seconds(30))
-                bonded = true
-            } catch .inProgress {
+                try await pair(context, address: address)
                 bonded = true
             } catch {
                 await disconnect()
-                throw .failed("pairing with \(address) failed: \(error)")
+                throw error
             }
         }
         let gap = BlueZUUID.canonical("1800")
@@ -173,6 +172,26 @@ extension BlueZTransport {
         return DFUPeer(
             address: address, name: device.name, endpoints: Set(context.characteristics.keys),
             serviceCount: serviceCount, maximumWriteLength: max(context.mtu - 3, 20), isBonded: bonded)
+    }
+
+    /// Without the characteristics' MTU property (bluetoothd before 5.62) the SMP write length would be
+    /// the default ATT MTU's: AcquireWrite reports the link's MTU (`src/gatt-client.c` `create_sock`:
+    /// `bt_gatt_client_get_mtu`), so it is acquired at once and kept for the packets. Refused: the
+    /// packets go through WriteValue with the default length.
+    func acquireWriteEarly(_ characteristic: BlueZGattCharacteristic, in context: LinkContext) async throws(DFUTransportError) {
+        guard usesAcquireWrite, characteristic.flags.contains("write-without-response") else { return }
+        do {
+            let (descriptor, mtu) = try await client.acquireWrite(characteristic: characteristic.path)
+            context.writer = PacketWriter(descriptor: descriptor, mtu: mtu, loop: loop)
+            context.writerEndpoint = .smp
+            context.mtu = max(context.mtu, mtu)
+        } catch {
+            if context.events.isDown {
+                await disconnect()
+                throw .disconnected
+            }
+            context.acquireWriteRefused = true
+        }
     }
 
     /// A BlueZ failure in the engine's terms.

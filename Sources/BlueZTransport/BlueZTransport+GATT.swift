@@ -5,31 +5,104 @@ public import DFUCore
 
 extension BlueZTransport {
     /// AcquireNotify when the characteristic notifies (fallback StartNotify + PropertiesChanged of Value);
-    /// StartNotify for indications. BlueZ writes the CCCD; this never does.
+    /// StartNotify for indications. BlueZ writes the CCCD; this never does. The SMP characteristic goes
+    /// through ``subscribeSMP(_:_:)`` first, which pairs when the device needs an encrypted link.
     public func enableNotifications(on endpoint: DFUEndpoint) async throws(DFUTransportError) {
         let (context, characteristic) = try connected(endpoint)
         if context.readers[endpoint] != nil || context.valueWatch[characteristic.path] != nil { return }
-        if characteristic.canNotify, usesAcquireNotify {
-            do {
-                let (descriptor, mtu) = try await client.acquireNotify(characteristic: characteristic.path)
-                let events = context.events
-                context.readers[endpoint] = try NotificationReader(
-                    descriptor: descriptor, loop: loop, maximumLength: max(mtu, context.mtu),
-                    onPacket: { bytes in events.post(DFUNotification(endpoint: endpoint, bytes: bytes)) },
-                    onHangUp: { events.markDown() })
-                return
-            } catch {
-                if context.events.isDown { throw .disconnected }
-                // Fall back to StartNotify below (e.g. NotSupported, NotPermitted on older BlueZ).
-            }
+        if endpoint == .smp {
+            try await subscribeSMP(context, characteristic)
+            return
         }
+        if characteristic.canNotify, usesAcquireNotify, try await acquireNotify(endpoint, characteristic, in: context) {
+            return
+        }
+        try await startNotify(endpoint, characteristic, in: context)
+    }
+
+    /// AcquireNotify: true when the descriptor is read from now on, false when bluetoothd refused
+    /// (e.g. NotSupported, NotPermitted on older BlueZ: StartNotify is the fallback).
+    func acquireNotify(_ endpoint: DFUEndpoint, _ characteristic: BlueZGattCharacteristic, in context: LinkContext)
+        async throws(DFUTransportError) -> Bool
+    {
+        do {
+            let (descriptor, mtu) = try await client.acquireNotify(characteristic: characteristic.path)
+            let events = context.events
+            context.readers[endpoint] = try NotificationReader(
+                descriptor: descriptor, loop: loop, maximumLength: max(mtu, context.mtu),
+                onPacket: { bytes in events.post(DFUNotification(endpoint: endpoint, bytes: bytes)) },
+                onHangUp: { events.markDown() })
+            return true
+        } catch {
+            if context.events.isDown { throw .disconnected }
+            return false
+        }
+    }
+
+    /// StartNotify: values arrive as PropertiesChanged of `Value`.
+    func startNotify(_ endpoint: DFUEndpoint, _ characteristic: BlueZGattCharacteristic, in context: LinkContext)
+        async throws(DFUTransportError)
+    {
         context.valueWatch[characteristic.path] = endpoint
         do {
             try await client.startNotify(characteristic: characteristic.path)
         } catch {
             context.valueWatch[characteristic.path] = nil
-            throw Self.transportError(error)
+            throw context.events.isDown ? .disconnected : Self.transportError(error)
         }
+    }
+
+    /// Notifications of the SMP characteristic, whose CCCD nRF Connect SDK 3.x guards with an encrypted
+    /// link by default (`MCUMGR_TRANSPORT_BT_PERM_RW_AUTHEN`).
+    ///
+    /// The first subscription of each link is a StartNotify: when the CCCD write fails with ATT error
+    /// 0x05 or 0x0F, bluetoothd first raises the link's security itself (`src/shared/att.c`
+    /// `change_security`, which pairs through the default agent) and then answers `NotPermitted "Not
+    /// paired"` (`src/gatt-client.c` `create_gatt_dbus_error`). AcquireNotify is not tried first
+    /// because bluetoothd 5.66 never answers it when the CCCD write fails (`register_notify_io_cb`
+    /// frees the session without a reply and leaves the characteristic "Notify acquired" until the
+    /// link drops; fixed upstream in 5.84). On "Not paired" the transport pairs (``pair(_:address:)``,
+    /// its agent registered beforehand so bluetoothd's own attempt finds one too) and subscribes again.
+    /// Once subscribed, and where AcquireNotify is wanted, it moves there: StopNotify, then AcquireNotify,
+    /// whose CCCD write now succeeds on this link.
+    func subscribeSMP(_ context: LinkContext, _ characteristic: BlueZGattCharacteristic) async throws(DFUTransportError) {
+        let device = devices[context.device]
+        let address = device.flatMap { DFUDeviceAddress($0.address) }
+        let wasPaired = device.map { $0.isPaired || $0.isBonded } ?? false
+        if !wasPaired { await ensureAgent() }
+        var paired = false
+        while true {
+            context.valueWatch[characteristic.path] = .smp
+            let failure: BlueZError
+            do {
+                try await client.startNotify(characteristic: characteristic.path)
+                break
+            } catch {
+                failure = error
+            }
+            context.valueWatch[characteristic.path] = nil
+            if context.events.isDown { throw .disconnected }
+            guard failure.needsPairing, let address else { throw Self.transportError(failure) }
+            if paired || wasPaired {
+                throw .pairingFailed(
+                    "\(address) refuses its SMP characteristic on a link paired with this host: "
+                        + (wasPaired
+                            ? "it may have lost the bond; remove it (bluetoothctl remove \(address)) and retry"
+                            : "it needs an authenticated pairing; give the passkey it shows with --passkey"))
+            }
+            try await pair(context, address: address)
+            paired = true
+        }
+        guard usesAcquireNotify, characteristic.canNotify else { return }
+        do {
+            try await client.stopNotify(characteristic: characteristic.path)
+        } catch {
+            if context.events.isDown { throw .disconnected }
+            return  // Still subscribed through StartNotify.
+        }
+        context.valueWatch[characteristic.path] = nil
+        if try await acquireNotify(.smp, characteristic, in: context) { return }
+        try await startNotify(.smp, characteristic, in: context)
     }
 
     /// Control point writes: WriteValue type=request. Packets: the AcquireWrite descriptor,

@@ -36,6 +36,24 @@ public actor BlueZTransport: DFUTransport {
         usesAcquireNotify = notify
     }
 
+    /// The passkey given for pairing (`--passkey`): the agent answers a device's RequestPasskey with it.
+    public var pairingPasskey: UInt32?
+    /// Asks a person for the passkey when none was given (nil: a device that wants one cannot pair).
+    public var passkeyPrompt: DFUPasskeyPrompt?
+    /// The pairing agent, registered the first time a link may need pairing, unregistered by ``close()``.
+    var agent: BlueZAgent?
+    /// Whether registering the agent was tried (it is tried once per transport).
+    var agentTried = false
+    /// The agent was asked for a passkey and had none to give (for the pairing error's advice).
+    var passkeyWanted = false
+
+    /// How the transport pairs when a device needs an encrypted link: with `passkey`, or what `prompt`
+    /// returns, when the device asks for one; Just Works otherwise. Set before connecting.
+    public func setPairing(passkey: UInt32?, prompt: DFUPasskeyPrompt?) {
+        pairingPasskey = passkey
+        passkeyPrompt = prompt
+    }
+
     /// Whether ``close()`` closes the client's bus connection.
     let ownsClient: Bool
     /// Every device BlueZ reported on this adapter, kept current from signals.
@@ -156,6 +174,8 @@ public actor BlueZTransport: DFUTransport {
         guard !isClosed else { return }
         await disconnect()
         isClosed = true
+        await agent?.unregister()
+        agent = nil
         for task in signalTasks { task.cancel() }
         signalTasks = []
         for waiter in waiters.values { waiter.continuation.resume(returning: nil) }

@@ -1,3 +1,5 @@
+public import DFUCore
+
 /// Everything a command may touch in the outside world: its output streams, the environment,
 /// the file system, the Bluetooth stack and the interrupt signals.
 ///
@@ -24,6 +26,9 @@ public struct CommandContext: Sendable {
     /// Whether an upload takes a per-device lock so another `dfu` process cannot write to the same
     /// device (on for BlueZ; simulated devices live in one process).
     public var locksDevices = false
+    /// Asks a person for the passkey a device shows while pairing, when `--passkey` was not given (on a
+    /// terminal; nil elsewhere and in tests).
+    public var passkeyPrompt: DFUPasskeyPrompt?
     /// Why standard output could not be written, when a write to it failed (e.g. "No space left on device").
     public var outputError: @Sendable () -> String?
 

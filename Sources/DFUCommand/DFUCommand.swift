@@ -6,7 +6,8 @@ public enum DFUCommand {
     public static let version = "0.1.0"
 
     static let subcommands: [any Subcommand.Type] = [
-        UploadCommand.self, ScanCommand.self, TriggerCommand.self, InspectCommand.self, PkgGenerateCommand.self,
+        UploadCommand.self, ScanCommand.self, TriggerCommand.self, ImagesCommand.self, ConfirmCommand.self, ResetCommand.self,
+        InspectCommand.self, PkgGenerateCommand.self,
         PkgDisplayCommand.self, KeysGenerateCommand.self, KeysDisplayCommand.self,
     ]
 

@@ -1,5 +1,5 @@
 import CBOR
-import DFUCore
+public import DFUCore
 import DFUCrypto
 
 /// A Zephyr application with MCUmgr's SMP server over Bluetooth and MCUboot below it, as nRF Connect SDK
@@ -299,9 +299,9 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         }
     }
 
-    /// `img_mgmt_state_read`: both slots of every image with a readable image, and their flags.
-    private func stateBody() -> CBOR {
-        var entries: [CBOR] = []
+    /// `img_mgmt_state_read`: both slots of every image with a readable image, and their flags, by image then slot.
+    public var imageList: [SMPImageSlotState] {
+        var entries: [SMPImageSlotState] = []
         for image in slots.indices {
             let (next, type) = nextBoot(image)
             let flagsPrimary: (pending: Bool, confirmed: Bool, active: Bool, permanent: Bool) =
@@ -316,18 +316,29 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
             }
             for (slot, flags) in [(0, flagsPrimary), (1, flagsSecondary)] {
                 guard let found = slots[image].image(inSlot: slot), let hash = found.imageHash else { continue }
-                var map: [CBOR.Entry] = []
-                if configuration.images.count > 1 { map.append(CBOR.Entry(.text("image"), .int(image))) }
-                map.append(CBOR.Entry(.text("slot"), .int(slot)))
-                map.append(CBOR.Entry(.text("version"), .text(Self.versionString(found.version))))
-                map.append(CBOR.Entry(.text("hash"), .bytes(hash)))
-                map.append(CBOR.Entry(.text("bootable"), .bool(!found.flags.contains(.nonBootable))))
-                map.append(CBOR.Entry(.text("pending"), .bool(flags.pending)))
-                map.append(CBOR.Entry(.text("confirmed"), .bool(flags.confirmed)))
-                map.append(CBOR.Entry(.text("active"), .bool(flags.active)))
-                map.append(CBOR.Entry(.text("permanent"), .bool(flags.permanent)))
-                entries.append(.map(map))
+                entries.append(SMPImageSlotState(
+                    image: image, slot: slot, version: Self.versionString(found.version), hash: hash,
+                    bootable: !found.flags.contains(.nonBootable), pending: flags.pending, confirmed: flags.confirmed,
+                    active: flags.active, permanent: flags.permanent))
             }
+        }
+        return entries
+    }
+
+    /// The image list's body: the entries' fields in `img_mgmt_state_read`'s order, `image` only with several images.
+    private func stateBody() -> CBOR {
+        let entries: [CBOR] = imageList.map { entry in
+            var map: [CBOR.Entry] = []
+            if configuration.images.count > 1 { map.append(CBOR.Entry(.text("image"), .int(entry.image))) }
+            map.append(CBOR.Entry(.text("slot"), .int(entry.slot)))
+            map.append(CBOR.Entry(.text("version"), .text(entry.version)))
+            map.append(CBOR.Entry(.text("hash"), .bytes(entry.hash ?? [])))
+            map.append(CBOR.Entry(.text("bootable"), .bool(entry.bootable)))
+            map.append(CBOR.Entry(.text("pending"), .bool(entry.pending)))
+            map.append(CBOR.Entry(.text("confirmed"), .bool(entry.confirmed)))
+            map.append(CBOR.Entry(.text("active"), .bool(entry.active)))
+            map.append(CBOR.Entry(.text("permanent"), .bool(entry.permanent)))
+            return .map(map)
         }
         return .map(["images": .array(entries), "splitStatus": .int(0)])
     }

@@ -1,5 +1,6 @@
 import TestSupport
 import BlueZStandIn
+import DFUCore
 import Foundation
 import Glibc
 import Testing
@@ -40,6 +41,7 @@ struct DFUSimExecutableTests {
         #expect(outcome.status == 0)
         #expect(outcome.output.contains("dfu-sim run [--device SPEC]..."))
         #expect(outcome.output.contains("buttonless-experimental"))
+        #expect(outcome.output.contains("smp, smp-auth, smp-nrf5340"))
         for key in ["uuid.ROLE=UUID", "connect_delay_ms=N", "bl_extra_service=UUID", "legacy_version=MAJOR.MINOR|none"] {
             #expect(outcome.output.contains(key), "the device keys are listed: \(key)")
         }
@@ -82,6 +84,61 @@ struct DFUSimExecutableTests {
         #expect(images["application"]?["crc32"] as? String == StandInReport.Image(bytes: [0xA5]).crc32)
         let crc = try #require(images["application"]?["crc32"] as? String)
         #expect(crc.count == 8 && crc == crc.lowercased())
+    }
+
+    /// The SMP kinds' report: per device its occupied slots (image, slot, version, hash as the image list shows
+    /// it, size, flags) and the SMP statistics beside the other keys; an echo written with busctl is counted.
+    @Test(
+        .enabled(if: ToolRun.isInstalled("/usr/bin/busctl"), "needs busctl (Debian package systemd)"),
+        .enabled(if: ToolRun.isInstalled("/usr/bin/bluetoothctl"), "needs bluetoothctl (Debian package bluez)"))
+    func reportGivesTheSlotsAndSMPStatisticsOfSMPDevices() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-sim-smp-report-\(getpid()).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let echo = try SMPRequest.echo("hi").frame(sequence: 0).bytes
+        let device = "/org/bluez/hci0/dev_C0_FF_EE_00_00_10"
+        let script = """
+            bluetoothctl --timeout 1 scan on >/dev/null
+            busctl --system call org.bluez \(device) org.bluez.Device1 Connect
+            for i in $(seq 100); do busctl --system get-property org.bluez \(device) org.bluez.Device1 ServicesResolved | grep -q true && break; sleep 0.05; done
+            busctl --system call org.bluez \(device)/service000e/char000f org.bluez.GattCharacteristic1 StartNotify
+            busctl --system call org.bluez \(device)/service000e/char000f org.bluez.GattCharacteristic1 WriteValue \
+                'aya{sv}' \(echo.count) \(echo.map(String.init).joined(separator: " ")) 1 type s command
+            sleep 0.2
+            """
+        let outcome = try await DFUSimProcess.run([
+            "run", "--device", "smp", "--device", "smp-nrf5340,version=1.2.3.4", "--report", file.path, "--",
+            "sh", "-c", script,
+        ])
+        #expect(outcome.status == 0, "\(outcome.error)")
+        let data = try Data(contentsOf: file)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let devices = try #require(object["devices"] as? [[String: Any]])
+        #expect(devices.map { $0["kind"] as? String } == ["smp", "smp-nrf5340"])
+        let stats = try #require(devices.first?["stats"] as? [String: Any])
+        for key in ["smp_requests", "smp_max_in_flight", "smp_retransmissions", "smp_resets", "connections"] {
+            #expect(stats[key] is Int, "\(key)")
+        }
+        #expect(stats["smp_requests"] as? Int == 1)
+        #expect(stats["smp_max_in_flight"] as? Int == 1)
+        #expect(stats["smp_resets"] as? Int == 0)
+        let slots = try #require(devices.first?["slots"] as? [[String: Any]])
+        #expect(slots.count == 1)
+        let slot = try #require(slots.first)
+        #expect(
+            Set(slot.keys) == ["image", "slot", "version", "hash", "size", "active", "pending", "confirmed", "permanent"])
+        #expect(slot["image"] as? Int == 0)
+        #expect(slot["slot"] as? Int == 0)
+        #expect(slot["version"] as? String == "1.0.0")
+        let hash = try #require(slot["hash"] as? String)
+        #expect(hash.count == 64 && hash == hash.lowercased())
+        #expect(slot["active"] as? Bool == true)
+        #expect(slot["confirmed"] as? Bool == true)
+        #expect(slot["pending"] as? Bool == false)
+        #expect(slot["permanent"] as? Bool == false)
+        #expect((slot["size"] as? Int ?? 0) > 2048)
+        let dual = try #require(devices.last?["slots"] as? [[String: Any]])
+        #expect(dual.map { $0["image"] as? Int } == [0, 1])
+        #expect(dual.map { $0["version"] as? String } == ["1.2.3.4", "1.2.3.4"])
     }
 
     @Test func sigtermStopsTheCommandAndEverythingDfuSimStarted() async throws {

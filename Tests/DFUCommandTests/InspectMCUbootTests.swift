@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `dfu inspect` on MCUboot images and nRF Connect SDK zips made by imgtool
-/// (Tests/Fixtures/mcuboot), and `dfu upload`'s refusal of them.
+/// (Tests/Fixtures/mcuboot), and `dfu upload`'s reading of them.
 @Suite(.enabled(if: MCUbootFiles.present, "needs Tests/Fixtures/mcuboot"))
 struct InspectMCUbootTests {
     static let cases = MCUbootFiles.cases
@@ -125,16 +125,30 @@ struct InspectMCUbootTests {
     }
 
     @Test(arguments: ["images/ecdsa-p256.bin", "images/signed.hex", "dfu_application.zip"])
-    func uploadRefusesMCUbootFilesWithExit65AndOneLine(_ file: String) async {
+    func uploadTakesMCUbootFilesAndGoesOnToTheDevice(_ file: String) async {
         let path = Self.path(file)
-        // Named as an nRF5 application image with its init packet, it is refused all the same.
-        for extra in [[], ["--type", "application", "--init", "app.dat"]] where !(file.hasSuffix(".zip") && !extra.isEmpty) {
-            let run = await RecordedRun.dfu(arguments: ["upload", path, "--device", "C0:FF:EE:00:12:34"] + extra)
-            #expect(run.code == .badPackage)
-            #expect(run.output.isEmpty)
-            #expect(run.errorLines == [
-                "dfu: \(path): an MCUboot image (nRF Connect SDK); dfu upload cannot send it yet: MCUboot devices are updated over SMP, which dfu does not speak yet ('dfu inspect' reads and checks it)"
-            ])
-        }
+        // Read and checked, the file is for SMP: without a Bluetooth stack the run stops at the link (exit 69).
+        let run = await RecordedRun.dfu(arguments: ["upload", path, "--device", "C0:FF:EE:00:12:34"])
+        #expect(run.code == .unavailable)
+        #expect(run.output.isEmpty)
+        #expect(run.errorLines.count == 1)
+    }
+
+    @Test(arguments: ["images/ecdsa-p256.bin", "images/signed.hex"])
+    func uploadRefusesNRF5RawImageOptionsForAnMCUbootImage(_ file: String) async {
+        let path = Self.path(file)
+        let run = await RecordedRun.dfu(arguments: ["upload", path, "--device", "C0:FF:EE:00:12:34", "--type", "application", "--init", "app.dat"])
+        #expect(run.code == .usage)
+        #expect(run.errorLines == [
+            "dfu: --init, --sd-size and --bl-size are for nRF5 raw images; \(path) is an MCUboot image (see 'dfu upload --help')"
+        ])
+    }
+
+    @Test func uploadRefusesATamperedMCUbootImageBeforeAnyDevice() async {
+        let path = Self.path("images/tampered-body.bin")
+        let run = await RecordedRun.dfu(arguments: ["upload", path, "--device", "C0:FF:EE:00:12:34"])
+        #expect(run.code == .badPackage)
+        #expect(run.errorLines.count == 1)
+        #expect(run.error.hasPrefix("dfu: \(path): "), "\(run.error)")
     }
 }

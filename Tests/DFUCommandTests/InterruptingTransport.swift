@@ -3,7 +3,8 @@ import DFUCore
 import DFUSimulator
 import Synchronization
 
-/// A simulated link that interrupts the run after a number of packet bytes, as Ctrl-C would.
+/// A simulated link that interrupts the run after a number of packet bytes (Packet characteristics, or the
+/// SMP characteristic), as Ctrl-C would.
 final class InterruptingTransport: DFUTransport {
     let base: SimulatedTransport
     let limit: Int
@@ -24,7 +25,7 @@ final class InterruptingTransport: DFUTransport {
     }
     func write(_ bytes: [UInt8], to endpoint: DFUEndpoint, type: DFUWriteType) async throws(DFUTransportError) {
         try await base.write(bytes, to: endpoint, type: type)
-        guard endpoint == .securePacket || endpoint == .legacyPacket else { return }
+        guard endpoint == .securePacket || endpoint == .legacyPacket || endpoint == .smp else { return }
         let total = sent.withLock { sent in
             sent += bytes.count
             return sent

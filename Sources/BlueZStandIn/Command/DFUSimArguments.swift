@@ -28,18 +28,25 @@ public struct DFUSimArguments: Sendable {
                dfu-sim image --size BYTES --bin FILE --dat FILE      (a synthetic image and its init packet; --help)
 
         Serves bluetoothd's org.bluez D-Bus API (adapter hci0) on a private dbus-daemon from simulated
-        nRF5 devices. `run` starts COMMAND with DBUS_SYSTEM_BUS_ADDRESS set to that bus and exits with
+        nRF5 and nRF Connect SDK (SMP) devices. `run` starts COMMAND with DBUS_SYSTEM_BUS_ADDRESS set to that bus and exits with
         its status; `serve` prints the bus address and serves until SIGINT or SIGTERM (SIGHUP restarts
         the stand-in as bluetoothd restarting: it leaves org.bluez, drops every link and object, returns).
 
           --device KIND[,address=AA:BB:CC:DD:EE:FF][,name=NAME][,key=value...]
-                KIND: secure, legacy, buttonless, buttonless-bonded, buttonless-experimental, legacy-app
+                KIND: secure, legacy, buttonless, buttonless-bonded, buttonless-experimental, legacy-app,
+                      smp, smp-auth, smp-nrf5340 (Zephyr's SMP server above MCUboot; smp-auth needs a paired
+                      link; smp-nrf5340 has image 0 for the application core, image 1 for the network core)
                 keys: hw_version, sd_id, sd_id_after, app_version, bl_version, signature=required,
                       public_key=FILE, legacy_version=MAJOR.MINOR|none (none: no DFU Version characteristic),
                       bl_extra_service=UUID (a Legacy bootloader also serves it), max_image, rssi,
                       service_changed=yes, connect_delay_ms=N (each Connect takes N ms; Disconnect cancels it),
                       uuid.ROLE=UUID (custom UUID for ROLE, one of dfu upload --uuid's roles: secure-service,
                       secure-control-point, secure-packet, buttonless-without-bonds, legacy-service, ...)
+                SMP keys: buf_size, buf_count, reassembly=yes|no, erase_progressively=yes|no,
+                      image_check=yes|no, mcumgr_params=yes|no, reset_ms, slot_size, page_size,
+                      version=MAJOR.MINOR.REVISION[.BUILD], public_key=FILE (MCUboot's key),
+                      duplicate_response=N[:M...], unanswered_response=N[:M...], reset_after_upload_bytes=N
+                      (with address, name, rssi, service_changed, connect_delay_ms)
           --link KEY=VALUE[,...]   mtu, interval_ms, phy=1m|2m, packets_per_event, connect_timeout_ms,
                                    resolve_ms, discovery_ms
           --bluetoothd KEY=VALUE[,...]
@@ -50,7 +57,7 @@ public struct DFUSimArguments: Sendable {
                                    disconnect-at=OPCODE[:OCCURRENCE], fail-connections=N, fail-pairing,
                                    response-delay-ms=N, no-stale-cache, drop-response=N[:M...],
                                    adapter-vanish-after-bytes=N, restart-after-bytes=N, late-response=N:MS
-          --report FILE            write the devices' flash and statistics as JSON at the end
+          --report FILE            write the devices' flash (SMP: their slots) and statistics as JSON at the end
           --adapter-off            start with the adapter powered off
           --no-adapter             serve org.bluez without any adapter
 

@@ -8,6 +8,7 @@ enum DeviceMode: String, Sendable, Hashable, Encodable {
     case experimentalButtonless = "application-experimental-buttonless"
     case legacyApplication = "legacy-application"
     case legacyBootloader = "legacy-bootloader"
+    case smp = "smp"
     case noDFU = "no-dfu"
 
     /// The mode from the endpoints a connection found, and the Legacy DFU Version when it was read.
@@ -20,6 +21,8 @@ enum DeviceMode: String, Sendable, Hashable, Encodable {
             self = .buttonlessWithoutBonds
         } else if endpoints.contains(.legacyControlPoint) {
             self = legacyVersion?.isApplication == true ? .legacyApplication : .legacyBootloader
+        } else if endpoints.contains(.smp) {
+            self = .smp
         } else if endpoints.contains(.buttonlessExperimental) {
             self = .experimentalButtonless
         } else {
@@ -36,6 +39,7 @@ enum DeviceMode: String, Sendable, Hashable, Encodable {
         case .experimentalButtonless: "application, experimental buttonless (SDK 12)"
         case .legacyApplication: "Legacy application (buttonless jump)"
         case .legacyBootloader: "Legacy DFU bootloader"
+        case .smp: "SMP server (nRF Connect SDK, MCUboot)"
         case .noDFU: "no DFU service"
         }
     }

@@ -63,24 +63,6 @@ struct PackageSource: Sendable {
         }
     }
 
-    /// Reads and inspects the firmware. Structural faults throw ``BadInputError``; hash and
-    /// signature results are in the report (``PackageReport/checkedPackage()`` enforces them).
-    /// An MCUboot image or nRF Connect SDK package is refused: `dfu upload` cannot send it yet.
-    func inspect(key: ECDSAP256.PublicKey?, context: CommandContext) throws -> PackageReport {
-        switch try load(context: context) {
-        case .mcubootFile, .mcubootZip:
-            throw BadInputError(path: path, cause: Self.mcubootUploadRefusal)
-        case .nrf5Raw(let bytes):
-            return try inspectNRF5(raw: bytes, key: key, context: context)
-        case .nrf5Zip(let entries):
-            return try inspectNRF5(entries: entries, key: key)
-        }
-    }
-
-    /// The line `dfu upload` gives for an MCUboot image or nRF Connect SDK package.
-    static let mcubootUploadRefusal =
-        "an MCUboot image (nRF Connect SDK); dfu upload cannot send it yet: MCUboot devices are updated over SMP, which dfu does not speak yet ('dfu inspect' reads and checks it)"
-
     /// What `dfu inspect` shows: an nRF5 package or image, or MCUboot images.
     enum Contents {
         case nrf5(PackageReport)
@@ -196,17 +178,6 @@ struct PackageSource: Sendable {
             let prefix = Self.fileName(path) + ": "
             let cause = error.description
             throw BadInputError(path: path, cause: rawKind != nil && cause.hasPrefix(prefix) ? String(cause.dropFirst(prefix.count)) : cause)
-        }
-    }
-
-    /// Reads a public key for `--key`.
-    static func key(at path: String?, context: CommandContext, command: String) throws -> ECDSAP256.PublicKey? {
-        guard let path else { return nil }
-        let pem = try context.readFile(path)
-        do {
-            return try ECDSAP256.PublicKey(pem: pem)
-        } catch {
-            throw UsageError("option --key: \(path): \(error.description)", command: command)
         }
     }
 

@@ -12,8 +12,9 @@ enum ScanCommand: Subcommand {
     static let synopsis = "[--scan-timeout SECONDS] [--all] [--adapter hciN] [--json]"
     static let discussion = """
         Scans for Bluetooth LE devices for --scan-timeout seconds. Devices that advertise a DFU service
-        (Secure FE59, Legacy 1530 or the experimental buttonless service) are connected to, one
-        after the other, to tell an application with a buttonless service from a bootloader.
+        (Secure FE59, Legacy 1530, the experimental buttonless service, or the SMP service of
+        nRF Connect SDK devices) are connected to, one after the other, to tell an application
+        with a buttonless service from a bootloader, and an SMP server (mode smp) from both.
         With --all every device heard is listed; devices without a DFU service in their
         advertisement are not connected to, their mode shows as '-'.
         """
@@ -38,7 +39,7 @@ enum ScanCommand: Subcommand {
     /// The service UUIDs that mark a DFU device in an advertisement.
     static let dfuServices: Set<String> = {
         let uuids = DFUServiceUUIDs()
-        return [uuids.secureService, uuids.legacyService, uuids.experimentalButtonlessService]
+        return [uuids.secureService, uuids.legacyService, uuids.experimentalButtonlessService, uuids.smpService]
     }()
 
     struct Row: Encodable {

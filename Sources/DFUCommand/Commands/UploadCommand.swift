@@ -1,18 +1,30 @@
 import DFUCore
 
-/// `dfu upload PACKAGE --device D…`: sends a package (or a raw image) to one or many devices.
+/// `dfu upload PACKAGE --device D…`: sends a package (or a raw image) to one or many devices: an nRF5
+/// package by Secure or Legacy DFU, MCUboot images (nRF Connect SDK) over SMP.
 enum UploadCommand: Subcommand {
     static let name = "upload"
-    static let abstract = "send a DFU package to one or more devices"
+    static let abstract = "send a DFU package or MCUboot images to one or more devices"
     static let synopsis = """
         PACKAGE --device ADDRESS|NAME [--device …] [OPTIONS]
                dfu upload FIRMWARE.bin|.hex --type TYPE --init FILE.dat [--sd-size N --bl-size N] --device D [OPTIONS]
+               dfu upload app_update.bin|zephyr.signed.hex|dfu_application.zip --device D [--confirm|--test] [--no-reset] [OPTIONS]
         """
     static let discussion = """
         Connects to each device, switches an application into its bootloader (buttonless) when
         needed, and sends every part of the package in scope: the system part (SoftDevice and/or
         bootloader) first, then the application, each in its own connection. A lost link is
         reconnected and the upload resumes where it stopped (Secure DFU).
+
+        An MCUboot image (nRF Connect SDK, Zephyr: a .bin or .hex starting with MCUboot's magic)
+        or an nRF Connect SDK zip (dfu_application.zip; on an nRF5340 the application and network
+        core images) goes to an SMP (MCUmgr) server instead: the images are uploaded (several
+        requests in flight, as the device's MCUmgr parameters allow), marked for test, the device
+        is reset, and each image is confirmed once the device runs it (--test, the default);
+        --confirm confirms at once, --no-reset leaves the swap to the next reset. A lost link or
+        an interrupted run resumes from the device's offset. The file's kind must fit the device:
+        an MCUboot image for an nRF5 device, or an nRF5 package for an SMP server, is refused
+        before anything is written (exit 65), as are options of the other kind (exit 64).
 
         Every option is checked before any Bluetooth work starts. With several devices
         (--device repeated, --devices-from) they are updated at the same time, up to --parallel
@@ -23,7 +35,8 @@ enum UploadCommand: Subcommand {
         speed, ETA, state); otherwise plain lines, one per 10 % or 5 s at most. --json prints JSON
         Lines events on standard output instead. Ctrl-C or SIGTERM sends Abort where the
         bootloader supports it, disconnects, exits with 130 and says what running the same
-        command again will do (resume, start the part over, or --scope application for the rest).
+        command again will do (resume, start the part over, or --scope application for the rest);
+        SMP has no abort: the device keeps what it received and the same command resumes it.
         A device another dfu process is updating is left alone (exit 75).
 
         --uuid roles: secure-service, secure-control-point, secure-packet,
@@ -38,6 +51,8 @@ enum UploadCommand: Subcommand {
         ("dfu upload app.zip --devices-from rig.txt --adapter hci0 --adapter hci1 --json", "a production rig"),
         ("dfu upload app.bin --type application --init app.dat -d C0:FF:EE:00:12:34", "a raw image"),
         ("dfu upload app.zip -d DfuTarg --key public.pem", "refuse a package whose signature does not verify"),
+        ("dfu upload dfu_application.zip -d C0:FF:EE:00:12:34", "an nRF Connect SDK device: test, reset, confirm"),
+        ("dfu upload zephyr.signed.bin -d Zephyr --confirm --no-reset", "confirm now, swap at the next reset"),
     ]
     static let options = UploadSettings.options
     /// Each device sends Abort, disconnects and releases its link first (``UploadBatch/interruptGrace``).
@@ -55,18 +70,7 @@ enum UploadCommand: Subcommand {
         for device in devices where !seen.insert(device.label).inserted {
             throw UsageError("device \(device.label) is given twice", command: name)
         }
-        let key = try PackageSource.key(at: settings.keyPath, context: context, command: name)
-        let path = settings.source.path
-        let report = try settings.source.inspect(key: key, context: context)
-        let package: DFUPackage
-        do {
-            package = try report.checkedPackage()
-        } catch {
-            throw BadInputError(path: path, cause: error.description)
-        }
-        guard package.parts.contains(where: { settings.options.scope.includes($0.kind) }) else {
-            throw BadInputError(path: path, cause: "has no part in the \(settings.options.scope.rawValue) scope")
-        }
+        let firmware = try UploadFirmware.load(settings.source, settings: settings, context: context)
         let renderer: any UploadRenderer
         switch settings.output {
         case .live(let colour):
@@ -76,7 +80,7 @@ enum UploadCommand: Subcommand {
         case .json: renderer = JSONLinesRenderer(context: context)
         }
         let outcomes = await UploadBatch(
-            devices: devices, package: package, settings: settings, context: context, renderer: renderer
+            devices: devices, firmware: firmware, settings: settings, context: context, renderer: renderer
         ).run()
         let code = DeviceOutcome.exitCode(of: outcomes)
         renderer.finish(outcomes, code: code)

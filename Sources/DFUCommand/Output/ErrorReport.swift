@@ -25,6 +25,8 @@ enum ErrorReport {
         case let error as ECDSAP256.KeyError: (.badPackage, error.description)
         case let error as BadInputError: (.badPackage, error.description)
         case let error as TransportUnavailableError: (.unavailable, error.description)
+        case let error as DeviceStateError: (.deviceRejected, error.description)
+        case let error as InterruptedError: (.interrupted, error.description)
         // bluetoothd refused to open the adapter or to scan (not a device's answer).
         case let error as DFUTransportError:
             if case .hostUnavailable = error { (.unavailable, error.description) } else { (.deviceNotFound, error.description) }
@@ -49,9 +51,9 @@ extension ErrorReport {
             switch cause {
             case .disconnected, .timedOut, .deviceNotFound: .deviceNotFound
             case .hostUnavailable: .unavailable
-            case .endpointMissing, .attError, .failed: .deviceRejected
+            case .endpointMissing, .attError, .pairingFailed, .failed: .deviceRejected
             }
-        case .protocolMismatch, .invalidPart: .badPackage
+        case .protocolMismatch, .firmwareMismatch, .invalidPart: .badPackage
         case .aborted: .interrupted
         }
     }

@@ -116,6 +116,9 @@ struct ParsedArguments: Sendable {
     /// Whether the flag was given.
     func flag(_ name: String) -> Bool { flagCounts[name, default: 0] > 0 }
 
+    /// Whether the option (flag or value) was given at all.
+    func isGiven(_ name: String) -> Bool { flag(name) || values[name] != nil }
+
     /// How many times the flag was given (for `-vv`).
     func count(_ name: String) -> Int { flagCounts[name, default: 0] }
 

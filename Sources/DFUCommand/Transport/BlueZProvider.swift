@@ -8,6 +8,7 @@ enum BlueZProvider {
     static let provider = TransportProvider { adapter, _, preferences in
         let transport = try await open(adapter: adapter)
         if !preferences.acquiresSockets { await transport.setAcquiring(write: false, notify: false) }
+        await transport.setPairing(passkey: preferences.passkey, prompt: preferences.passkeyPrompt)
         return TransportSession(transport: transport, clock: transport.clock, executor: transport.executor) {
             await transport.close()
         }
@@ -38,6 +39,7 @@ extension CommandContext {
     public static func bluez(environment: [String: String]) -> CommandContext {
         var context = CommandContext.standard(environment: environment)
         context.transports = BlueZProvider.provider
+        context.passkeyPrompt = TerminalPasskeyPrompt.make(writeError: context.writeError)
         context.locksDevices = true
         return context
     }

@@ -9,7 +9,7 @@ struct DeviceUpload: Sendable {
     /// The adapter to open the link on (nil = default).
     let adapter: String?
     /// What to send.
-    let package: DFUPackage
+    let firmware: UploadFirmware
     /// The options.
     let settings: UploadSettings
     /// Where the links come from and where interrupts arrive.
@@ -83,7 +83,7 @@ struct DeviceUpload: Sendable {
         let renderer = renderer
         let verbosity = settings.verbosity
         if verbosity >= 1 {
-            renderer.handle(.log(device, .info, "\(adapter.map { "on \($0), " } ?? "")looking for \(target.selector); " + Self.describe(settings.options)))
+            renderer.handle(.log(device, .info, "\(adapter.map { "on \($0), " } ?? "")looking for \(target.selector); " + describeTransfer()))
         }
         let observed = ObservedTransport(base: base) { observation in
             if case .connected(let peer) = observation { connected(peer.address) }
@@ -118,7 +118,10 @@ struct DeviceUpload: Sendable {
             }
         }
         do throws(DFUError) {
-            return .updated(try await runner.update(package, device: target.selector))
+            switch firmware {
+            case .nrf5(let package): return .updated(try await runner.update(package, device: target.selector))
+            case .smp(let plan): return .updated(try await runner.update(plan, device: target.selector))
+            }
         } catch {
             if case .aborted = error {
                 return .interrupted(whereLeft(lastActive.withLock { $0 }, sentAbort: transport.abortAccepted))
@@ -139,6 +142,7 @@ struct DeviceUpload: Sendable {
     /// rejecting its init packet, and resumes an object only when the bootloader kept it).
     func whereLeft(_ progress: DFUProgress?, sentAbort: Bool) -> String {
         guard let progress, progress.state != .connecting || progress.part > 1 else { return Self.notStarted }
+        guard case .nrf5(let package) = firmware else { return Self.whereLeftSMP(progress) }
         var text = "interrupted in part \(progress.part)/\(progress.totalParts) while \(ProgressText.state(progress.state))"
         if progress.state == .uploading || progress.state == .validating {
             text += " at \(progress.percent)% (\(progress.bytesSent) of \(progress.totalBytes) bytes)"
@@ -156,6 +160,31 @@ struct DeviceUpload: Sendable {
         }
         return text + "; the device stays in its bootloader with what it received; "
             + "the same command again resumes where the bootloader stopped"
+    }
+
+    /// Where an interrupted SMP upload was left: SMP has no abort, so the device keeps what it received;
+    /// the same command again reads the image list and the upload offset and carries on from there
+    /// (the upload's `sha` names the file, so the server resumes rather than starts over).
+    static func whereLeftSMP(_ progress: DFUProgress) -> String {
+        var text = "interrupted while \(ProgressText.state(progress.state))"
+        if progress.state == .uploading {
+            text += " at \(progress.percent)% (\(progress.bytesSent) of \(progress.totalBytes) bytes)"
+            return text + "; SMP has no abort: the device keeps what it received and runs its current firmware; "
+                + "the same command again resumes from the device's offset"
+        }
+        return text + "; the device runs its current firmware; the same command again reads its image list and carries on "
+            + "from where it is (nothing already on the device is sent again)"
+    }
+
+    /// What shapes this transfer, for `-v`.
+    func describeTransfer() -> String {
+        guard case .smp(let plan) = firmware else { return Self.describe(settings.options) }
+        var text = "SMP upload of " + plan.images.map { "image \($0.image) (\($0.bytes.count) bytes)" }.joined(separator: ", ")
+        text += ", then \(plan.ending.rawValue)"
+        text += ", frames of " + (plan.frameSize.map { "at most \($0) bytes" } ?? "the device's buf_size")
+        text += ", " + (plan.window.map { "\($0) in flight" } ?? "the device's buf_count - 1 in flight")
+        text += ", scan timeout \(ProgressText.seconds(settings.options.scanTimeout)), connect timeout \(ProgressText.seconds(settings.options.connectTimeout))"
+        return text + ", \(settings.options.reconnectAttempts) reconnections"
     }
 
     /// The options that shape the transfer, for `-v`.

@@ -6,7 +6,7 @@ struct UploadBatch: Sendable {
     /// The devices in command-line order.
     let devices: [DeviceTarget]
     /// What to send.
-    let package: DFUPackage
+    let firmware: UploadFirmware
     /// The options.
     let settings: UploadSettings
     /// Links and interrupts.
@@ -31,7 +31,7 @@ struct UploadBatch: Sendable {
     }
 
     private func upload(_ index: Int) -> DeviceUpload {
-        DeviceUpload(target: devices[index], adapter: settings.adapter(forDeviceAt: index), package: package,
+        DeviceUpload(target: devices[index], adapter: settings.adapter(forDeviceAt: index), firmware: firmware,
                      settings: settings, context: context, renderer: renderer)
     }
 

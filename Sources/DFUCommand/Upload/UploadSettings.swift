@@ -24,6 +24,18 @@ struct UploadSettings: Sendable {
     let output: OutputMode
     /// `-v` count: 1 = state changes and details, 2 = also every request and response.
     let verbosity: Int
+    /// The options of an MCUboot upload over SMP.
+    let smp: SMPSettings
+    /// The first nRF5-only option given, if any (refused with an MCUboot image).
+    let nrf5OnlyOptionGiven: String?
+    /// The first SMP-only option given, if any (refused with an nRF5 package).
+    let smpOnlyOptionGiven: String?
+
+    /// The options only an nRF5 update takes (the raw image options are checked with the file).
+    static let nrf5OptionNames = [
+        "prn", "force-dfu", "experimental-buttonless", "uuid", "alt-name", "no-alt-name", "bootloader-address",
+        "bootloader-name", "scope", "no-resume", "packet-size", "first-object-delay", "object-delay",
+    ]
 
     /// Updates per adapter at once when `--parallel` is not given: BlueZ controllers keep a few LE
     /// links comfortably; more slows every upload down.
@@ -65,10 +77,11 @@ struct UploadSettings: Sendable {
             .value("object-delay", "MS", help: "wait after creating every data object",
                    default: OptionSpec.milliseconds(defaults.objectDelay)),
             .value("key", "PUBLIC.pem", help: "ECDSA P-256 public key: refuse to upload unless the signature verifies"),
+            .value("passkey", "N", help: "the passkey (0 to 999999) a device shows while pairing; without it dfu asks on a terminal"),
             .flag("json", help: "JSON Lines events on standard output (schema in docs/cli.md)"),
             .flag("quiet", short: "q", help: "print only errors"),
             .flag("verbose", short: "v", repeatable: true, help: "more detail; -vv traces every request and response"),
-        ] + PackageSource.options
+        ] + SMPSettings.options + PackageSource.options
     }()
 
     /// Validates every option; reads no file and touches no device.
@@ -161,7 +174,12 @@ struct UploadSettings: Sendable {
         }
         if let delay = try arguments.integer("object-delay", in: 0...10_000) { options.objectDelay = .milliseconds(delay) }
         self.options = options
-        link = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"))
+        smp = try SMPSettings(arguments)
+        nrf5OnlyOptionGiven = Self.nrf5OptionNames.first(where: arguments.isGiven)
+        smpOnlyOptionGiven = SMPSettings.optionNames.first(where: arguments.isGiven)
+        let passkey = try arguments.integer("passkey", in: UInt32(0)...UInt32(999_999))
+        link = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"), passkey: passkey,
+                               passkeyPrompt: passkey == nil ? context.passkeyPrompt : nil)
 
         verbosity = arguments.count("verbose")
         let quiet = arguments.flag("quiet")

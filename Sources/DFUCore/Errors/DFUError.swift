@@ -23,6 +23,9 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
     case bootloaderNotFound(selector: DFUDeviceSelector, after: Duration)
     /// The package was built for the other protocol family than the device's bootloader.
     case protocolMismatch(package: PackageFormat, device: PackageFormat)
+    /// The firmware is of the other family than the device takes: an MCUboot image for an nRF5 device,
+    /// or an nRF5 package for an SMP (MCUmgr) server. Found before anything is written.
+    case firmwareMismatch(reason: String)
     /// A part cannot be sent as it is.
     case invalidPart(PartKind, reason: String)
     /// The update was cancelled (Abort was sent where the protocol allows it).
@@ -93,6 +96,8 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
             return "the bootloader (\(selector)) did not appear within \(after.dfuSeconds); give its address or name with --bootloader-address/--bootloader-name, or raise the scan timeout"
         case .protocolMismatch(let package, let device):
             return "the package is for \(package) DFU but the device runs a \(device) DFU bootloader; use a package built for it"
+        case .firmwareMismatch(let reason):
+            return "the firmware does not fit the device: \(reason)"
         case .invalidPart(let kind, let reason):
             return "the \(kind.rawValue) part cannot be sent: \(reason)"
         case .aborted(let step):

@@ -49,7 +49,7 @@ extension DFURunner {
         case .secureBootloader where format == .legacy: throw .protocolMismatch(package: .legacy, device: .secure)
         case .legacyBootloader where format == .secure: throw .protocolMismatch(package: .secure, device: .legacy)
         case .smpServer:
-            throw .unsupportedDevice(reason: "the device is an SMP (MCUmgr) server, which takes MCUboot images, not an nRF5 package")
+            throw .firmwareMismatch(reason: "the device is an SMP (MCUmgr) server, which takes MCUboot images, not an nRF5 package")
         default: return
         }
     }

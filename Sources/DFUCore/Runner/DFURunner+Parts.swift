@@ -73,6 +73,12 @@ extension DFURunner {
     func drive<Machine: DFUProtocolMachine>(_ machine: Machine, context: inout UpdateContext) async throws(DFUError)
         -> DFUMachineOutcome {
         var machine = machine
+        return try await drive(&machine, context: &context)
+    }
+
+    /// ``drive(_:context:)`` on a machine the caller reads afterwards (what it learnt from the device).
+    func drive<Machine: DFUProtocolMachine>(_ machine: inout Machine, context: inout UpdateContext) async throws(DFUError)
+        -> DFUMachineOutcome {
         var writer = FlashPacedWriter(transport: transport, clock: clock, pacing: options.flashPacing,
                                       slowdowns: context.pacingSlowdowns)
         var event = DFUMachineEvent.start

@@ -25,9 +25,7 @@ extension DFURunner {
         var peer = try await connect(DFUConnectParameters(
             selector: device, scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout,
             uuids: options.uuids), step: .connecting)
-        guard try await detectSMP(peer) else {
-            throw .unsupportedDevice(reason: "\(peer.address) has no SMP (MCUmgr) service; an MCUboot image goes only to an SMP server")
-        }
+        try await requireSMP(peer, for: "an MCUboot image")
         var restarts = 0
         var reconnections = 0
         while true {
@@ -71,13 +69,26 @@ extension DFURunner {
         }
     }
 
-    /// Whether the device is an SMP server (and not an nRF5 bootloader or application, which keep their own path).
-    private func detectSMP(_ peer: DFUPeer) async throws(DFUError) -> Bool {
-        guard peer.endpoints.contains(.smp) else { return false }
+    /// Throws unless the device is an SMP server (and not an nRF5 bootloader or application, which keep their
+    /// own path): for firmware (`isFirmware`) an nRF5 DFU device is a ``DFUError/firmwareMismatch(reason:)``;
+    /// otherwise, and for a device with neither, an ``DFUError/unsupportedDevice(reason:)``. `what` names what
+    /// was to be done, e.g. "an MCUboot image".
+    func requireSMP(_ peer: DFUPeer, for what: String, isFirmware: Bool = true) async throws(DFUError) {
+        let mode: DFUDeviceMode?
         do {
-            return try await detectMode(peer) == .smpServer
+            mode = try await detectMode(peer)
         } catch {
-            return false
+            mode = nil
         }
+        if mode == .smpServer { return }
+        if let mode, isFirmware {
+            throw .firmwareMismatch(reason: "\(peer.address) is an nRF5 \(mode.isApplication ? "application with a buttonless DFU service" : "DFU bootloader"), "
+                + "not an SMP (MCUmgr) server; \(what) goes only to an SMP server")
+        }
+        if let mode {
+            throw .unsupportedDevice(reason: "\(peer.address) is an nRF5 \(mode.isApplication ? "application" : "DFU bootloader"), "
+                + "not an SMP (MCUmgr) server; \(what) goes only to an SMP server")
+        }
+        throw .unsupportedDevice(reason: "\(peer.address) has no SMP (MCUmgr) service; \(what) goes only to an SMP server")
     }
 }

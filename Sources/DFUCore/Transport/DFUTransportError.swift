@@ -13,6 +13,9 @@ public enum DFUTransportError: Error, Sendable, Hashable, CustomStringConvertibl
     /// Bluetooth on this host became unavailable (the Bluetooth service left the bus, or the adapter
     /// was removed) and did not come back, in the transport's words. Not the device's doing.
     case hostUnavailable(String)
+    /// The device needs an encrypted (paired) link and pairing with it failed: wrong or missing passkey,
+    /// the device refused, or it timed out; the sentence names the device, the cause and what to try.
+    case pairingFailed(String)
     /// Anything else, in the transport's words.
     case failed(String)
 
@@ -26,7 +29,7 @@ public enum DFUTransportError: Error, Sendable, Hashable, CustomStringConvertibl
         case .attError(0xFD):
             "ATT error 0xfd (notifications not enabled; the GATT cache may be stale, remove the device and retry)"
         case .attError(let code): "ATT error 0x" + [code].hexDescription
-        case .hostUnavailable(let message), .failed(let message): message
+        case .hostUnavailable(let message), .pairingFailed(let message), .failed(let message): message
         }
     }
 }

@@ -28,8 +28,23 @@ final class FakeBlueZ: Sendable {
         var pairingFails = false
         /// The MTU reported.
         var mtu = 247
+        /// Whether characteristics have the `MTU` property (bluetoothd 5.62 and later).
+        var exportsMTU = true
         /// Extra bus policy lines (e.g. a deny rule for org.bluez).
         var extraPolicy: [String] = []
+        /// The device pairs only by passkey entry with this passkey (it shows it and wants MITM
+        /// protection); nil: Just Works.
+        var pairingPasskey: UInt32?
+        /// A subscription the device refuses for want of encryption first makes bluetoothd pair through
+        /// the default agent and retry (`src/shared/att.c` `change_security`), as bluetoothd does.
+        var securityElevation = true
+    }
+
+    /// A registered pairing agent: its connection, object and capability.
+    struct Agent: Sendable, Hashable {
+        var owner: String
+        var path: ObjectPath
+        var capability: String
     }
 
     struct State {
@@ -50,6 +65,18 @@ final class FakeBlueZ: Sendable {
         var connectedAddresses: [DFUDeviceAddress] = []
         var advertisedNames: [String] = []
         var pairAttempts = 0
+        var notificationsSent = 0
+        /// Whether the device and the host share a key (Device1.Pair, or bluetoothd's own pairing).
+        var paired = false
+        /// Agents by owner, and the default ones in order (the first registered is the default).
+        var agents: [String: Agent] = [:]
+        var defaultAgents: [String] = []
+        /// What each agent was asked: "owner member".
+        var agentRequests: [String] = []
+        /// AcquireNotify calls on a characteristic the device refuses for want of encryption.
+        var unansweredAcquireNotify = 0
+        /// bluetoothd 5.66 keeps a failed AcquireNotify's session: the characteristic stays "Notify acquired".
+        var notifyStuck: Set<String> = []
         /// GATT databases by address, kept like bluetoothd's cache until RemoveDevice.
         var gattCache: [String: [SimulatedService]] = [:]
     }
@@ -88,6 +115,7 @@ final class FakeBlueZ: Sendable {
     /// Owns org.bluez and exports the adapters.
     func serve() async throws {
         server.addObjectManager(at: .root)
+        try exportAgentManager()
         for adapter in options.adapters { try exportAdapter(adapter.name, powered: adapter.powered) }
         try await server.requestName(try BusName("org.bluez"))
     }
@@ -97,6 +125,24 @@ final class FakeBlueZ: Sendable {
         dropLink(reboot: nil)
         server.close()
         daemon.stop()
+    }
+
+    /// What the simulated device runs now.
+    var firmware: any SimulatedFirmware { state.withLock { $0.peripheral.firmware } }
+    /// Notifications sent to the client.
+    var notificationsSent: Int { state.withLock { $0.notificationsSent } }
+
+    /// Calls `member` of the agent `owner` registered, as bluetoothd does; its reply or error.
+    func callAgent(_ agent: Agent, _ member: String, _ arguments: [DBusValue], timeout: Duration = .seconds(5))
+        async -> Result<[DBusValue], DBusError>
+    {
+        do {
+            return .success(try await server.call(
+                destination: try BusName(agent.owner), path: agent.path, interface: try InterfaceName("org.bluez.Agent1"),
+                member: try MemberName(member), arguments: arguments, timeout: timeout))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The flash of the simulated device now.
@@ -111,6 +157,125 @@ final class FakeBlueZ: Sendable {
     var pairAttempts: Int { state.withLock { $0.pairAttempts } }
     /// How many times a client connected.
     var connections: Int { state.withLock { $0.connections } }
+    /// Whether the device is paired with the host.
+    var paired: Bool { state.withLock { $0.paired } }
+    /// Agents registered now.
+    var registeredAgents: [Agent] { state.withLock { Array($0.agents.values) } }
+    /// What the agents were asked, in order ("RequestPasskey", …).
+    var agentRequests: [String] { state.withLock { $0.agentRequests } }
+    /// AcquireNotify calls that bluetoothd 5.66 would never answer.
+    var unansweredAcquireNotify: Int { state.withLock { $0.unansweredAcquireNotify } }
+
+    // MARK: Agents
+
+    /// AgentManager1 as bluetoothd 5.66 `src/agent.c` has it: one agent per connection; the first
+    /// registered becomes the default, later ones queue behind it.
+    private func exportAgentManager() throws {
+        let methods = [
+            DBusMethod(try MemberName("RegisterAgent"), inputs: [DBusArgument("agent", "o"), DBusArgument("capability", "s")]) {
+                [self] call in
+                let owner = call.sender?.rawValue ?? ""
+                guard let path = call.arguments.first?.objectPathValue, let capability = call.arguments.last?.stringValue else { return [] }
+                try state.withLock { state in
+                    guard state.agents[owner] == nil else {
+                        throw DBusError(name: "org.bluez.Error.AlreadyExists", message: "Already Exists")
+                    }
+                    state.agents[owner] = Agent(owner: owner, path: path, capability: capability)
+                    state.defaultAgents.append(owner)
+                }
+                return []
+            },
+            DBusMethod(try MemberName("UnregisterAgent"), inputs: [DBusArgument("agent", "o")]) { [self] call in
+                let owner = call.sender?.rawValue ?? ""
+                try state.withLock { state in
+                    guard let agent = state.agents[owner], agent.path == call.arguments.first?.objectPathValue else {
+                        throw DBusError(name: "org.bluez.Error.DoesNotExist", message: "Does Not Exist")
+                    }
+                    state.agents[owner] = nil
+                    state.defaultAgents.removeAll { $0 == owner }
+                }
+                return []
+            },
+            DBusMethod(try MemberName("RequestDefaultAgent"), inputs: [DBusArgument("agent", "o")]) { [self] call in
+                let owner = call.sender?.rawValue ?? ""
+                try state.withLock { state in
+                    guard state.agents[owner] != nil else {
+                        throw DBusError(name: "org.bluez.Error.DoesNotExist", message: "Does Not Exist")
+                    }
+                    state.defaultAgents.removeAll { $0 == owner }
+                    state.defaultAgents.insert(owner, at: 0)
+                }
+                return []
+            },
+        ]
+        try server.export([DBusInterface(try InterfaceName("org.bluez.AgentManager1"), methods: methods)], at: try ObjectPath("/org/bluez"))
+    }
+
+    /// Asks `agent` `member` about `device`; the error it answers, if any.
+    private func ask(_ agent: Agent, _ member: String, device: ObjectPath, extra: [DBusValue] = []) async -> DBusError? {
+        state.withLock { $0.agentRequests.append(member) }
+        do {
+            _ = try await server.call(
+                destination: try BusName(agent.owner), path: agent.path, interface: try InterfaceName("org.bluez.Agent1"),
+                member: try MemberName(member), arguments: [.objectPath(device)] + extra, timeout: .seconds(30))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// One pairing, as the kernel and bluetoothd 5.66 run it with `agent` (the caller's own for
+    /// Device1.Pair, else the default one): passkey entry when the device wants it (the agent must be
+    /// able to type: RequestPasskey), otherwise Just Works, which bluetoothd confirms with the agent
+    /// (auto-accepted for a Device1.Pair, RequestAuthorization otherwise) and refuses without any agent
+    /// (`src/device.c` `device_confirm_passkey`, `new_auth`). Returns the D-Bus error a Pair would answer.
+    private func runPairing(agent: Agent?, requested: Bool, device: ObjectPath) async -> DBusError? {
+        let failed = DBusError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
+        if options.pairingFails { return failed }
+        guard let agent else { return failed }
+        if let passkey = options.pairingPasskey {
+            guard agent.capability != "NoInputNoOutput", agent.capability != "DisplayOnly" else { return failed }
+            state.withLock { $0.agentRequests.append("RequestPasskey") }
+            let answer: [DBusValue]
+            do {
+                answer = try await server.call(
+                    destination: try BusName(agent.owner), path: agent.path, interface: try InterfaceName("org.bluez.Agent1"),
+                    member: try MemberName("RequestPasskey"), arguments: [.objectPath(device)], timeout: .seconds(30))
+            } catch {
+                return failed
+            }
+            guard answer.first?.integerValue == Int64(passkey) else { return failed }
+        } else if !requested, await ask(agent, "RequestAuthorization", device: device) != nil {
+            return DBusError(name: "org.bluez.Error.AuthenticationRejected", message: "Authentication Rejected")
+        }
+        state.withLock { $0.paired = true }
+        try? server.setProperties(
+            [try MemberName("Paired"): .boolean(true), try MemberName("Bonded"): .boolean(true)],
+            interface: try InterfaceName("org.bluez.Device1"), at: device)
+        return nil
+    }
+
+    /// Whether the device refuses `uuid`'s subscription for want of encryption now.
+    private func refusesSubscription(_ uuid: String) -> Bool {
+        state.withLock { state in
+            state.peripheral.firmware.subscriptionError(for: uuid, isBonded: state.peripheral.profile.isBonded || state.paired) != nil
+        }
+    }
+
+    /// bluetoothd's answer to a subscription the device refuses: it raises the security itself (a
+    /// pairing through the default agent) and retries; NotPermitted "Not paired" when that fails.
+    private func elevateSecurity(for uuid: String) async throws {
+        let (agent, device) = state.withLock { state in
+            (state.defaultAgents.first.flatMap { state.agents[$0] },
+             try? Self.devicePath(adapter: ObjectPath("/org/bluez/hci0"), address: state.peripheral.address))
+        }
+        if options.securityElevation, let device, let agent, await runPairing(agent: agent, requested: false, device: device) == nil,
+           !refusesSubscription(uuid)
+        {
+            return
+        }
+        throw DBusError(name: "org.bluez.Error.NotPermitted", message: "Not paired")
+    }
 
     // MARK: Adapter
 
@@ -187,11 +352,14 @@ final class FakeBlueZ: Sendable {
                 dropLink(reboot: nil)
                 return []
             },
-            DBusMethod(try MemberName("Pair")) { [self] _ in
-                state.withLock { $0.pairAttempts += 1 }
-                if options.pairingFails {
-                    throw DBusError(name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
+            DBusMethod(try MemberName("Pair"), runsConcurrently: true) { [self] call in
+                let owner = call.sender?.rawValue ?? ""
+                let (agent, alreadyPaired) = state.withLock { state in
+                    state.pairAttempts += 1
+                    return (state.agents[owner] ?? state.defaultAgents.first.flatMap { state.agents[$0] }, state.paired)
                 }
+                if alreadyPaired { throw DBusError(name: "org.bluez.Error.AlreadyExists", message: "Already Paired") }
+                if let error = await runPairing(agent: agent, requested: true, device: path) { throw error }
                 return []
             },
         ]
@@ -295,7 +463,11 @@ final class FakeBlueZ: Sendable {
                 try deliver(bytes, to: uuid, type: type == "command" ? .command : .request)
                 return []
             },
-            DBusMethod(try MemberName("StartNotify")) { [self] _ in
+            DBusMethod(try MemberName("StartNotify"), runsConcurrently: true) { [self] _ in
+                if state.withLock({ $0.notifyStuck.contains(uuid) }) {
+                    throw DBusError(name: "org.bluez.Error.NotPermitted", message: "Notify acquired")
+                }
+                if refusesSubscription(uuid) { try await elevateSecurity(for: uuid) }
                 state.withLock { _ = $0.subscribed.insert(uuid) }
                 return []
             },
@@ -318,8 +490,21 @@ final class FakeBlueZ: Sendable {
                 return [.unixFileDescriptor(OwnedFileDescriptor(taking: theirs)), .uint16(UInt16(options.mtu))]
             },
             DBusMethod(try MemberName("AcquireNotify"), inputs: [DBusArgument("options", "a{sv}")],
-                       outputs: [DBusArgument("fd", "h"), DBusArgument("mtu", "q")]) { [self] _ in
+                       outputs: [DBusArgument("fd", "h"), DBusArgument("mtu", "q")], runsConcurrently: true) { [self] _ in
                 guard !options.refuseAcquireNotify else { throw DBusError(name: "org.bluez.Error.NotSupported", message: "Operation is not supported") }
+                if state.withLock({ $0.notifyStuck.contains(uuid) }) {
+                    throw DBusError(name: "org.bluez.Error.NotPermitted", message: "Notify acquired")
+                }
+                if refusesSubscription(uuid) {
+                    // bluetoothd 5.66 `register_notify_io_cb`: the CCCD write failed, the session is freed
+                    // without a reply, and the characteristic stays "Notify acquired" until the link drops.
+                    state.withLock { state in
+                        state.unansweredAcquireNotify += 1
+                        state.notifyStuck.insert(uuid)
+                    }
+                    try await Task.sleep(for: .seconds(60))
+                    throw DBusError(name: "org.freedesktop.DBus.Error.NoReply", message: "never answered")
+                }
                 let (ours, theirs) = try Self.socketPair()
                 state.withLock { state in
                     state.notifySockets[uuid] = ours
@@ -328,13 +513,13 @@ final class FakeBlueZ: Sendable {
                 return [.unixFileDescriptor(OwnedFileDescriptor(taking: theirs)), .uint16(UInt16(options.mtu))]
             },
         ]
-        let properties = [
+        var properties = [
             DBusProperty(try MemberName("UUID"), value: .string(uuid.lowercased())),
             DBusProperty(try MemberName("Service"), value: .objectPath(service)),
             DBusProperty(try MemberName("Flags"), value: .stringArray(flags)),
-            DBusProperty(try MemberName("MTU"), value: .uint16(UInt16(options.mtu))),
             DBusProperty(try MemberName("Value"), value: .byteArray([])),
         ]
+        if options.exportsMTU { properties.append(DBusProperty(try MemberName("MTU"), value: .uint16(UInt16(options.mtu)))) }
         try server.export([DBusInterface(try InterfaceName("org.bluez.GattCharacteristic1"), methods: methods, properties: properties)], at: path)
     }
 
@@ -353,9 +538,11 @@ final class FakeBlueZ: Sendable {
     }
 
     private func makeContext(_ state: State) -> SimulatedContext {
-        SimulatedContext(
-            now: ContinuousClock.now - start, subscribed: state.subscribed, isBonded: state.peripheral.profile.isBonded,
+        var context = SimulatedContext(
+            now: ContinuousClock.now - start, subscribed: state.subscribed, isBonded: state.peripheral.profile.isBonded || state.paired,
             storage: state.peripheral.storage, flash: Self.zeroFlash)
+        context.notificationLength = options.mtu - 3
+        return context
     }
 
     /// Counts a packet written through WriteValue type=command; at `dropLinkAfterPackets` drops the
@@ -435,8 +622,16 @@ final class FakeBlueZ: Sendable {
                         notify(uuid, value)
                     }
                 }
-            case .reboot(let target, _):
-                dropLink(reboot: target)
+            case .reboot(let target, let delay):
+                if delay <= .zero {
+                    dropLink(reboot: target)
+                } else {
+                    // An SMP reset answers first and resets later (`os_mgmt_reset`).
+                    Task { [self] in
+                        try? await Task.sleep(for: delay)
+                        dropLink(reboot: target)
+                    }
+                }
             }
         }
     }
@@ -444,6 +639,7 @@ final class FakeBlueZ: Sendable {
     private func notify(_ uuid: String, _ value: [UInt8]) {
         let (socket, path, subscribed) = state.withLock { ($0.notifySockets[uuid], $0.characteristicPaths[uuid], $0.subscribed.contains(uuid)) }
         guard subscribed else { return }
+        state.withLock { $0.notificationsSent += 1 }
         if let socket {
             _ = value.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         } else if let path, let interface = try? InterfaceName("org.bluez.GattCharacteristic1"), let name = try? MemberName("Value") {
@@ -472,6 +668,7 @@ final class FakeBlueZ: Sendable {
             state.packetSocket = nil
             state.packetSource = nil
             state.subscribed = []
+            state.notifyStuck = []
             if let target { state.peripheral.boot(into: target, at: .zero) }
             return (path, gatt, sockets, source)
         }

@@ -59,6 +59,43 @@ enum LiveRig {
         return SimulatedPeripheral(profile: profile, storage: SimulatedStorage(softdeviceID: 0x0080))
     }
 
+    /// An nRF Connect SDK device (Zephyr's SMP server above MCUboot) at ``address``; with
+    /// `requiresEncryption` its SMP characteristic needs a paired link (the NCS 3.x default). Frames are
+    /// handled at once (the fake bluetoothd delivers notifications as they are made).
+    static func zephyrDevice(requiresEncryption: Bool = false) -> SimulatedPeripheral {
+        var configuration = ZephyrTargetConfiguration()
+        configuration.requiresEncryption = requiresEncryption
+        configuration.processingPerFrame = .zero
+        configuration.trailerWrite = .zero
+        configuration.resetDelay = .milliseconds(50)
+        return SimulatedPeripheral(profile: .nrf52840Zephyr(address: address, configuration: configuration))
+    }
+
+    /// A signed MCUboot image of version 2.0.0 with a body of `size` bytes.
+    static func mcubootImage(size: Int = 20_000, seed: UInt8 = 11) -> [UInt8] {
+        SimulatedMCUbootImageBuilder(version: (2, 0, 0, 0)).image(bodySize: size, seed: seed)
+    }
+
+    /// The plan for uploading `image` to image 0, tested, reset, then confirmed.
+    static func smpPlan(_ image: [UInt8]) throws -> SMPUploadPlan {
+        guard let hash = try MCUbootImage(bytes: image, name: "image").imageHash else {
+            throw DFUSimServer.ServerError("the test image has no hash")
+        }
+        return SMPUploadPlan(images: [SMPUploadImage(image: 0, bytes: image, imageHash: hash)])
+    }
+
+    /// Uploads `plan` to the SMP server at ``address`` over `transport` on the wall clock.
+    static func update(_ plan: SMPUploadPlan, over transport: BlueZTransport, options: DFUOptions = options())
+        async -> Result<DFUUpdateReport, DFUError>
+    {
+        let runner = DFURunner(transport: transport, clock: ContinuousClock(), options: options)
+        do {
+            return .success(try await runner.update(plan, device: .address(address)))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Runner options for real time on a local bus: short timeouts, no first-object delay.
     static func options() -> DFUOptions {
         var options = DFUOptions()

@@ -39,7 +39,14 @@ import Testing
         let transport = SimulatedTransport(peripherals: [Fixtures.secureDevice()])
         let before = transport.peripheral().storage
         let runner = DFURunner(transport: transport, clock: transport.clock, options: Fixtures.options())
-        await #expect(throws: DFUError.self) { try await runner.update(try Self.plan(), device: .address(Fixtures.address)) }
+        // The device waits in its bootloader, at the address + 1.
+        let selector = DFUDeviceSelector(addresses: [Fixtures.address, Fixtures.address.bootloaderAddress])
+        let error = await #expect(throws: DFUError.self) { try await runner.update(try Self.plan(), device: selector) }
+        guard case .firmwareMismatch(let reason)? = error else {
+            Issue.record("expected a firmware mismatch, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("nRF5 DFU bootloader"), "\(reason)")
         #expect(transport.peripheral().storage.application == before.application)
         #expect(transport.peripheral().inBootloader)
     }
@@ -47,7 +54,7 @@ import Testing
     @Test func anNRF5PackageForAnSMPServerIsRefused() async throws {
         let transport = SimulatedTransport(peripherals: [Self.zephyrDevice()])
         let result = await Fixtures.run(DFUPackage(format: .secure, parts: [Fixtures.securePart()]), on: transport)
-        guard case .failure(.unsupportedDevice(let reason)) = result else {
+        guard case .failure(.firmwareMismatch(let reason)) = result else {
             Issue.record("expected the device to be refused, got \(result)")
             return
         }

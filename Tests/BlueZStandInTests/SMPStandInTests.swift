@@ -1,0 +1,210 @@
+import BlueZStandIn
+import DBus
+import DFUCore
+import DFUCrypto
+import DFUSimulator
+import Testing
+
+/// The SMP kinds on the stand-in, driven by hand over D-Bus with frames from DFUCore's codec: the SMP
+/// service as Zephyr's `smp_bt.c` declares it, answers split at ATT MTU − 3, an upload, test, reset (the link
+/// drops, MCUboot swaps, the device comes back) and confirm, and the report's slots and SMP statistics.
+@Suite(.serialized, .enabled(if: dbusDaemonInstalled, "needs dbus-daemon"))
+struct SMPStandInTests {
+    /// An MCUboot image of version 2.0.0 (header 0x200, body, SHA256 TLV), as `imgtool sign` without a key makes it.
+    static let newImage = SimulatedMCUbootImageBuilder(version: (2, 0, 0, 0)).image(bodySize: 5000, seed: 9)
+
+    /// The image's SHA256 TLV: what the image list shows and test/confirm name it by.
+    static var newImageHash: [UInt8] {
+        get throws { try #require(try MCUbootImage(bytes: newImage, name: "new").imageHash) }
+    }
+
+    /// `smp_bt.c` `SMP_BT_ATTRS`: one primary service, one characteristic with write without response and
+    /// notify (and its CCCD); advertised as `smp_svr` does, named "Zephyr".
+    @Test func theSMPServiceHasOneWriteWithoutResponseAndNotifyCharacteristic() async throws {
+        try await withStandIn(devices: ["smp"]) { bus in
+            let device = try await bus.discover("C0:FF:EE:00:00:10", uuids: [SMPSessionByHand.serviceUUID])
+            #expect(try await bus.property("Name", of: BlueZNames.device, at: device).stringValue == "Zephyr")
+            #expect(
+                try await bus.property("UUIDs", of: BlueZNames.device, at: device).stringArrayValue == [
+                    SMPSessionByHand.serviceUUID
+                ])
+            try await bus.connect(device)
+            let objects = try await bus.client.managedObjects(destination: bus.service)
+            let characteristic = try #require(
+                try await bus.characteristics(of: device)[SMPSessionByHand.characteristicUUID])
+            let properties = try #require(objects[characteristic]?[BlueZNames.gattCharacteristic])
+            #expect(properties["Flags"]?.stringArrayValue == ["write-without-response", "notify"])
+            #expect(properties["WriteAcquired"]?.boolValue == false)
+            #expect(properties["NotifyAcquired"]?.boolValue == false)
+            // GATT service (0x000A–0x000D), then the SMP service at 0x000E: declaration 0x000F, value 0x0010,
+            // CCCD 0x0011.
+            #expect(characteristic.rawValue == device.rawValue + "/service000e/char000f")
+            #expect(objects[try characteristic.appending("desc0011")]?[BlueZNames.gattDescriptor] != nil)
+        }
+    }
+
+    @Test func echoAndTheImageListAnswerThroughWriteValueAndStartNotify() async throws {
+        try await withStandIn(devices: ["smp"]) { bus in
+            let session = try await SMPSessionByHand(bus)
+            #expect(try await session.send(.echo("hello")) == .echo("hello"))
+            guard case .imageState(let images) = try await session.send(.imageState) else {
+                Issue.record("no image list")
+                return
+            }
+            #expect(images.count == 1)
+            #expect(images.first?.slot == 0)
+            #expect(images.first?.version == "1.0.0")
+            #expect(images.first?.active == true)
+            #expect(images.first?.confirmed == true)
+            #expect(
+                try await session.send(.parameters) == .parameters(SMPParameters(bufferSize: 2475, bufferCount: 4)))
+        }
+    }
+
+    /// `smp_bt_tx_pkt` sends an answer in notifications of `bt_gatt_get_mtu(conn) − 3` bytes
+    /// (`smp_bt_conn_get_mtu`), and `smp_bt_chr_write` joins a request from writes of that size
+    /// (`smp_reassembly_collect`): with ATT MTU 23, 20-byte pieces both ways.
+    @Test func answersLongerThanTheATTPayloadAreSplitAtMTUMinusThree() async throws {
+        try await withStandIn(devices: ["smp"], link: "mtu=23") { bus in
+            let session = try await SMPSessionByHand(bus, writeLength: 20)
+            let text = String(repeating: "0123456789", count: 7)
+            #expect(try await session.send(.echo(text)) == .echo(text))
+            // {"r": 70 characters} is 8 + 1 + 2 + 2 + 70 = 83 bytes: four notifications of 20, one of 3.
+            #expect(session.notifications.map(\.count) == [20, 20, 20, 20, 3])
+            // A write longer than the ATT payload is refused by bluetoothd before it reaches the air.
+            await #expect(throws: DBusError(name: "org.bluez.Error.Failed", message: "Failed to initiate write")) {
+                _ = try await bus.call(
+                    session.characteristic, BlueZNames.gattCharacteristic, "WriteValue",
+                    [.byteArray(try session.frame(.echo(text)).bytes), SMPSessionByHand.command])
+            }
+        }
+    }
+
+    /// Upload in 1024-byte chunks, test by the image hash, reset: the device answers, drops the link after
+    /// `MCUMGR_GRP_OS_RESET_MS`, MCUboot swaps, and it comes back running the new image unconfirmed; confirm.
+    @Test func uploadTestResetSwapsAndConfirmAndTheReportShowsTheSlots() async throws {
+        try await withStandIn(devices: ["smp,reset_ms=10"]) { bus in
+            let session = try await SMPSessionByHand(bus)
+            let image = Self.newImage
+            let hash = try Self.newImageHash
+            var offset = 0
+            var requests = 0
+            while offset < image.count {
+                let data = Array(image[offset..<min(image.count, offset + 1024)])
+                let chunk =
+                    offset == 0
+                    ? SMPUploadChunk(image: 0, length: image.count, offset: 0, sha: SHA256.digest(image), data: data)
+                    : SMPUploadChunk(offset: offset, data: data)
+                let answer = try await session.send(.upload(chunk))
+                requests += 1
+                let last = offset + data.count == image.count
+                #expect(answer == .upload(offset: offset + data.count, match: last ? true : nil))
+                offset += data.count
+            }
+            guard case .imageState(let pending) = try await session.send(.test(hash: hash)) else {
+                Issue.record("no image list after test")
+                return
+            }
+            #expect(pending.map(\.slot) == [0, 1])
+            #expect(pending.last?.pending == true)
+            #expect(pending.last?.hash == hash)
+            #expect(try await session.send(.reset) == .reset)
+            requests += 2
+            try await bus.waitUntil("the reset drops the link") {
+                try await bus.property("Connected", of: BlueZNames.device, at: session.device).boolValue == false
+            }
+            try await session.reconnect()
+            guard case .imageState(let swapped) = try await session.send(.imageState) else {
+                Issue.record("no image list after the reset")
+                return
+            }
+            #expect(swapped.map(\.version) == ["2.0.0", "1.0.0"])
+            #expect(swapped.first?.active == true)
+            #expect(swapped.first?.confirmed == false)
+            #expect(swapped.last?.confirmed == true)
+            _ = try await session.send(.confirm(hash: nil))
+            requests += 2
+
+            let report = await bus.standIn.report()
+            let entry = try #require(report.devices.first)
+            #expect(entry.kind == "smp")
+            #expect(entry.images.isEmpty)
+            let hex = hash.map { String($0 >> 4, radix: 16) + String($0 & 0x0F, radix: 16) }.joined()
+            #expect(
+                entry.slots?.first
+                    == StandInReport.Slot(
+                        image: 0, slot: 0, version: "2.0.0", hash: hex, size: image.count, active: true,
+                        pending: false, confirmed: true, permanent: false))
+            #expect(entry.slots?.count == 2)
+            #expect(entry.slots?.last?.version == "1.0.0")
+            #expect(entry.slots?.last?.active == false)
+            #expect(entry.stats.smpRequests == requests)
+            #expect(entry.stats.smpResets == 1)
+            #expect(entry.stats.smpRetransmissions == 0)
+            #expect(entry.stats.smpMaximumInFlight == 1)
+            #expect(entry.stats.connections == 2)
+            #expect(entry.violations.isEmpty)
+        }
+    }
+
+    /// A chunk sent again for an offset the server already received counts as a retransmission; the
+    /// server answers the offset it expects (`img_mgmt_upload_inspect`).
+    @Test func aChunkForAnOffsetAlreadyReceivedIsARetransmission() async throws {
+        try await withStandIn(devices: ["smp"]) { bus in
+            let session = try await SMPSessionByHand(bus)
+            let image = Self.newImage
+            let first = SMPUploadChunk(
+                image: 0, length: image.count, offset: 0, sha: SHA256.digest(image), data: Array(image[0..<1024]))
+            #expect(try await session.send(.upload(first)) == .upload(offset: 1024, match: nil))
+            let second = SMPUploadChunk(offset: 1024, data: Array(image[1024..<2048]))
+            #expect(try await session.send(.upload(second)) == .upload(offset: 2048, match: nil))
+            #expect(try await session.send(.upload(second)) == .upload(offset: 2048, match: nil))
+            let entry = try #require(await bus.standIn.report().devices.first)
+            #expect(entry.stats.smpRequests == 3)
+            #expect(entry.stats.smpRetransmissions == 1)
+        }
+    }
+
+    /// A request the device handled without answering (the `unanswered_response` fault) stays in flight:
+    /// the next one makes two.
+    @Test func anUnansweredRequestStaysInFlight() async throws {
+        try await withStandIn(devices: ["smp,unanswered_response=1"]) { bus in
+            let session = try await SMPSessionByHand(bus)
+            try await session.write(try session.frame(.echo("lost")).bytes)
+            #expect(try await session.send(.echo("kept")) == .echo("kept"))
+            let entry = try #require(await bus.standIn.report().devices.first)
+            #expect(entry.stats.smpRequests == 2)
+            #expect(entry.stats.smpMaximumInFlight == 2)
+        }
+    }
+
+    /// `smp-nrf5340`: two images in the image list, with their image numbers; the report lists both.
+    @Test func theNRF5340KindHasTheApplicationAndNetworkCoreImages() async throws {
+        try await withStandIn(devices: ["smp-nrf5340,name=Dual,version=1.2.3"]) { bus in
+            let session = try await SMPSessionByHand(bus)
+            #expect(try await bus.property("Name", of: BlueZNames.device, at: session.device).stringValue == "Dual")
+            guard case .imageState(let images) = try await session.send(.imageState) else {
+                Issue.record("no image list")
+                return
+            }
+            #expect(images.map(\.image) == [0, 1])
+            #expect(images.map(\.version) == ["1.2.3", "1.2.3"])
+            let report = await bus.standIn.report()
+            #expect(report.devices.first?.kind == "smp-nrf5340")
+            #expect(report.devices.first?.slots?.map(\.image) == [0, 1])
+            #expect(report.devices.first?.slots?.allSatisfy { $0.active && $0.confirmed && $0.slot == 0 } == true)
+        }
+    }
+
+    /// An nRF5 device's report has no SMP keys.
+    @Test func nRF5DevicesReportNoSlotsNorSMPStatistics() async throws {
+        try await withStandIn(devices: ["secure"]) { bus in
+            let entry = try #require(await bus.standIn.report().devices.first)
+            #expect(entry.slots == nil)
+            #expect(entry.stats.smpRequests == nil)
+            let json = try await bus.standIn.report().json()
+            #expect(!json.contains("smp_"))
+            #expect(!json.contains("\"slots\""))
+        }
+    }
+}
