@@ -1,5 +1,6 @@
 public import DBus
 public import DFUSimulator
+public import BlueZStandIn
 
 /// Where each service and characteristic of a simulated firmware lives on the bus, and how
 /// bluetoothd must see it (UUID, flags, which Acquire* methods it offers).
@@ -20,6 +21,8 @@ public struct GattLayout: Sendable, Hashable {
         public var offersAcquireWrite: Bool
         /// Whether it offers AcquireNotify (exports `NotifyAcquired`).
         public var offersAcquireNotify: Bool
+        /// Whether it notifies or indicates (a CCCD is added), whatever security its flags ask.
+        public var canNotify: Bool { flags.contains { $0.hasSuffix("notify") || $0.hasSuffix("indicate") } }
         /// How a write arrives: bluetoothd 5.66 does not say, so it follows from the flags.
         public var writeType: SimulatedWriteType {
             flags.contains("write-without-response") && !flags.contains("write") ? .command : .request
@@ -46,8 +49,10 @@ public struct GattLayout: Sendable, Hashable {
     /// - Parameters:
     ///   - acquireWrite: offer AcquireWrite on write-without-response characteristics.
     ///   - acquireNotify: offer AcquireNotify on notify characteristics (not on indicate ones).
+    ///   - secured: characteristics (simulated UUIDs, upper case) whose writes and CCCD need `security`.
     public init(
-        services simulated: [SimulatedService], root: ObjectPath, acquireWrite: Bool, acquireNotify: Bool
+        services simulated: [SimulatedService], root: ObjectPath, acquireWrite: Bool, acquireNotify: Bool,
+        secured: Set<String> = [], security: DevicePairing.Security = .none
     ) throws(DBusError) {
         self.root = root
         var services: [Service] = []
@@ -55,7 +60,10 @@ public struct GattLayout: Sendable, Hashable {
             let servicePath = try root.appending("service\(serviceIndex)")
             var characteristics: [Characteristic] = []
             for (index, characteristic) in service.characteristics.enumerated() {
-                let flags = Self.flags(of: characteristic.properties)
+                var flags = Self.flags(of: characteristic.properties)
+                if secured.contains(characteristic.uuid.uppercased()) {
+                    flags = Self.flags(flags, requiring: security)
+                }
                 let exported =
                     Self.isValidUUID(characteristic.uuid)
                     ? characteristic.uuid : Self.standInUUID(service: serviceIndex, characteristic: index)
@@ -93,6 +101,31 @@ public struct GattLayout: Sendable, Hashable {
             (.notify, "notify"), (.indicate, "indicate"),
         ]
         return names.filter { properties.contains($0.0) }.map(\.1)
+    }
+
+    /// The flags with writes and notification subscriptions needing `security`: `encrypt-write` and
+    /// `encrypt-notify`, or `encrypt-authenticated-write` and `encrypt-authenticated-notify`, which BlueZ 5.66
+    /// turns into write permission and CCCD write permission at that level (`src/gatt-database.c`
+    /// `parse_chrc_flags`, `database_add_ccc`). The `*-write` flags also set the Write property: BlueZ has
+    /// no flag that asks security of write commands alone.
+    static func flags(_ flags: [String], requiring security: DevicePairing.Security) -> [String] {
+        let level: String
+        switch security {
+        case .none: return flags
+        case .encrypted: level = "encrypt-"
+        case .authenticated: level = "encrypt-authenticated-"
+        }
+        var result: [String] = []
+        for flag in flags {
+            switch flag {
+            case "write", "write-without-response":
+                result.append(flag)
+                if !result.contains(level + "write") { result.append(level + "write") }
+            case "notify", "indicate": result.append(level + flag)
+            default: result.append(flag)
+            }
+        }
+        return result
     }
 
     /// Whether `text` is a 128-bit UUID in the 8-4-4-4-12 hex form bluetoothd accepts.

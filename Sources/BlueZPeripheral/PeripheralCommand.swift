@@ -11,16 +11,21 @@ public enum PeripheralCommand {
     public static let usage = """
         usage: dfu-sim peripheral --adapter hciN --device SPEC [options]
 
-        Registers a simulated nRF5 DFU target with bluetoothd (org.bluez) as a GATT application
-        and an LE advertisement, and serves it until SIGINT or SIGTERM.
+        Registers a simulated nRF5 DFU target or nRF Connect SDK (SMP) device with bluetoothd
+        (org.bluez) as a GATT application and an LE advertisement, and serves it until SIGINT or SIGTERM.
 
           --adapter hciN              the adapter of the application (and of same-address bootloaders)
           --bootloader-adapter hciM   the adapter of a bootloader that comes back at another address
           --device SPEC               as for dfu-sim run: KIND[,name=NAME][,key=value...], KIND one of
                                       secure, legacy, buttonless, buttonless-bonded,
-                                      buttonless-experimental, legacy-app (address= is ignored:
-                                      the device has the adapter's address)
-          --report FILE               keep a JSON report (role, images with CRC-32, writes) in FILE
+                                      buttonless-experimental, legacy-app, smp, smp-auth,
+                                      smp-nrf5340 (address= is ignored: the device has the
+                                      adapter's address). smp-auth's characteristic needs
+                                      authenticated keys (bluetoothd enforces it) and the
+                                      peripheral registers a default agent with the device's
+                                      io= (default DisplayOnly; KeyboardOnly types passkey=)
+          --report FILE               keep a JSON report (role, images with CRC-32, writes; SMP:
+                                      slots and statistics) in FILE
           --no-acquire-write          do not offer AcquireWrite on write-without-response characteristics
           --acquire-notify            offer AcquireNotify on notify characteristics
           --disconnect-after-bytes N  drop the link once, after N bytes of data packets (resume tests)

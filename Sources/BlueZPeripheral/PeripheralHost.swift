@@ -81,6 +81,8 @@ public actor PeripheralHost {
     private var readvertiser: Task<Void, Never>?
     private var watcher: Task<Void, Never>?
     private var agent: PairingAgent?
+    /// SMP requests, answers and retransmissions (SMP devices).
+    private var smpTraffic = SMPTrafficCounter()
     private var notifier: Task<Void, Never>?
     /// What the report file says; read it with ``currentReport``.
     private var report: PeripheralReport
@@ -110,7 +112,11 @@ public actor PeripheralHost {
     private let stream: AsyncStream<PendingNotification>
 
     /// The report as it stands.
-    public var currentReport: PeripheralReport { report }
+    public var currentReport: PeripheralReport {
+        var current = report
+        if let target = peripheral.firmware as? SimulatedZephyrTarget { current.updateSMP(target: target, traffic: smpTraffic) }
+        return current
+    }
 
     /// Whether the simulated device runs a Secure DFU bootloader now (which refuses pairing).
     var runsSecureBootloader: Bool { peripheral.firmware is SimulatedSecureBootloader }
@@ -121,11 +127,14 @@ public actor PeripheralHost {
         for adapter in adapters {
             try await setAdapterProperty(adapter, "Powered", .boolean(true))
         }
-        if configuration.acceptsPairing {
+        // An SMP device whose characteristic needs security pairs through an agent with its IO capability.
+        let spec = configuration.device
+        let securedSMP = spec.kind.isSMP && spec.pairing.security != .none
+        if configuration.acceptsPairing || securedSMP {
             let agent: PairingAgent
             do {
                 agent = try PairingAgent(
-                    connection: connection, service: names.service, log: log,
+                    connection: connection, service: names.service, log: log, pairing: securedSMP ? spec.pairing : nil,
                     refusesPairing: { [weak self] in await self?.runsSecureBootloader ?? false })
             } catch {
                 throw .bluez(what: "preparing the pairing agent", reason: error.description)
@@ -222,9 +231,12 @@ public actor PeripheralHost {
         let firmware = peripheral.firmware
         do {
             let root = try ObjectPath("/org/dfusim/peripheral/app\(generation)")
+            let spec = configuration.device
             let layout = try GattLayout(
                 services: firmware.services, root: root, acquireWrite: configuration.acquireWrite,
-                acquireNotify: configuration.acquireNotify)
+                acquireNotify: configuration.acquireNotify,
+                secured: spec.kind.isSMP ? [DFUServiceUUIDs().smpCharacteristic.uppercased()] : [],
+                security: spec.kind.isSMP ? spec.pairing.security : .none)
             connection.addObjectManager(at: root)
             for service in layout.services {
                 try connection.export([serviceInterface(service)], at: service.path)
@@ -349,7 +361,7 @@ public actor PeripheralHost {
                 return []
             },
         ]
-        if characteristic.flags.contains("notify") || characteristic.flags.contains("indicate") {
+        if characteristic.canNotify {
             properties.append(DBusProperty(names.notifying, value: .boolean(false)))
             methods.append(DBusMethod(try MemberName("StartNotify")) { [self] _ in
                 await setNotifying(true, path: path)
@@ -398,9 +410,13 @@ public actor PeripheralHost {
         flash.wordWrite = .zero
         flash.firstObjectPreparation = .zero
         flash.hashPerKilobyte = .zero
-        return SimulatedContext(
+        var context = SimulatedContext(
             now: elapsed, subscribed: subscribed, isBonded: peripheral.profile.isBonded, storage: peripheral.storage,
             flash: flash)
+        // A notification carries at most ATT MTU − 3 bytes (Zephyr `smp_bt.c` `smp_bt_conn_get_mtu`); bluetoothd
+        // gives the MTU with every write (`src/gatt-database.c` `write_setup_cb`, option `mtu`).
+        context.notificationLength = max(20, (report.mtu > 0 ? report.mtu : 23) - 3)
+        return context
     }
 
     private func noteOptions(_ options: DBusValue?) {
@@ -440,8 +456,14 @@ public actor PeripheralHost {
         }
         var context = context()
         var firmware = peripheral.firmware
+        let refusedBefore = (firmware as? SimulatedZephyrTarget).map { $0.refusedWrites + $0.droppedFrames }
         let error = firmware.write(
             bytes, to: characteristic.simulatedUUID, type: characteristic.writeType, context: &context)
+        if error == nil, let target = firmware as? SimulatedZephyrTarget,
+            target.refusedWrites + target.droppedFrames == refusedBefore
+        {
+            smpTraffic.requestBytes(bytes)
+        }
         peripheral.firmware = firmware
         peripheral.storage = context.storage
         report.violations += context.violations
@@ -569,6 +591,7 @@ public actor PeripheralHost {
             let characteristic = layout?.characteristic(simulatedUUID: pending.characteristic)
         else { return }
         report.notifications += 1
+        if peripheral.firmware is SimulatedZephyrTarget { smpTraffic.responseBytes(pending.bytes) }
         if let socket = notifySockets[characteristic.path], !socket.isClosed {
             if socket.send(pending.bytes) { report.acquiredNotifications += 1 }
             return
@@ -604,10 +627,11 @@ public actor PeripheralHost {
         peripheral.firmware = firmware
         peripheral.storage = context.storage
         report.violations += context.violations
+        smpTraffic.linkDropped()
         subscribed = []
         closeSockets()
         if let layout {
-            for characteristic in layout.characteristics where characteristic.flags.contains("notify") || characteristic.flags.contains("indicate") {
+            for characteristic in layout.characteristics where characteristic.canNotify {
                 try? connection.setProperty(names.notifying, to: .boolean(false), interface: names.gattCharacteristic, at: characteristic.path)
             }
         }
@@ -645,6 +669,9 @@ public actor PeripheralHost {
     private func writeReport() {
         guard let path = configuration.reportPath else { return }
         report.update(storage: peripheral.storage)
+        if let target = peripheral.firmware as? SimulatedZephyrTarget {
+            report.updateSMP(target: target, traffic: smpTraffic)
+        }
         do {
             try ReportFile.write(report, to: path)
         } catch {

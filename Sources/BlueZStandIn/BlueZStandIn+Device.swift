@@ -223,7 +223,7 @@ extension BlueZStandIn {
             // An SMP device pairs by the method its and the agent's IO capabilities give, asking the caller's
             // agent (or the default one) for the user's step.
             let generation = object.generation
-            let method = try await authenticate(path, radio: index, caller: message.sender?.rawValue)
+            let method = try await authenticate(path, radio: index, caller: message.sender?.rawValue, bonding: true)
             guard devices[path]?.generation == generation, devices[path]?.connected == true else {
                 // The link went during the pairing (`MGMT_STATUS_DISCONNECTED`).
                 throw BlueZNames.error("AuthenticationCanceled", "Authentication Canceled")

@@ -20,16 +20,20 @@ extension BlueZStandIn {
     }
 
     /// Runs the pairing's user step with the device at `path` (radio `index`) and returns its method; throws
-    /// `AuthenticationFailed` when the agent refuses or answers a wrong passkey, as bluetoothd does for a
-    /// failed SMP pairing (`src/device.c` `new_authentication_return`). Just Works needs no agent step: for a
-    /// pairing the host started the kernel confirms it itself, and bluetoothd accepts a confirmation request
-    /// while a Pair is pending (`device_confirm_passkey`).
-    func authenticate(_ path: ObjectPath, radio index: Int, caller: String?) async throws -> PairingMethod {
+    /// `AuthenticationFailed` when no agent can be asked, the agent refuses or answers a wrong passkey, as
+    /// bluetoothd does for a failed SMP pairing (`src/device.c` `new_authentication_return`).
+    ///
+    /// Every method asks an agent something: Just Works under LE Secure Connections comes as a confirmation
+    /// request with `confirm_hint` (seen from the kernel on both sides in the VM, Tests/BlueZVM/README.md), and
+    /// `device_confirm_passkey` first finds an agent (`new_auth`: none → the request is refused), then accepts by
+    /// itself while a Pair (`bonding`) is pending, or asks the agent's RequestAuthorization otherwise.
+    func authenticate(_ path: ObjectPath, radio index: Int, caller: String?, bonding: Bool) async throws
+        -> PairingMethod
+    {
         let pairing = radios[index].spec.pairing
-        let chosen = pairingAgent(for: caller)
-        let method = PairingMethod(initiator: chosen?.agent.capability ?? .noInputNoOutput, responder: pairing.capability)
-        guard let (owner, agent) = chosen, method != .justWorks else { return method }
         let failed = BlueZNames.error("AuthenticationFailed", "Authentication Failed")
+        guard let (owner, agent) = pairingAgent(for: caller) else { throw failed }
+        let method = PairingMethod(initiator: agent.capability, responder: pairing.capability)
         let destination = try BusName(owner)
         let interface = try InterfaceName("org.bluez.Agent1")
         switch method {
@@ -63,7 +67,15 @@ extension BlueZStandIn {
                 throw failed
             }
         case .justWorks:
-            break
+            guard !bonding else { break }
+            // `agent_request_authorization`: the user accepts a pairing nobody asked for.
+            do {
+                _ = try await connection.call(
+                    destination: destination, path: agent.path, interface: interface,
+                    member: member("RequestAuthorization"), arguments: [.objectPath(path)], timeout: Self.agentTimeout)
+            } catch {
+                throw failed
+            }
         }
         return method
     }
@@ -94,7 +106,7 @@ extension BlueZStandIn {
             radios[radio].firmware.subscriptionError(for: uuid, isBonded: radios[radio].isBonded) != nil
         else { return }
         let generation = devices[device]?.generation
-        if let method = try? await authenticate(device, radio: radio, caller: nil),
+        if let method = try? await authenticate(device, radio: radio, caller: nil, bonding: false),
             devices[device]?.generation == generation, devices[device]?.connected == true
         {
             try? bond(device, radio: radio, method: method)

@@ -4,7 +4,7 @@
 /// table is the specification's). The host's capability is its agent's (BlueZ 5.66 `src/agent.c`
 /// `parse_io_capability`: an empty string is KeyboardDisplay; no agent is NoInputNoOutput, `src/device.c`
 /// `pair_device`).
-enum PairingMethod: Sendable, Equatable {
+public enum PairingMethod: Sendable, Equatable {
     /// No user step; encrypts, but without protection against a man in the middle.
     case justWorks
     /// The device shows a passkey the host's user types (the agent's RequestPasskey).
@@ -15,10 +15,10 @@ enum PairingMethod: Sendable, Equatable {
     case numericComparison
 
     /// Whether the keys it makes are authenticated (MITM protection: security level 3).
-    var isAuthenticated: Bool { self != .justWorks }
+    public var isAuthenticated: Bool { self != .justWorks }
 
     /// An IO capability, by BlueZ's agent capability names.
-    enum Capability: String, Sendable, CaseIterable {
+    public enum Capability: String, Sendable, CaseIterable {
         case displayOnly = "DisplayOnly"
         case displayYesNo = "DisplayYesNo"
         case keyboardOnly = "KeyboardOnly"
@@ -26,7 +26,7 @@ enum PairingMethod: Sendable, Equatable {
         case keyboardDisplay = "KeyboardDisplay"
 
         /// BlueZ's name, or `""` for KeyboardDisplay (RegisterAgent's default).
-        init?(agentCapability text: String) {
+        public init?(agentCapability text: String) {
             if text.isEmpty {
                 self = .keyboardDisplay
                 return
@@ -35,7 +35,7 @@ enum PairingMethod: Sendable, Equatable {
         }
 
         /// A spec value: BlueZ's name or its words with dashes (`display-only`), any case.
-        init?(spec text: String) {
+        public init?(spec text: String) {
             let folded = text.lowercased().filter { $0 != "-" && $0 != "_" }
             guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == folded }) else { return nil }
             self = match
@@ -44,7 +44,7 @@ enum PairingMethod: Sendable, Equatable {
 
     /// The method when the host (`initiator`) pairs with the device (`responder`), and one side asks for MITM
     /// protection (else it is Just Works whatever the capabilities).
-    init(initiator: Capability, responder: Capability) {
+    public init(initiator: Capability, responder: Capability) {
         switch (initiator, responder) {
         case (.noInputNoOutput, _), (_, .noInputNoOutput): self = .justWorks
         case (.displayOnly, .displayOnly), (.displayOnly, .displayYesNo), (.displayYesNo, .displayOnly): self = .justWorks

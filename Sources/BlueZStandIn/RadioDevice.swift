@@ -296,7 +296,7 @@ struct RadioDevice: Sendable {
         if let target = peripheral.firmware as? SimulatedZephyrTarget {
             // An SMP device's flash is its MCUboot slots; the nRF5 parts do not apply.
             images = [:]
-            slots = Self.slots(of: target)
+            slots = StandInReport.Slot.list(of: target)
             stats.smpRequests = smpTraffic.requests
             stats.smpMaximumInFlight = smpTraffic.maximumInFlight
             stats.smpRetransmissions = smpTraffic.retransmissions
@@ -305,16 +305,6 @@ struct RadioDevice: Sendable {
         return StandInReport.Device(
             address: spec.profile.address.description, kind: spec.kind.rawValue, images: images,
             stats: stats, violations: violations, slots: slots)
-    }
-
-    /// The occupied slots as the target's image list shows them, with each image's size.
-    static func slots(of target: SimulatedZephyrTarget) -> [StandInReport.Slot] {
-        target.imageList.map { entry in
-            StandInReport.Slot(
-                image: entry.image, slot: entry.slot, version: entry.version, hash: entry.hashHex,
-                size: target.slots[entry.image].image(inSlot: entry.slot)?.tlvEnd ?? 0, active: entry.active,
-                pending: entry.pending, confirmed: entry.confirmed, permanent: entry.permanent)
-        }
     }
 
     /// A notification of the device reached the client (or would have, had it subscribed).

@@ -8,13 +8,16 @@ import DFUCore
 /// Zephyr's `smp_reassembly_collect` and a client's reassembly do (`smp_bt.c`; the header of
 /// `smp_transport.rst`). A request is waiting from the moment its last write reached the server until its
 /// answer's last notification was handed to the client.
-struct SMPTrafficCounter: Sendable {
+public struct SMPTrafficCounter: Sendable {
     /// Request frames the server received.
-    private(set) var requests = 0
+    public private(set) var requests = 0
     /// The most requests waiting for an answer at once.
-    private(set) var maximumInFlight = 0
+    public private(set) var maximumInFlight = 0
     /// Upload requests for an offset the server had already received in the same upload.
-    private(set) var retransmissions = 0
+    public private(set) var retransmissions = 0
+
+    /// Nothing counted yet.
+    public init() {}
 
     private var inFlight = 0
     private var incoming = SMPFrameAssembler()
@@ -31,7 +34,7 @@ struct SMPTrafficCounter: Sendable {
     }
 
     /// A write the server took (a whole frame or a piece of one).
-    mutating func requestBytes(_ bytes: [UInt8]) {
+    public mutating func requestBytes(_ bytes: [UInt8]) {
         let frames: [SMPFrame]
         do {
             frames = try incoming.append(bytes)
@@ -55,7 +58,7 @@ struct SMPTrafficCounter: Sendable {
     }
 
     /// A notification the server sent reached the client.
-    mutating func responseBytes(_ bytes: [UInt8]) {
+    public mutating func responseBytes(_ bytes: [UInt8]) {
         guard let frames = try? outgoing.append(bytes) else { return }
         for frame in frames where frame.header.operation.isResponse {
             inFlight = max(0, inFlight - 1)
@@ -63,7 +66,7 @@ struct SMPTrafficCounter: Sendable {
     }
 
     /// The link dropped: partial frames are gone and nothing is waiting any more.
-    mutating func linkDropped() {
+    public mutating func linkDropped() {
         incoming.reset()
         outgoing.reset()
         inFlight = 0

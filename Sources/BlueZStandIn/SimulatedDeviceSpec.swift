@@ -29,7 +29,7 @@ public struct SimulatedDeviceSpec: Sendable {
     /// The GATT UUIDs its firmware uses (Nordic's unless `uuid.ROLE=` keys replace some).
     public var uuids: DFUServiceUUIDs
     /// How an SMP device pairs and what its SMP characteristic needs (nRF5 kinds: open).
-    var pairing = DevicePairing()
+    public var pairing = DevicePairing()
 
     /// The address a device gets when the specification names none: `C0:FF:EE:00:00:N0` (N = index + 1).
     public static func defaultAddress(index: Int) -> DFUDeviceAddress? {

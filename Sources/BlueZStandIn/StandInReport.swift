@@ -1,4 +1,6 @@
+import DFUCore
 import DFUCrypto
+public import DFUSimulator
 import FoundationEssentials
 
 /// The `--report FILE` document: each simulated device's flash and statistics when dfu-sim ends.
@@ -52,6 +54,16 @@ public struct StandInReport: Sendable, Codable, Equatable {
             self.pending = pending
             self.confirmed = confirmed
             self.permanent = permanent
+        }
+
+        /// The occupied slots of `target` as its image list shows them, with each image's size.
+        public static func list(of target: SimulatedZephyrTarget) -> [Slot] {
+            target.imageList.map { entry in
+                Slot(
+                    image: entry.image, slot: entry.slot, version: entry.version, hash: entry.hashHex,
+                    size: target.slots[entry.image].image(inSlot: entry.slot)?.tlvEnd ?? 0, active: entry.active,
+                    pending: entry.pending, confirmed: entry.confirmed, permanent: entry.permanent)
+            }
         }
     }
 

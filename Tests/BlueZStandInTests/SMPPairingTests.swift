@@ -13,14 +13,17 @@ struct SMPPairingTests {
     static let authenticationFailed = DBusError(
         name: "org.bluez.Error.AuthenticationFailed", message: "Authentication Failed")
 
-    /// Without any agent bluetoothd pairs as NoInputNoOutput: Just Works bonds, but the keys are not
-    /// authenticated, so the subscription is still refused ("Not paired"); writes meanwhile vanish.
+    /// Without any agent bluetoothd cannot pair at all (even Just Works asks an agent): the subscription is
+    /// refused ("Not paired"), Pair fails; writes meanwhile vanish.
     @Test func withoutAnAgentTheSubscriptionIsRefusedAndWritesVanish() async throws {
         try await withStandIn(devices: ["smp-auth"]) { bus in
             let session = try await SMPSessionByHand(bus, subscribe: false)
             try await session.write(try session.frame(.echo("unheard")).bytes)
             await #expect(throws: Self.notPaired) { try await session.subscribe() }
-            #expect(try await bus.property("Paired", of: BlueZNames.device, at: session.device).boolValue == true)
+            #expect(try await bus.property("Paired", of: BlueZNames.device, at: session.device).boolValue == false)
+            await #expect(throws: Self.authenticationFailed) {
+                _ = try await bus.call(session.device, BlueZNames.device, "Pair")
+            }
             #expect(
                 try await bus.property("Notifying", of: BlueZNames.gattCharacteristic, at: session.characteristic)
                     .boolValue == false)
@@ -62,8 +65,9 @@ struct SMPPairingTests {
         }
     }
 
-    /// A NoInputNoOutput agent pairs by Just Works with no agent call: enough for `security=encrypted`
-    /// (`_PERM_RW_ENCRYPT`), not for `smp-auth`'s authenticated default.
+    /// A NoInputNoOutput agent pairs by Just Works with no agent call during Pair: enough for
+    /// `security=encrypted` (`_PERM_RW_ENCRYPT`), not for `smp-auth`'s authenticated default. Raised by
+    /// bluetoothd itself (no Pair), Just Works asks the default agent's RequestAuthorization.
     @Test func justWorksOpensAnEncryptedCharacteristicButNotAnAuthenticatedOne() async throws {
         try await withStandIn(devices: ["smp-auth"]) { bus in
             let session = try await SMPSessionByHand(bus, subscribe: false)
@@ -78,6 +82,18 @@ struct SMPPairingTests {
             _ = try await bus.call(session.device, BlueZNames.device, "Pair")
             try await session.subscribe()
             #expect(try await session.send(.echo("encrypted")) == .echo("encrypted"))
+        }
+        try await withStandIn(devices: ["smp,security=encrypted"]) { bus in
+            let session = try await SMPSessionByHand(bus, subscribe: false)
+            let agent = try await PairingAgentByHand(bus, capability: "NoInputNoOutput", asDefault: true)
+            try await session.subscribe()
+            #expect(agent.received == ["RequestAuthorization \(session.device.rawValue)"])
+            #expect(try await session.send(.echo("raised")) == .echo("raised"))
+        }
+        try await withStandIn(devices: ["smp,security=encrypted"]) { bus in
+            let session = try await SMPSessionByHand(bus, subscribe: false)
+            _ = try await PairingAgentByHand(bus, capability: "NoInputNoOutput", rejects: true, asDefault: true)
+            await #expect(throws: Self.notPaired) { try await session.subscribe() }
         }
     }
 

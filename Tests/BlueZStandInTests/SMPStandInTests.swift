@@ -3,6 +3,7 @@ import DBus
 import DFUCore
 import DFUCrypto
 import DFUSimulator
+import Glibc
 import Testing
 
 /// The SMP kinds on the stand-in, driven by hand over D-Bus with frames from DFUCore's codec: the SMP
@@ -144,6 +145,78 @@ struct SMPStandInTests {
             #expect(entry.stats.smpMaximumInFlight == 1)
             #expect(entry.stats.connections == 2)
             #expect(entry.violations.isEmpty)
+        }
+    }
+
+    /// Through AcquireWrite and AcquireNotify: each datagram one write, each notification one datagram of at
+    /// most MTU − 3 bytes; the answer joins back by the SMP length.
+    @Test func acquiredSocketsCarryRequestsAndAnswersInMTUSizedPieces() async throws {
+        try await withStandIn(devices: ["smp"], link: "mtu=23") { bus in
+            let session = try await SMPSessionByHand(bus, subscribe: false)
+            let options = DBusValue.stringVariantDictionary([:])
+            let notify = try await bus.call(session.characteristic, BlueZNames.gattCharacteristic, "AcquireNotify", [options])
+            let write = try await bus.call(session.characteristic, BlueZNames.gattCharacteristic, "AcquireWrite", [options])
+            #expect(notify.last?.integerValue == 23)
+            let input = try #require(notify.first?.fileDescriptorValue?.rawValue)
+            let output = try #require(write.first?.fileDescriptorValue?.rawValue)
+            let text = String(repeating: "abcdefghij", count: 5)
+            let frame = try session.frame(.echo(text)).bytes
+            for start in stride(from: 0, to: frame.count, by: 20) {
+                let piece = Array(frame[start..<min(frame.count, start + 20)])
+                let sent = piece.withUnsafeBytes { Glibc.write(output, $0.baseAddress, $0.count) }
+                #expect(sent == piece.count)
+            }
+            var assembler = SMPFrameAssembler()
+            var sizes: [Int] = []
+            var answer: SMPFrame?
+            while answer == nil {
+                var entry = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+                try #require(poll(&entry, 1, 5000) == 1, "an answer datagram")
+                var buffer = [UInt8](repeating: 0, count: 512)
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
+                try #require(count > 0)
+                sizes.append(count)
+                answer = try assembler.append(Array(buffer.prefix(count))).first
+            }
+            #expect(try SMPResponse(frame: try #require(answer), answering: .echo) == .echo(text))
+            #expect(sizes.allSatisfy { $0 <= 20 } && sizes.count == 4, "63 bytes in 20-byte datagrams: \(sizes)")
+            let entry = try #require(await bus.standIn.report().devices.first)
+            #expect(entry.stats.acquireWrites == 1 && entry.stats.acquireNotifies == 1)
+            #expect(entry.stats.smpRequests == 1)
+        }
+    }
+
+    /// `disconnect-after-bytes` drops the link in the middle of the upload (a frame being reassembled is
+    /// dropped, `smp_bt.c`); after reconnecting, the first chunk with the same sha is answered with the offset
+    /// reached (`img_mgmt_upload_inspect`), and it counts as a retransmission of offset 0.
+    @Test func aLinkLostMidUploadResumesFromTheOffsetTheDeviceKept() async throws {
+        let image = Self.newImage
+        let first = SMPUploadChunk(
+            image: 0, length: image.count, offset: 0, sha: SHA256.digest(image), data: Array(image[0..<1024]))
+        let second = SMPUploadChunk(offset: 1024, data: Array(image[1024..<2048]))
+        let third = SMPUploadChunk(offset: 2048, data: Array(image[2048..<3072]))
+        // Frames are numbered 0, 1, 2: the link drops after the first write of the third frame.
+        let before = try SMPRequest.upload(first).frame(sequence: 0).bytes.count
+            + SMPRequest.upload(second).frame(sequence: 1).bytes.count
+        try await withStandIn(devices: ["smp"], faults: ["disconnect-after-bytes=\(before + 1)"]) { bus in
+            let session = try await SMPSessionByHand(bus)
+            #expect(try await session.send(.upload(first)) == .upload(offset: 1024, match: nil))
+            #expect(try await session.send(.upload(second)) == .upload(offset: 2048, match: nil))
+            let partial = try session.frame(.upload(third)).bytes.prefix(244)
+            try await session.write(Array(partial))
+            try await bus.waitUntil("the link drops") {
+                try await bus.property("Connected", of: BlueZNames.device, at: session.device).boolValue == false
+            }
+            try await session.reconnect()
+            guard case .upload(let offset?, _) = try await session.send(.upload(first)) else {
+                Issue.record("no offset in the resume's answer")
+                return
+            }
+            #expect(offset == 2048, "the partial third frame was dropped with the link")
+            let entry = try #require(await bus.standIn.report().devices.first)
+            #expect(entry.stats.smpRetransmissions == 1)
+            #expect(entry.stats.smpRequests == 3)
+            #expect(entry.stats.connections == 2)
         }
     }
 

@@ -3,7 +3,8 @@ import DBus
 import Synchronization
 
 /// An org.bluez.Agent1 exported on a test client's connection and registered with the stand-in: it answers
-/// RequestPasskey with `passkey`, RequestConfirmation with success unless `rejects`, and records every call
+/// RequestPasskey with `passkey`, RequestConfirmation and RequestAuthorization with success, each unless
+/// `rejects`, and records every call
 /// as "Method arguments…".
 final class PairingAgentByHand: Sendable {
     let path: ObjectPath
@@ -60,6 +61,7 @@ final class PairingAgentByHand: Sendable {
             },
             DBusMethod(try MemberName("RequestAuthorization"), inputs: [DBusArgument("device", "o")]) { message in
                 record(message)
+                if rejects { throw rejected }
                 return []
             },
             DBusMethod(try MemberName("Cancel")) { message in
