@@ -27,9 +27,9 @@ BLUEZVM_FLAGS         ?= --timeout 1200
 BLUEZVM_BLUETOOTHD_CONF ?= $(CURDIR)/$(BLUEZVM_DIR)/guest/main.conf
 # Where the scenarios find the project's binaries, and the targets that build them.
 BLUEZVM_BIN           ?= .build/release
-BLUEZVM_PREREQUISITES ?= build bluez-vm-binaries
+BLUEZVM_PREREQUISITES ?= build bluez-vm-binaries bluez-vm-smp
 
-.PHONY: test-bluez test-bluez-dfu bench-bluez bluez-vm-deps bluez-vm-binaries
+.PHONY: test-bluez test-bluez-dfu bench-bluez bluez-vm-deps bluez-vm-binaries bluez-vm-smp
 
 bluez-vm-deps:
 	@$(BLUEZVM_DIR)/install.sh
@@ -37,6 +37,13 @@ bluez-vm-deps:
 # dfu-sim (the peripheral side of the scenarios), next to dfu in the release folder.
 bluez-vm-binaries: deps
 	$(SWIFT) build -c release --product dfu-sim
+
+# What the SMP scenarios need from PyPI, made on the host (the guest has no network, and Python is
+# slow under software emulation): smpmgr in .build/smpmgr-venv (zephyr-smp-svr's comparison client)
+# and the MCUboot test images, signed by imgtool, in .build/bluez-vm/smp-images.
+bluez-vm-smp: bluez-vm-binaries
+	@$(BLUEZVM_DIR)/smpmgr-venv.sh > /dev/null
+	$(BLUEZVM_DIR)/smp-images.sh --bin-dir $(BLUEZVM_BIN)
 
 # The guest kernel (Debian 6.1) sometimes oopses in hci_chan_del when a bonded link is torn down,
 # killing bluetoothd (README.md, "Known problems"): that boot's failure is the guest kernel's, so the
