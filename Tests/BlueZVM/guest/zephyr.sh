@@ -72,59 +72,47 @@ zephyr_start() {
     bluezvm_wait_dbus 20 "bluetoothd to drop $adapter" \
         "type='signal',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesRemoved'" \
         eval "! bluezvm_has_adapters $adapter" || bluezvm_fail "bluetoothd still has $adapter"
-    zephyr_nudger_start
 }
 
 # Discovery and btvirt: btvirt reports an advertiser only when scanning or advertising is enabled,
 # and the report that answers a client's start of discovery reaches the kernel before its discovery
-# is under way, which drops it (README, obstacle 9). The simulated peripheral re-registers its
-# advertisement every 1.5 s against that; Zephyr's server cannot be told to, but it starts
-# advertising again whenever a connection ends. So the nudger watches the central's Discovering
-# property and, each time a client starts discovering while the server is not connected, makes a
-# short connection to the server from the third adapter (raw HCI, hcitool): the server's new
-# advertising start comes while the central is discovering, and is heard. It changes nothing the
-# clients see but that the server answers their discovery; the console shows the extra connection.
+# is under way, which drops it (README, obstacle 9): smpmgr once found nothing in three windows. The
+# simulated peripheral re-registers its advertisement every 1.5 s against that; Zephyr's server
+# cannot be told to. So a client that has to discover the server gets a nudge: once the central is
+# discovering, the server is stopped and started again on the same flash (a power cycle: its RAM
+# state, such as an upload in progress, is lost; the slots stay), and its advertising start comes
+# while the central is discovering. (A short connection from the third adapter instead made the
+# guest kernel oops in hci_chan_del and killed bluetoothd.)
 zephyr_nudger_pid=""
 
-# zephyr_nudge: one short connection from the third adapter to the server (when it is not connected).
-zephyr_nudge() {
-    local spare=${BLUEZVM_ADAPTER_3:-} handle
-    [ -n "$spare" ] || return 1
-    zephyr_console | grep -E 'smp_bt_sample: (Connected|Disconnected|Advertising)' | tail -n 1 | grep -q Connected && return 0
-    hciconfig "$spare" up 2> /dev/null
-    handle=$(timeout 10 hcitool -i "$spare" lecc "$zephyr_address" 2>&1 | grep -oE 'handle [0-9]+' | awk '{ print $2 }')
-    if [ -z "$handle" ]; then
-        bluezvm_log "nudge: no connection from $spare"
-        return 1
-    fi
-    timeout 10 hcitool -i "$spare" ledc "$handle" > /dev/null 2>&1
-    bluezvm_log "nudge: connected from $spare (handle $handle) and disconnected: the server advertises again"
-}
-
-# zephyr_nudger_start / zephyr_nudger_stop: the watcher (in the background, its log in nudger.log).
-zephyr_nudger_start() {
-    [ -n "$zephyr_nudger_pid" ] && return 0
+# zephyr_nudge_on_discovery: in the background, waits (60 s at most) until the central discovers,
+# then restarts the server once. zephyr_nudge_stop ends the wait if it has not happened.
+zephyr_nudge_on_discovery() {
+    local run_pid
+    run_pid=$(cat "$BLUEZVM_OUT/$zephyr_session-uart.pid.run" 2> /dev/null)
+    [ -n "$run_pid" ] || return 1
     (
-        value_next=0
-        dbus-monitor --system "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='/org/bluez/$zephyr_central'" 2> /dev/null \
-            | while IFS= read -r line; do
-                case $line in
-                    *'string "Discovering"'*) value_next=1 ;;
-                    *boolean*)
-                        if ((value_next)) && [[ $line == *true* ]]; then
-                            zephyr_nudge
-                        fi
-                        value_next=0
-                        ;;
-                esac
-            done
-    ) >> "$BLUEZVM_OUT/nudger.log" 2>&1 &
+        if bluezvm_wait_dbus 60 "the central to discover" \
+            "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='/org/bluez/$zephyr_central'" \
+            eval "dbus-send --system --print-reply --dest=org.bluez /org/bluez/$zephyr_central org.freedesktop.DBus.Properties.Get string:org.bluez.Adapter1 string:Discovering | grep -q 'boolean true'"; then
+            # Heard at once (its report won the race): the client goes on, and a restart would cut
+            # its connection. Otherwise nothing more comes until the server advertises anew.
+            device=$(bluezvm_device_path "$zephyr_central" "$zephyr_address")
+            if timeout 3 dbus-monitor --system "type='signal',sender='org.bluez',path='$device'" \
+                "type='signal',sender='org.bluez',member='InterfacesAdded'" 2> /dev/null | grep -q -m1 -F "$device"; then
+                bluezvm_log "nudge: not needed, the central heard the server"
+            else
+                bluezvm_log "nudge: the central discovers and has not heard the server; it starts again to advertise anew"
+                kill -USR1 "$run_pid"
+            fi
+        fi
+    ) >> "$BLUEZVM_OUT/nudge.log" 2>&1 &
     zephyr_nudger_pid=$!
 }
-zephyr_nudger_stop() {
+zephyr_nudge_stop() {
     [ -n "$zephyr_nudger_pid" ] || return 0
-    pkill -P "$zephyr_nudger_pid" 2> /dev/null
     kill "$zephyr_nudger_pid" 2> /dev/null
+    wait "$zephyr_nudger_pid" 2> /dev/null
     zephyr_nudger_pid=""
 }
 
@@ -165,7 +153,7 @@ zephyr_running() {
 zephyr_stop() {
     [ -n "$zephyr_pid" ] || return 0
     local uart_pid
-    zephyr_nudger_stop
+    zephyr_nudge_stop
     if zephyr_running; then
         kill -TERM "$zephyr_pid" 2> /dev/null
         bluezvm_wait_until 10 "the server to exit" eval "! kill -0 $zephyr_pid 2> /dev/null" \

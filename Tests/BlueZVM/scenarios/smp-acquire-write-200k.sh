@@ -26,7 +26,7 @@ update() {
     hash=$(smp_image_hash "$image")
     bytes=$(stat -c %s "$image")
     bluezvm_check "dfu updates the target to $image ($*)" \
-        smp_dfu "$label" upload "$image" "${device[@]}" --json -v "$@"
+        smp_dfu "$label" upload "$image" "${device[@]}" --json -vv "$@"
     smp_upload_rate "$label" "$bytes"
     smp_images "$label-images" "${device[@]}" || bluezvm_fail "dfu images failed"
     smp_slots_check "slot 0 runs $version (its SHA256 TLV), confirmed" "$label-images" \

@@ -26,7 +26,7 @@ passkey=284650
 dfusim_peripheral_start --adapter "$target" --device "smp-auth,io=KeyboardOnly,passkey=$passkey"
 bluezvm_check "dfu pairs with the passkey and uploads $image" \
     smp_dfu upload upload "$image" --device "$target_address" --adapter "$central" --passkey "$passkey" \
-    --no-reset --json -v
+    --no-reset --json -vv
 smp_upload_rate upload "$(stat -c %s "$image")"
 dbus-send --system --print-reply --dest=org.bluez "$device_path" org.freedesktop.DBus.Properties.GetAll \
     string:org.bluez.Device1 > device-after.txt 2>&1

@@ -24,7 +24,7 @@ bytes=$(stat -c %s "$image")
 dfusim_peripheral_start --adapter "$target" --device smp --disconnect-after-bytes 20000
 dfusim_peripheral_mark
 bluezvm_check "dfu uploads $image across the lost link" \
-    smp_dfu upload upload "$image" --device "$target_address" --adapter "$central" --no-reset --json -v
+    smp_dfu upload upload "$image" --device "$target_address" --adapter "$central" --no-reset --json -vv
 smp_upload_rate upload "$bytes"
 bluezvm_check "the peripheral dropped the link mid-upload" \
     grep -q 'disconnecting the central after [0-9]* ' peripheral.log

@@ -32,7 +32,7 @@ smp_slots_check "slot 0 runs 1.0.0, active and confirmed; slot 1 is empty" image
 old_hash=$(smp_slots images-before | jq -r '.[0].hash')
 
 bluezvm_check "dfu uploads $image in test mode without a reset" \
-    smp_dfu upload upload "$image" "${device[@]}" --no-reset --json -v
+    smp_dfu upload upload "$image" "${device[@]}" --no-reset --json -vv
 smp_upload_rate upload "$(stat -c %s "$image")"
 smp_images images-tested "${device[@]}" || bluezvm_fail "dfu images failed"
 smp_slots_check "slot 1 holds the image (its SHA256 TLV), pending, not confirmed" images-tested \
