@@ -29,7 +29,7 @@ BLUEZVM_BLUETOOTHD_CONF ?= $(CURDIR)/$(BLUEZVM_DIR)/guest/main.conf
 BLUEZVM_BIN           ?= .build/release
 BLUEZVM_PREREQUISITES ?= build bluez-vm-binaries bluez-vm-smp
 
-.PHONY: test-bluez test-bluez-dfu bench-bluez bluez-vm-deps bluez-vm-binaries bluez-vm-smp
+.PHONY: test-bluez test-bluez-dfu bench-bluez bench-bluez-zephyr bluez-vm-deps bluez-vm-binaries bluez-vm-smp
 
 bluez-vm-deps:
 	@$(BLUEZVM_DIR)/install.sh
@@ -73,3 +73,11 @@ BENCH_BLUEZ_RUNS ?= 3
 bench-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
 	$(BLUEZVM_DIR)/bench.sh --runs $(BENCH_BLUEZ_RUNS) $(if $(BENCH_JSON),--json "$(BENCH_JSON)") \
 	    --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)"
+
+# dfu against smpmgr (PyPI) on Zephyr's own smp_svr in the VM, in one boot: the zephyr-smp-svr scenario
+# with ZEPHYR_SMPMGR=1 (smpmgr uploads the same size first). Its figures are in out/measurements
+# ("transfer dfu_kBps=… smpmgr_kBps=…"). Needs ../shared/reference/zephyr-smp-svr (else SKIP).
+bench-bluez-zephyr: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
+	$(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
+	    --timeout 1800 --scenario-timeout 1200 \
+	    --command "zephyr-smp-svr=ZEPHYR_SMPMGR=1 $(CURDIR)/$(BLUEZVM_DIR)/scenarios/zephyr-smp-svr.sh"

@@ -85,14 +85,14 @@ zephyr_start() {
 # guest kernel oops in hci_chan_del and killed bluetoothd.)
 zephyr_nudger_pid=""
 
-# zephyr_nudge_on_discovery: in the background, waits (60 s at most) until the central discovers,
-# then restarts the server once. zephyr_nudge_stop ends the wait if it has not happened.
+# zephyr_nudge_on_discovery: in the background, waits (300 s at most: smpmgr took minutes to start
+# under TCG) until the central discovers, then restarts the server once unless it was heard. zephyr_nudge_stop ends the wait if it has not happened.
 zephyr_nudge_on_discovery() {
     local run_pid
     run_pid=$(cat "$BLUEZVM_OUT/$zephyr_session-uart.pid.run" 2> /dev/null)
     [ -n "$run_pid" ] || return 1
     (
-        if bluezvm_wait_dbus 60 "the central to discover" \
+        if bluezvm_wait_dbus 300 "the central to discover" \
             "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='/org/bluez/$zephyr_central'" \
             eval "dbus-send --system --print-reply --dest=org.bluez /org/bluez/$zephyr_central org.freedesktop.DBus.Properties.Get string:org.bluez.Adapter1 string:Discovering | grep -q 'boolean true'"; then
             # Heard at once (its report won the race): the client goes on, and a restart would cut
