@@ -95,11 +95,13 @@ zephyr_nudge_on_discovery() {
         if bluezvm_wait_dbus 300 "the central to discover" \
             "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='/org/bluez/$zephyr_central'" \
             eval "dbus-send --system --print-reply --dest=org.bluez /org/bluez/$zephyr_central org.freedesktop.DBus.Properties.Get string:org.bluez.Adapter1 string:Discovering | grep -q 'boolean true'"; then
-            # Heard at once (its report won the race): the client goes on, and a restart would cut
-            # its connection. Otherwise nothing more comes until the server advertises anew.
+            # Heard at once (its report won the race: the device appears, or its RSSI changes): the
+            # client goes on, and a restart would cut its connection. Otherwise nothing more comes
+            # until the server advertises anew.
             device=$(bluezvm_device_path "$zephyr_central" "$zephyr_address")
             if timeout 3 dbus-monitor --system "type='signal',sender='org.bluez',path='$device'" \
-                "type='signal',sender='org.bluez',member='InterfacesAdded'" 2> /dev/null | grep -q -m1 -F "$device"; then
+                "type='signal',sender='org.bluez',member='InterfacesAdded'" 2> /dev/null \
+                | grep -q -m1 -E "string \"RSSI\"|object path \"$device\""; then
                 bluezvm_log "nudge: not needed, the central heard the server"
             else
                 bluezvm_log "nudge: the central discovers and has not heard the server; it starts again to advertise anew"
