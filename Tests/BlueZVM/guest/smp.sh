@@ -75,6 +75,7 @@ smp_slots_check() {
 smp_upload_rate() {
     local label=$1 bytes=$2 wall average
     wall=$(awk -v label="$label" '$1 == label { sub("wall_s=", "", $2); print $2 }' measurements | tail -1)
-    average=$(jq -rs '[.[] | select(.event == "done") | .average // 0] | last // 0' "$label.out")
+    # The done event's average, else the last progress event's (done has none for a short transfer).
+    average=$(jq -rs '[.[] | select((.average // 0) > 0) | .average] | last // 0' "$label.out")
     bluezvm_record "$label bytes=$bytes throughput_kBps=$(awk -v b="$bytes" -v w="$wall" 'BEGIN { if (w > 0) printf "%.1f", b / w / 1000; else print "?" }') transfer_kBps=$(awk -v t="$average" 'BEGIN { printf "%.1f", t / 1000 }')"
 }

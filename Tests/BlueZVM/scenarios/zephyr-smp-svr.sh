@@ -10,10 +10,10 @@
 #      transfer rates are recorded, from the same boot. (One smpmgr command took 1-4 minutes under
 #      TCG, most of it Python starting, which the default suite cannot afford.)
 #   3. The image list shows B in slot 1 with its SHA256 TLV as the hash, pending (test); `dfu
-#      confirm --hash` makes it permanent; `dfu reset` is answered.
+#      confirm --hash` of it is refused with IMAGE_ALREADY_PENDING (img_mgmt_state_write keeps a
+#      pending choice); `dfu reset` is answered.
 #   4. native_sim's reset ends the process, and guest/zephyr-run.sh starts it again on the same
-#      flash: with no MCUboot nothing is swapped in, and the list still shows B in slot 1, pending
-#      and permanent.
+#      flash: with no MCUboot nothing is swapped in, and the list still shows B in slot 1, pending.
 #   5. On an erased flash, dfu uploads A and the central's bluetoothd drops the link (Device1.
 #      Disconnect) a quarter of the way in: dfu reconnects and resumes at the server's offset.
 # The images (Tests/BlueZVM/smp-images.txt): A is version 1.1.0, B 1.2.0, each a 128 KiB body.
@@ -105,7 +105,7 @@ fi
 bluezvm_check "dfu uploads image B (test, no reset)" \
     nudged smp_dfu dfu-upload upload b.bin "${device[@]}" --no-reset --json -vv
 smp_upload_rate dfu-upload "$b_bytes"
-dfu_average=$(jq -rs '[.[] | select(.event == "done") | .average // 0] | last // 0' dfu-upload.out)
+dfu_average=$(jq -rs '[.[] | select((.average // 0) > 0) | .average] | last // 0' dfu-upload.out)
 smpmgr_rate=$(awk -v b="$a_bytes" -v s="$smpmgr_s" 'BEGIN { if (s > 0) printf "%.1f", b / s / 1000; else print 0 }')
 dfu_rate=$(awk -v a="$dfu_average" 'BEGIN { printf "%.1f", a / 1000 }')
 bluezvm_record "transfer dfu_kBps=$dfu_rate smpmgr_kBps=$smpmgr_rate bytes=$b_bytes smpmgr_transfer_s=$smpmgr_s ratio=$(awk -v d="$dfu_rate" -v s="$smpmgr_rate" 'BEGIN { if (s > 0) printf "%.2f", d / s; else print "?" }')"
@@ -115,10 +115,11 @@ bluezvm_log "transfer rate on Zephyr's smp_svr: dfu $dfu_rate kB/s, smpmgr $smpm
 nudged smp_images images-tested "${device[@]}" || bluezvm_fail "dfu images failed"
 smp_slots_check "slot 1 holds image B (its SHA256 TLV) in test: pending, not confirmed" images-tested \
     "any(.[]; .slot == 1 and .hash == \"$b_hash\" and .version == \"1.2.0\" and .pending == true and .confirmed == false)"
-bluezvm_check "dfu confirms image B" nudged smp_dfu confirm confirm "${device[@]}" --hash "$b_hash"
-nudged smp_images images-confirmed "${device[@]}" || bluezvm_fail "dfu images failed"
-smp_slots_check "slot 1 holds image B pending and permanent" images-confirmed \
-    "any(.[]; .slot == 1 and .hash == \"$b_hash\" and .pending == true and .permanent == true)"
+# img_mgmt_state_write: a pending choice is not changed (the simulated target's Z20 says the same).
+nudged smp_dfu confirm confirm "${device[@]}" --hash "$b_hash"
+confirm_status=$?
+bluezvm_check "dfu confirm of the tested image is refused (exit 1) with IMAGE_ALREADY_PENDING (28)" \
+    eval '((confirm_status == 1)) && grep -q "IMAGE_ALREADY_PENDING (28)" confirm.err'
 bluezvm_session_send "$zephyr_session"
 bluezvm_check "dfu reset is answered" nudged smp_dfu reset reset "${device[@]}"
 # native_sim's reset ends the process (sys_reboot); guest/zephyr-run.sh starts it again on the same flash.
@@ -127,9 +128,14 @@ zephyr_mark
 bluezvm_check "the server advertises again after its reset" zephyr_expect 60 'Advertising successfully started'
 
 # --- 4. the same flash after the reset ----------------------------------------------------------
-nudged smp_images images-after-reset "${device[@]}" || bluezvm_fail "dfu images failed"
-smp_slots_check "after the reset slot 1 still holds image B, pending and permanent (no MCUboot swapped it)" \
-    images-after-reset "any(.[]; .slot == 1 and .hash == \"$b_hash\" and .pending == true and .permanent == true)"
+# The first connection right after the restart failed once with "Input/output error" from bluetoothd
+# (the link the reset cut was still being torn down in btvirt): one more try, and it is recorded.
+if ! nudged smp_images images-after-reset "${device[@]}"; then
+    bluezvm_record "images-after-reset needed a second try: $(tail -n 1 images-after-reset.err)"
+    nudged smp_images images-after-reset "${device[@]}" || bluezvm_fail "dfu images failed"
+fi
+smp_slots_check "after the reset slot 1 still holds image B, pending (no MCUboot swapped it in)" \
+    images-after-reset "any(.[]; .slot == 1 and .hash == \"$b_hash\" and .pending == true)"
 
 # --- 5. resume after a lost link ------------------------------------------------------------------
 zephyr_stop
