@@ -99,7 +99,9 @@ zephyr_nudge_on_discovery() {
             # client goes on, and a restart would cut its connection. Otherwise nothing more comes
             # until the server advertises anew.
             device=$(bluezvm_device_path "$zephyr_central" "$zephyr_address")
-            if timeout 3 dbus-monitor --system "type='signal',sender='org.bluez',path='$device'" \
+            if zephyr_console | grep -E 'smp_bt_sample: (Connected|Disconnected)' | tail -n 1 | grep -q Connected; then
+                bluezvm_log "nudge: not needed, the server is connected"
+            elif timeout 3 dbus-monitor --system "type='signal',sender='org.bluez',path='$device'" \
                 "type='signal',sender='org.bluez',member='InterfacesAdded'" 2> /dev/null \
                 | grep -q -m1 -E "string \"RSSI\"|object path \"$device\""; then
                 bluezvm_log "nudge: not needed, the central heard the server"
