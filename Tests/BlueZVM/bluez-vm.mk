@@ -24,7 +24,7 @@ BLUEZVM_DEFAULT_SCENARIOS := smoke peripheral-bluetoothctl dfu-secure-app dfu-se
 # pair before subscribing, so bluetoothd's own security raise asks the one default agent, the peripheral's,
 # which is busy with the other side: "device_request_passkey: Device or resource busy"), and
 # zephyr-smp-svr, whose steps up to the image list after the reset pass but whose resume step does not
-# yet (the discovery nudge restarted the server in the middle of the upload).
+# yet (its trigger for the link drop, a watcher of dfu's progress events, never fired).
 BLUEZVM_DFU_SCENARIOS := smp-auth-paired zephyr-smp-svr
 # The scenarios to run, in order.
 BLUEZVM_SCENARIOS     ?= $(foreach name,$(BLUEZVM_DEFAULT_SCENARIOS),$(BLUEZVM_DIR)/scenarios/$(name).sh)
