@@ -13,12 +13,19 @@ BLUEZVM_DIR           := Tests/BlueZVM
 # real bluetoothd: Secure app, SD+BL+APP, Legacy, buttonless to a bootloader on another controller
 # (by --bootloader-address, and by the alternative name alone), resume after a dropped link,
 # buttonless with bonds at the same address (pairing, the GATT cache), 200 KiB through AcquireWrite, and an
-# upload through WriteValue (--no-acquire, several packets in flight).
+# upload through WriteValue (--no-acquire, several packets in flight); then MCUboot images over SMP to the
+# simulated nRF Connect SDK target: test, reset, the swap and confirm step by step, a resume after a lost
+# link, and 200 KiB with the whole default flow through AcquireWrite and WriteValue.
 BLUEZVM_DEFAULT_SCENARIOS := smoke peripheral-bluetoothctl dfu-secure-app dfu-secure-sd-bl-app dfu-legacy-app \
                              dfu-buttonless-bootloader-address dfu-disconnect-resume dfu-buttonless-alt-name \
-                             dfu-buttonless-bonded dfu-acquire-write-200k dfu-write-value
-# `make test-bluez-dfu` adds nothing today: every dfu scenario is in the default list.
-BLUEZVM_DFU_SCENARIOS :=
+                             dfu-buttonless-bonded dfu-acquire-write-200k dfu-write-value \
+                             smp-test-swap-confirm smp-disconnect-resume smp-acquire-write-200k
+# `make test-bluez-dfu` adds the scenarios that do not pass yet: smp-auth-paired (dfu --passkey does not
+# pair before subscribing, so bluetoothd's own security raise asks the one default agent, the peripheral's,
+# which is busy with the other side: "device_request_passkey: Device or resource busy"), and
+# zephyr-smp-svr, whose steps up to the image list after the reset pass but whose resume step does not
+# yet (its trigger for the link drop, a watcher of dfu's progress events, never fired).
+BLUEZVM_DFU_SCENARIOS := smp-auth-paired zephyr-smp-svr
 # The scenarios to run, in order.
 BLUEZVM_SCENARIOS     ?= $(foreach name,$(BLUEZVM_DEFAULT_SCENARIOS),$(BLUEZVM_DIR)/scenarios/$(name).sh)
 # More options for run.sh (see Tests/BlueZVM/run.sh --help).
@@ -27,9 +34,9 @@ BLUEZVM_FLAGS         ?= --timeout 1200
 BLUEZVM_BLUETOOTHD_CONF ?= $(CURDIR)/$(BLUEZVM_DIR)/guest/main.conf
 # Where the scenarios find the project's binaries, and the targets that build them.
 BLUEZVM_BIN           ?= .build/release
-BLUEZVM_PREREQUISITES ?= build bluez-vm-binaries
+BLUEZVM_PREREQUISITES ?= build bluez-vm-binaries bluez-vm-smp
 
-.PHONY: test-bluez test-bluez-dfu bench-bluez bluez-vm-deps bluez-vm-binaries
+.PHONY: test-bluez test-bluez-dfu bench-bluez bench-bluez-zephyr bluez-vm-deps bluez-vm-binaries bluez-vm-smp
 
 bluez-vm-deps:
 	@$(BLUEZVM_DIR)/install.sh
@@ -37,6 +44,13 @@ bluez-vm-deps:
 # dfu-sim (the peripheral side of the scenarios), next to dfu in the release folder.
 bluez-vm-binaries: deps
 	$(SWIFT) build -c release --product dfu-sim
+
+# What the SMP scenarios need from PyPI, made on the host (the guest has no network, and Python is
+# slow under software emulation): smpmgr in .build/smpmgr-venv (zephyr-smp-svr's comparison client)
+# and the MCUboot test images, signed by imgtool, in .build/bluez-vm/smp-images.
+bluez-vm-smp: bluez-vm-binaries
+	@$(BLUEZVM_DIR)/smpmgr-venv.sh > /dev/null
+	$(BLUEZVM_DIR)/smp-images.sh --bin-dir $(BLUEZVM_BIN)
 
 # The guest kernel (Debian 6.1) sometimes oopses in hci_chan_del when a bonded link is torn down,
 # killing bluetoothd (README.md, "Known problems"): that boot's failure is the guest kernel's, so the
@@ -66,3 +80,11 @@ BENCH_BLUEZ_RUNS ?= 3
 bench-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
 	$(BLUEZVM_DIR)/bench.sh --runs $(BENCH_BLUEZ_RUNS) $(if $(BENCH_JSON),--json "$(BENCH_JSON)") \
 	    --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)"
+
+# dfu against smpmgr (PyPI) on Zephyr's own smp_svr in the VM, in one boot: the zephyr-smp-svr scenario
+# with ZEPHYR_SMPMGR=1 (smpmgr uploads the same size first). Its figures are in out/measurements
+# ("transfer dfu_kBps=… smpmgr_kBps=…"). Needs ../shared/reference/zephyr-smp-svr (else SKIP).
+bench-bluez-zephyr: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
+	$(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
+	    --timeout 1800 --scenario-timeout 1200 \
+	    --command "zephyr-smp-svr=ZEPHYR_SMPMGR=1 $(CURDIR)/$(BLUEZVM_DIR)/scenarios/zephyr-smp-svr.sh"

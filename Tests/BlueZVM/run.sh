@@ -27,8 +27,10 @@ usage: Tests/BlueZVM/run.sh [options] [SCENARIO...]
   --cpus N              guest CPUs (default: 2)
   -h, --help            this text
 
-Exit status: 0 when the guest reported PASS for every scenario, 1 when anything failed or timed
-out, 2 for a usage error or a missing dependency (Tests/BlueZVM/install.sh installs them).
+Exit status: 0 when the guest reported PASS for every scenario (or SKIP: a scenario that exits
+with status 77 because something outside the project it needs is absent; the summary counts it
+apart), 1 when anything failed or timed out, 2 for a usage error or a missing dependency
+(Tests/BlueZVM/install.sh installs them).
 EOF
 }
 
@@ -238,8 +240,15 @@ if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then
 fi
 verdict=$(cat "$out/result" 2> /dev/null || echo "no result (the guest crashed or never started)")
 passed=$(grep -c '^PASS ' "$out/results" 2> /dev/null || true)
-if [ "$verdict" = PASS ] && [ "$passed" = "${#scenario_names[@]}" ]; then
-    say "PASS: ${passed} of ${#scenario_names[@]} scenarios"
+skipped=$(grep -c '^SKIP ' "$out/results" 2> /dev/null || true)
+# A skipped scenario (something outside the project it needs is absent) fails nothing, but it is
+# never counted as passed: the summary names it.
+if [ "$verdict" = PASS ] && [ $((passed + skipped)) = "${#scenario_names[@]}" ]; then
+    if ((skipped > 0)); then
+        say "PASS: ${passed} of ${#scenario_names[@]} scenarios passed, ${skipped} skipped ($(awk '$1 == "SKIP" { print $2 }' "$out/results" | paste -sd ' '))"
+    else
+        say "PASS: ${passed} of ${#scenario_names[@]} scenarios"
+    fi
     exit 0
 fi
 say "FAIL: guest result '$verdict', ${passed:-0} of ${#scenario_names[@]} scenarios passed, qemu exit status $qemu_status; see $out"

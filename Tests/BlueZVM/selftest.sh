@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks the harness itself: run.sh refuses bad usage (exit 2, no boot), and one VM boot with a
-# passing, a failing, a hanging and a state-checking scenario ends in exit status 1 with exactly
+# passing, a failing, a hanging, a skipped and a state-checking scenario ends in exit status 1 with exactly
 # the expected verdict per scenario, every log collected, and the project's environment visible
 # to scenarios. Exits 0 when every check holds.
 #   Tests/BlueZVM/selftest.sh [run.sh options, e.g. --accel tcg]
@@ -48,6 +48,7 @@ after_reset='. "$BLUEZVM_LIB"; ! bluezvm_is_powered "$BLUEZVM_ADAPTER_1" && test
     --command "environment=$environment" \
     --command 'fails=echo failing on purpose; exit 3' \
     --command 'hangs=sleep 60' \
+    --command 'skips=. "$BLUEZVM_LIB"; bluezvm_skip "nothing to run against"' \
     --command "powers-on=$reset" \
     --command "starts-clean=$after_reset"
 status=$?
@@ -56,6 +57,7 @@ verdicts() { awk '{ $3 = ""; print }' "$out/results" 2> /dev/null; }
 expected_verdicts='PASS environment 
 FAIL fails  (exit status 3)
 FAIL hangs  (timed out after 5s)
+SKIP skips  (nothing to run against)
 PASS powers-on 
 PASS starts-clean '
 check "a run with failing scenarios exits with status 1" test "$status" = 1

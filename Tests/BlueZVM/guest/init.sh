@@ -150,8 +150,15 @@ reset_bluetooth() {
     done < <(bluezvm_adapter_paths)
 }
 
+# skip_reason LOG: the reason a skipped scenario gave (its last "SKIP: " line, see bluezvm_skip).
+skip_reason() {
+    local reason
+    reason=$(grep -oE 'SKIP: .*' "$1" 2> /dev/null | tail -n 1)
+    echo "${reason#SKIP: }"
+}
+
 # run_scenario INDEX: runs scenario INDEX of the job with its own output folder and deadline,
-# streams its output to the console and records PASS or FAIL in out/results.
+# streams its output to the console and records PASS, SKIP or FAIL in out/results.
 run_scenario() {
     # shellcheck disable=SC2154  # scenario_names and scenario_commands come from job.env
     local name=${scenario_names[$1]} command=${scenario_commands[$1]}
@@ -175,17 +182,18 @@ run_scenario() {
     wait "$console_pid"
     case $status in
         0) verdict=PASS ;;
+        "$BLUEZVM_SKIP_STATUS") verdict="SKIP ($(skip_reason "$folder/output.log"))" ;;
         124 | 137) verdict="FAIL (timed out after ${BLUEZVM_SCENARIO_TIMEOUT}s)" ;;
         *) verdict="FAIL (exit status $status)" ;;
     esac
     bluezvm_log "scenario $name: $verdict in $(bluezvm_seconds_since "$started")s"
-    # One line per scenario: PASS|FAIL NAME SECONDS [why]
+    # One line per scenario: PASS|SKIP|FAIL NAME SECONDS [why]
     if [ -s "$folder/measurements" ]; then
         sed "s/^/$name: /" "$folder/measurements" >> "$out/measurements"
     fi
     local line
     line="${verdict%% *} $name $(bluezvm_seconds_since "$started")s"
-    [ "$verdict" = PASS ] || line+=" ${verdict#FAIL }"
+    [ "$verdict" = PASS ] || line+=" ${verdict#* }"
     echo "$line" >> "$out/results"
 }
 
@@ -218,7 +226,8 @@ run_suite() {
 : > "$out/timings"
 run_suite > >(tee -a "$out/guest.log") 2>&1
 dmesg > "$out/dmesg.log" 2>&1
-if [ -s "$out/results" ] && ! grep -qv '^PASS ' "$out/results"; then
+# A skipped scenario fails nothing, and passes nothing either: run.sh counts it apart.
+if [ -s "$out/results" ] && ! grep -qvE '^(PASS|SKIP) ' "$out/results"; then
     echo PASS > "$out/result"
 else
     echo FAIL > "$out/result"

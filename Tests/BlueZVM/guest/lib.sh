@@ -31,6 +31,17 @@ bluezvm_fail() {
     exit 1
 }
 
+# The exit status of a scenario that did not run because something it needs is absent (the
+# Automake convention); guest/init.sh records it as SKIP, never as PASS.
+BLUEZVM_SKIP_STATUS=77
+
+# Logs why the scenario cannot run ("SKIP: REASON", the reason the results show) and exits with
+# BLUEZVM_SKIP_STATUS. Only for something outside the project that is absent, never for a failure.
+bluezvm_skip() {
+    bluezvm_log "SKIP: $*"
+    exit "$BLUEZVM_SKIP_STATUS"
+}
+
 # bluezvm_check WHAT COMMAND...: runs COMMAND; logs "ok: WHAT" when it succeeds, fails otherwise.
 bluezvm_check() {
     local what=$1
