@@ -3,10 +3,13 @@ internal import CCbor
 extension CBOR {
     /// The value as CBOR bytes, built as libcbor items and written by `cbor_serialize_alloc`.
     /// Integers take the shortest of libcbor's widths; floats are written as doubles; maps keep
-    /// their entry order.
-    public func encoded(limits: CBORLimits = .standard) throws(CBORError) -> [UInt8] {
+    /// their entry order; arrays and maps have their length up front unless `containers` says
+    /// `.indefinite` (a start byte, the items, a break byte).
+    public func encoded(limits: CBORLimits = .standard, containers: ContainerLength = .definite) throws(CBORError)
+        -> [UInt8]
+    {
         var items = 0
-        let item = try build(depth: 0, items: &items, limits: limits)
+        let item = try build(depth: 0, items: &items, limits: limits, containers: containers)
         defer { cbor_intermediate_decref(item) }
         var buffer: UnsafeMutablePointer<UInt8>?
         var capacity = 0
@@ -18,7 +21,7 @@ extension CBOR {
     }
 
     /// A new libcbor item (reference count 1) for this value; the caller releases it.
-    private func build(depth: Int, items: inout Int, limits: CBORLimits) throws(CBORError)
+    private func build(depth: Int, items: inout Int, limits: CBORLimits, containers: ContainerLength) throws(CBORError)
         -> UnsafeMutablePointer<cbor_item_t>
     {
         guard depth <= limits.maxDepth else { throw CBORError(.tooDeep(limit: limits.maxDepth)) }
@@ -54,10 +57,11 @@ extension CBOR {
                 buffer.withMemoryRebound(to: CChar.self) { cbor_build_stringn($0.baseAddress, $0.count) }
             }
         case .array(let elements):
-            guard let array = cbor_new_definite_array(elements.count) else { throw CBORError(.outOfMemory) }
+            let made = containers == .definite ? cbor_new_definite_array(elements.count) : cbor_new_indefinite_array()
+            guard let array = made else { throw CBORError(.outOfMemory) }
             do throws(CBORError) {
                 for element in elements {
-                    let child = try element.build(depth: depth + 1, items: &items, limits: limits)
+                    let child = try element.build(depth: depth + 1, items: &items, limits: limits, containers: containers)
                     let pushed = cbor_array_push(array, child)  // the array takes its own reference
                     cbor_intermediate_decref(child)
                     guard pushed else { throw CBORError(.outOfMemory) }
@@ -68,12 +72,13 @@ extension CBOR {
             }
             built = array
         case .map(let entries):
-            guard let map = cbor_new_definite_map(entries.count) else { throw CBORError(.outOfMemory) }
+            let made = containers == .definite ? cbor_new_definite_map(entries.count) : cbor_new_indefinite_map()
+            guard let map = made else { throw CBORError(.outOfMemory) }
             do throws(CBORError) {
                 for entry in entries {
-                    let key = try entry.key.build(depth: depth + 1, items: &items, limits: limits)
+                    let key = try entry.key.build(depth: depth + 1, items: &items, limits: limits, containers: containers)
                     defer { cbor_intermediate_decref(key) }
-                    let value = try entry.value.build(depth: depth + 1, items: &items, limits: limits)
+                    let value = try entry.value.build(depth: depth + 1, items: &items, limits: limits, containers: containers)
                     defer { cbor_intermediate_decref(value) }
                     // The map takes its own references to key and value.
                     guard cbor_map_add(map, cbor_pair(key: key, value: value)) else { throw CBORError(.outOfMemory) }

@@ -243,8 +243,11 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
                 ? .map(["err": .map(["group": .int(Int(SMPGroup.image.rawValue)), "rc": .int(rc)])])
                 : .map(["rc": .int(Self.translated(rc))])
         }
+        // Zephyr encodes answers with zcbor without ZCBOR_CANONICAL: every map and array is open-ended
+        // (zcbor_encode.c zcbor_map_start_encode/zcbor_list_start_encode), as the real smp_svr's answers show.
         let frame = try? SMPFrame(operation: header.operation.response, version: header.version, group: header.group,
-                                  command: header.command, sequence: header.sequence, body: body)
+                                  command: header.command, sequence: header.sequence, body: body,
+                                  containers: .indefinite)
         return frame?.bytes ?? []
     }
 

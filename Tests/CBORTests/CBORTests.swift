@@ -82,6 +82,29 @@ import Testing
         #expect(CBOR.unsigned(1)["off"] == nil)
     }
 
+    @Test func openEndedContainersAreWrittenAsZephyrsZcborWritesThemAndReadBack() throws {
+        // The real smp_svr's upload answer, {"off": 2399}, with its map left open-ended.
+        let answer = CBOR.map(["off": .unsigned(2399)])
+        #expect(try answer.encoded(containers: .indefinite) == [
+            0xBF,                               // map, indefinite length
+            0x63, 0x6F, 0x66, 0x66,             // "off"
+            0x19, 0x09, 0x5F,                   //   2399 (uint16)
+            0xFF,                               // break
+        ])
+        let list = CBOR.map(["images": .array([.map(["slot": .unsigned(0)])])])
+        let bytes = try list.encoded(containers: .indefinite)
+        #expect(bytes == [
+            0xBF,                                                   // map, indefinite
+            0x66, 0x69, 0x6D, 0x61, 0x67, 0x65, 0x73,               // "images"
+            0x9F,                                                   //   array, indefinite
+            0xBF, 0x64, 0x73, 0x6C, 0x6F, 0x74, 0x00, 0xFF,         //     {"slot": 0}
+            0xFF,                                                   //   break (array)
+            0xFF,                                                   // break (map)
+        ])
+        #expect(try CBOR(decoding: bytes) == list)
+        #expect(try list.encoded().first == 0xA1)  // the default: the count in the head
+    }
+
     @Test func largeByteStringsRoundTrip() throws {
         let data = (0..<2_400).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let value = CBOR.map(["data": .bytes(data)])

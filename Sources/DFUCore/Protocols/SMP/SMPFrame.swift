@@ -43,10 +43,10 @@ public struct SMPFrame: Sendable, Hashable, CustomStringConvertible {
         self.body = body
     }
 
-    /// A frame whose body is `value` encoded as CBOR.
+    /// A frame whose body is `value` encoded as CBOR, its arrays and maps written as `containers` says.
     public init(operation: SMPOperation, version: SMPVersion = .version2, group: SMPGroup, command: UInt8,
-                sequence: UInt8, body value: CBOR) throws(CBORError) {
-        let body = try value.encoded()
+                sequence: UInt8, body value: CBOR, containers: CBOR.ContainerLength = .definite) throws(CBORError) {
+        let body = try value.encoded(containers: containers)
         self.init(header: SMPHeader(operation: operation, version: version, length: UInt16(clamping: body.count),
                                     group: group, sequence: sequence, command: command),
                   body: body)
