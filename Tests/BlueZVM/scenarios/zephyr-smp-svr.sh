@@ -14,8 +14,8 @@
 #      pending choice); `dfu reset` is answered.
 #   4. native_sim's reset ends the process, and guest/zephyr-run.sh starts it again on the same
 #      flash: with no MCUboot nothing is swapped in, and the list still shows B in slot 1, pending.
-#   5. On an erased flash, dfu uploads A and the central's bluetoothd drops the link (Device1.
-#      Disconnect) a quarter of the way in: dfu reconnects and resumes at the server's offset.
+#   5. On an erased flash, dfu uploads A and the central's kernel drops the link (btmgmt
+#      disconnect) a quarter of the way in: dfu reconnects and resumes at the server's offset.
 # The images (Tests/BlueZVM/smp-images.txt): A is version 1.1.0, B 1.2.0, each a 128 KiB body.
 set -u
 # shellcheck source=../guest/lib.sh
@@ -141,7 +141,7 @@ smp_slots_check "after the reset slot 1 still holds image B, pending (no MCUboot
 # --- 5. resume after a lost link ------------------------------------------------------------------
 zephyr_stop
 zephyr_start "$server" -flash_erase
-# disconnect_at BYTES: once dfu reports BYTES confirmed, the central drops the link.
+# disconnect_at BYTES: once dfu reports BYTES confirmed, the central's kernel drops the link.
 disconnect_at() {
     local bytes=$1 line
     while IFS= read -r line; do
@@ -150,9 +150,11 @@ disconnect_at() {
         if [[ $line == *'"event":"progress"'* && $line =~ \"bytes\":([0-9]+) ]] && ((BASH_REMATCH[1] >= bytes)); then
             # No nudge (a restart) from here on: the upload state in the server's RAM must stay.
             zephyr_nudge_stop
-            bluezvm_log "dfu reports ${BASH_REMATCH[1]} bytes: Device1.Disconnect"
-            dbus-send --system --print-reply --reply-timeout=10000 --dest=org.bluez "$device_path" \
-                org.bluez.Device1.Disconnect > /dev/null
+            # The kernel drops the link at once (mgmt Disconnect, the server's public address): bluetoothd's
+            # Device1.Disconnect waits 2 s first (src/device.c DISCONNECT_TIMER), in which a quiet host's
+            # dfu had already finished the upload.
+            bluezvm_log "dfu reports ${BASH_REMATCH[1]} bytes: btmgmt disconnect"
+            btmgmt --index "$central" disconnect -t 1 "$address"
             return 0
         fi
     done < <(timeout 120 tail -n +1 -f dfu-resume.out)
