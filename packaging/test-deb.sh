@@ -118,7 +118,7 @@ say "ok: dfu inspect $sample"
 
 in_root env MANWIDTH=80 man dfu >"$cache/man.txt" 2>"$cache/man.err" || { cat "$cache/man.err" >&2; fail "man dfu"; }
 [ ! -s "$cache/man.err" ] || { cat "$cache/man.err" >&2; fail "man dfu wrote warnings"; }
-grep -q "update Nordic nRF5 and nRF Connect SDK" "$cache/man.txt" || fail "man dfu did not render the NAME section"
+grep -Eq "update +Nordic +nRF5 +and +nRF +Connect +SDK" "$cache/man.txt" || fail "man dfu did not render the NAME section"
 grep -q "dfu $version" "$cache/man.txt" || fail "man dfu's footer does not name version $version"
 in_root env MANWIDTH=80 man dfu-sim >/dev/null 2>"$cache/man.err" && [ ! -s "$cache/man.err" ] || fail "man dfu-sim"
 say "ok: man dfu and man dfu-sim render ($(wc -l <"$cache/man.txt") lines)"
