@@ -19,7 +19,7 @@ struct DFUSimBenchmarkTests {
     func fiveHundredKilobytes(acquireWrite: Bool) async throws {
         let package = LiveRig.securePackage(size: 500 * 1024 - 4096, seed: 11)
         let bootloader = try #require(DFUDeviceAddress("C0:FF:EE:00:13:00"))
-        let server = try DFUSimServer(["--device", "secure,address=\(bootloader)"])
+        let server = try await DFUSimServer.start(["--device", "secure,address=\(bootloader)"])
         let transport = try await BlueZTransport.open(busAddress: server.address)
         await transport.setAcquiring(write: acquireWrite, notify: true)
         var options = DFUOptions()

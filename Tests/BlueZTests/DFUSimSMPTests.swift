@@ -26,7 +26,7 @@ struct DFUSimSMPTests {
     static func timedUpload(
         _ device: String, faults: [String] = [], acquire: Bool = true, passkey: UInt32? = nil, prompt: DFUPasskeyPrompt? = nil
     ) async throws -> (Result<DFUUpdateReport, DFUError>, DFUSimServer.Report, Duration) {
-        let server = try DFUSimServer(["--device", "\(device),address=\(LiveRig.address)"] + faults.flatMap { ["--fault", $0] })
+        let server = try await DFUSimServer.start(["--device", "\(device),address=\(LiveRig.address)"] + faults.flatMap { ["--fault", $0] })
         let result: Result<DFUUpdateReport, DFUError>
         let elapsed: Duration
         do {

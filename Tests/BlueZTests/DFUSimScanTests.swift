@@ -7,7 +7,7 @@ import Testing
 @Suite(.enabled(if: DFUSimServer.isAvailable, "needs dfu-sim built (swift build --build-tests)"), .timeLimit(.minutes(1)))
 struct DFUSimScanTests {
     @Test func scanListsEveryAdvertisingDeviceWithNameRSSIAndServices() async throws {
-        let server = try DFUSimServer([
+        let server = try await DFUSimServer.start([
             "--device", "secure,address=C0:FF:EE:00:13:00,name=BootOne,rssi=-40",
             "--device", "legacy,address=C0:FF:EE:00:22:00,rssi=-70",
         ])
@@ -26,7 +26,7 @@ struct DFUSimScanTests {
     /// An nRF Connect SDK device advertises the SMP service (as Zephyr's `smp_svr` does), and a connection to it
     /// offers the SMP endpoint, which makes it an SMP server to the runner.
     @Test func anSMPServerAdvertisesTheSMPServiceAndOffersItsCharacteristic() async throws {
-        let server = try DFUSimServer(["--device", "smp,address=C0:FF:EE:00:31:00"])
+        let server = try await DFUSimServer.start(["--device", "smp,address=C0:FF:EE:00:31:00"])
         defer { _ = try? server.stop() }
         let transport = try await BlueZTransport.open(busAddress: server.address)
         let heard = try await BlueZHost.scan(transport, for: .milliseconds(500))

@@ -16,7 +16,7 @@ struct DFUSimUploadTests {
         acquireWrite: Bool = true, acquireNotify: Bool = true,
         configure: (inout DFUOptions) -> Void = { _ in }
     ) async throws -> (Result<DFUUpdateReport, DFUError>, DFUSimServer.Report) {
-        let server = try DFUSimServer(devices.flatMap { ["--device", $0] } + extra)
+        let server = try await DFUSimServer.start(devices.flatMap { ["--device", $0] } + extra)
         let result: Result<DFUUpdateReport, DFUError>
         do {
             let transport = try await BlueZTransport.open(busAddress: server.address)
@@ -144,7 +144,7 @@ struct DFUSimUploadTests {
     }
 
     @Test func aPoweredOffAdapterIsReportedWhenOpening() async throws {
-        let server = try DFUSimServer(["--device", "secure,address=\(Self.app)", "--adapter-off"])
+        let server = try await DFUSimServer.start(["--device", "secure,address=\(Self.app)", "--adapter-off"])
         defer { _ = try? server.stop() }
         do {
             let transport = try await BlueZTransport.open(busAddress: server.address)

@@ -74,8 +74,14 @@ final class DFUSimServer: Sendable {
         var devices: [Device]
     }
 
-    /// Starts `dfu-sim run` with `arguments` and waits for its bus address (at most 10 s).
-    init(_ arguments: [String]) throws {
+    /// Starts `dfu-sim run` with `arguments` and waits for its bus address (at most 10 s) on a thread of
+    /// its own (``offThePool(_:)``), not on Swift's shared pool.
+    static func start(_ arguments: [String]) async throws -> DFUSimServer {
+        try await offThePool { try DFUSimServer(arguments) }
+    }
+
+    /// ``start(_:)``'s work, which blocks the calling thread until dfu-sim gives its address.
+    private init(_ arguments: [String]) throws {
         guard let executable = Self.executable else { throw ServerError("dfu-sim is not built") }
         var template = Array("/tmp/dfu-sim-report-XXXXXX".utf8CString)
         let descriptor = mkstemp(&template)
