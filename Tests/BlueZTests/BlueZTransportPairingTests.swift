@@ -11,7 +11,7 @@ import Testing
 /// default), through BlueZTransport's own agent, against ``FakeBlueZ`` modelled on bluetoothd 5.66: a
 /// refused subscription makes bluetoothd pair through the default agent and retry, AcquireNotify is never
 /// answered when the device refuses it, Device1.Pair uses the caller's own agent.
-@Suite(.timeLimit(.minutes(1))) struct BlueZTransportPairingTests {
+@Suite(.timeLimit(.minutes(3))) struct BlueZTransportPairingTests {
     static let passkey: UInt32 = 123_456
 
     /// Runs `body` on a fake bluetoothd serving an encryption-requiring SMP device, then checks that the
@@ -184,7 +184,7 @@ import Testing
         let fake = try FakeBlueZ(peripheral: LiveRig.zephyrDevice())
         defer { fake.stop() }
         try await fake.serve()
-        let client = try BlueZClient.open(busAddress: fake.address)
+        let client = try Self.openClient(fake)
         defer { client.close() }
         let agent = try BlueZAgent(client: client, capability: capability, answers: answers)
         try await agent.register()
@@ -193,6 +193,15 @@ import Testing
         try await body(fake, agent, registered)
         await agent.unregister()
         #expect(fake.registeredAgents.isEmpty)
+    }
+
+    /// A client of the fake whose calls wait 10 s, times DFU_TEST_TIME_SCALE: under the sanitizers the
+    /// fake's answers queue behind the other suites' work on the two pool threads for seconds.
+    static func openClient(_ fake: FakeBlueZ) throws -> BlueZClient {
+        var client = try BlueZClient.open(busAddress: fake.address)
+        let scale = getenv("DFU_TEST_TIME_SCALE").flatMap { Int(String(cString: $0)) } ?? 1
+        client.callTimeout = .seconds(10) * max(1, scale)
+        return client
     }
 
     static var device: DBusValue {
@@ -230,7 +239,7 @@ import Testing
         let fake = try FakeBlueZ(peripheral: LiveRig.zephyrDevice())
         defer { fake.stop() }
         try await fake.serve()
-        let client = try BlueZClient.open(busAddress: fake.address)
+        let client = try Self.openClient(fake)
         defer { client.close() }
         let agent = try BlueZAgent(client: client, capability: .noInputNoOutput, answers: answers)
         try await agent.register()
