@@ -115,6 +115,7 @@ public actor BlueZStandIn {
         let paced = pacedEventStream
         pacedTask = Task { [weak self] in
             for await (due, event) in paced {
+                // A timer, not a poll: the answer is due at its modelled time (the stand-in's timers are Task sleeps).
                 try? await Task.sleep(until: due)
                 guard let self else { return }
                 await self.perform(event)
