@@ -5,6 +5,7 @@ import DFUCore
 import DFUSimulator
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 
 /// Pairing with an nRF Connect SDK device whose SMP characteristic needs an encrypted link (the NCS 3.x
@@ -117,8 +118,7 @@ import Testing
             #expect(message.contains("pairing with \(LiveRig.address) failed"), "\(message)")
             #expect(message.contains("check the passkey given with --passkey"), "\(message)")
             // Sooner than the 10 s an unanswered AcquireNotify would take (DFU_TEST_TIME_SCALE: make test-sanitize).
-            let scale = getenv("DFU_TEST_TIME_SCALE").flatMap { Int(String(cString: $0)) } ?? 1
-            #expect(ContinuousClock.now - start < .seconds(8) * max(1, scale))
+            #expect(ContinuousClock.now - start < TestTime.scaled(.seconds(8)))
             #expect(!fake.paired)
             #expect(fake.pairAttempts == 1, "a pairing failure is not retried")
         }
@@ -199,8 +199,7 @@ import Testing
     /// fake's answers queue behind the other suites' work on the two pool threads for seconds.
     static func openClient(_ fake: FakeBlueZ) throws -> BlueZClient {
         var client = try BlueZClient.open(busAddress: fake.address)
-        let scale = getenv("DFU_TEST_TIME_SCALE").flatMap { Int(String(cString: $0)) } ?? 1
-        client.callTimeout = .seconds(10) * max(1, scale)
+        client.callTimeout = TestTime.scaled(.seconds(10))
         return client
     }
 
@@ -229,7 +228,7 @@ import Testing
                 return
             }
             #expect(error.name == "org.bluez.Error.Canceled")
-            #expect(ContinuousClock.now - start < .seconds(5), "long before the request's own 20 s timeout")
+            #expect(ContinuousClock.now - start < TestTime.scaled(.seconds(5)), "long before the request's own 20 s timeout")
             #expect(agent.requests == [.passkey])
         }
     }

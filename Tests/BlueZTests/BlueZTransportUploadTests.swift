@@ -3,6 +3,7 @@ import BlueZTransport
 import DFUCore
 import DFUSimulator
 import Glibc
+import TestSupport
 import Testing
 
 /// DFURunner over BlueZTransport over a real dbus-daemon, against a simulated device behind a small org.bluez.
@@ -60,7 +61,7 @@ import Testing
             options.connectionAttempts = 1
             let start = ContinuousClock.now
             let result = await LiveRig.update(LiveRig.securePackage(), over: transport, options: options, device: .address(absent))
-            #expect(ContinuousClock.now - start < .seconds(5))
+            #expect(ContinuousClock.now - start < TestTime.scaled(.seconds(5)))
             guard case .failure(let error) = result else {
                 Issue.record("the update succeeded without a device")
                 return
@@ -81,7 +82,7 @@ import Testing
             let start = ContinuousClock.now
             let result = await LiveRig.update(
                 LiveRig.securePackage(), over: transport, options: runnerOptions, device: .address(fake.currentAddress))
-            #expect(ContinuousClock.now - start < .seconds(20))
+            #expect(ContinuousClock.now - start < TestTime.scaled(.seconds(20)))
             guard case .failure = result else {
                 Issue.record("the update succeeded although the device vanished")
                 return
@@ -101,8 +102,7 @@ import Testing
             // Fast: the 2 s wait for bluetoothd's return, not a 10 s response timeout (which alone would
             // take longer than the bound; a loaded 2-core machine has taken 7.8 s for the fast path).
             // make test-sanitize sets DFU_TEST_TIME_SCALE, as everything runs several times slower there.
-            let scale = getenv("DFU_TEST_TIME_SCALE").flatMap { Int(String(cString: $0)) } ?? 1
-            #expect(ContinuousClock.now - start < .seconds(9) * max(1, scale))
+            #expect(ContinuousClock.now - start < TestTime.scaled(.seconds(9)))
             guard case .failure(let error) = result else {
                 Issue.record("the update succeeded without bluetoothd")
                 return

@@ -2,6 +2,7 @@ import BlueZTransport
 import DFUCore
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 
 /// SMP uploads through BlueZTransport against `dfu-sim`'s `smp` and `smp-auth` devices (the project's
@@ -117,8 +118,7 @@ struct DFUSimSMPTests {
         #expect(message.contains("--passkey"), "\(message)")
         // No hang: well within the 60 s a pairing may take (make test-sanitize sets DFU_TEST_TIME_SCALE:
         // everything runs several times slower there).
-        let scale = getenv("DFU_TEST_TIME_SCALE").flatMap { Int(String(cString: $0)) } ?? 1
-        #expect(elapsed < .seconds(30) * max(1, scale), "\(elapsed)")
+        #expect(elapsed < TestTime.scaled(.seconds(30)), "\(elapsed)")
         let device = try #require(report.devices.first)
         #expect(device.slots?.count == 1, "only the running image: nothing was uploaded")
         #expect((device.stats.smpRequests ?? 0) == 0)

@@ -2,6 +2,7 @@ import BlueZ
 import BlueZTransport
 import DFUCore
 import Glibc
+import TestSupport
 import Testing
 
 /// DFURunner over BlueZTransport against `dfu-sim`, the project's stand-in for bluetoothd,
@@ -134,8 +135,7 @@ struct DFUSimUploadTests {
         let elapsed = ContinuousClock.now - start
         // The rig's own scan timeout is 5 s: ending well before it shows the 0.5 s one was used.
         // make test-sanitize sets DFU_TEST_TIME_SCALE: everything runs several times slower there.
-        let scale = getenv("DFU_TEST_TIME_SCALE").flatMap { Int(String(cString: $0)) } ?? 1
-        #expect(elapsed < .seconds(4) * max(1, scale), "\(elapsed)")
+        #expect(elapsed < TestTime.scaled(.seconds(4)), "\(elapsed)")
         guard case .failure(let error) = result else {
             Issue.record("found a device that does not exist")
             return
