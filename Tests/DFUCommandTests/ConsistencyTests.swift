@@ -1,6 +1,7 @@
 @testable import DFUCommand
 import DFUSimulator
 import Foundation
+import TestSupport
 import Testing
 
 /// One name per option across commands, help that lists what a command can do, and shell
@@ -33,14 +34,14 @@ import Testing
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/bash")))
-    func completionOffersDirectoriesAndPackagesWithoutExtglob() throws {
+    func completionOffersDirectoriesAndPackagesWithoutExtglob() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-completion-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("builds"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         for name in ["app.zip", "notes.txt", "key.pem"] {
             _ = FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data())
         }
-        let text = try Self.withCompletion(in: folder, """
+        let text = try await Self.withCompletion(in: folder, """
             COMP_WORDS=(dfu upload ''); COMP_CWORD=2; _dfu; echo "package: ${COMPREPLY[*]}"
             COMP_WORDS=(dfu upload app.zip --key ''); COMP_CWORD=4; _dfu; echo "key: ${COMPREPLY[*]}"
             """)
@@ -48,8 +49,12 @@ import Testing
     }
 
     /// Runs `script` in a plain bash (no rc files, extglob off) after sourcing docs/dfu.bash-completion,
-    /// in `folder` when given; returns its output.
-    static func withCompletion(in folder: URL? = nil, _ script: String) throws -> String {
+    /// in `folder` when given; returns its output. Waits on a thread of its own.
+    static func withCompletion(in folder: URL? = nil, _ script: String) async throws -> String {
+        try await offThePool { try withCompletionBlocking(in: folder, script) }
+    }
+
+    private static func withCompletionBlocking(in folder: URL?, _ script: String) throws -> String {
         let completion = TestData.root.appendingPathComponent("docs/dfu.bash-completion").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -68,14 +73,14 @@ import Testing
 /// The bash completion offers exactly the options each command accepts.
 @Suite struct CompletionOptionTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/bash")))
-    func completionOffersEveryOptionOfEachCommandAndNoOther() throws {
+    func completionOffersEveryOptionOfEachCommandAndNoOther() async throws {
         var script = ""
         for command in DFUCommand.subcommands {
             let words = "dfu " + command.name + " --"
             let index = words.split(separator: " ").count - 1
             script += "COMP_WORDS=(\(words)); COMP_CWORD=\(index); _dfu; echo \"\(command.name): ${COMPREPLY[*]}\"\n"
         }
-        let text = try ConsistencyTests.withCompletion(script)
+        let text = try await ConsistencyTests.withCompletion(script)
         let offered = Dictionary(uniqueKeysWithValues: text.split(separator: "\n").compactMap { line -> (String, Set<String>)? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), Set(line[line.index(after: colon)...].split(separator: " ").map(String.init)))

@@ -1,5 +1,6 @@
 import DFUSimulator
 import Foundation
+import TestSupport
 import Testing
 
 /// Ctrl-C during an SMP upload through bluetoothd's stand-in: the built `dfu` under `dfu-sim run` (answers at
@@ -24,7 +25,26 @@ struct DFUSimSMPInterruptTests {
         }.max() ?? 0
     }
 
-    @Test func sigintMidUploadStopsAndSaysTheRerunResumes() throws {
+    @Test func sigintMidUploadStopsAndSaysTheRerunResumes() async throws {
+        // The watch below waits on a thread of its own, never one of the shared pool's.
+        let (status, error, report) = try await offThePool { try Self.interruptMidUpload() }
+        #expect(status.signalled, "the upload never got to 30000 bytes: \(error)")
+        #expect(status.code == 130, "\(error)")
+        let last = error.split(separator: "\n").filter { !$0.hasPrefix("dbus-daemon[") }.last ?? ""
+        #expect(last.hasPrefix("dfu: \(Self.address): interrupted while uploading at "), "\(last)")
+        #expect(last.hasSuffix("SMP has no abort: the device keeps what it received and runs its current firmware; "
+                               + "the same command again resumes from the device's offset"), "\(last)")
+        #expect(Self.confirmedBytes(error) < Self.bytes.count, "stopped before the end")
+        let document = (try? Data(contentsOf: report)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        let device = (document?["devices"] as? [[String: Any]])?.first
+        let running = (device?["slots"] as? [[String: Any]])?.first { $0["slot"] as? Int == 0 }
+        #expect(running?["version"] as? String == "1.0.0", "the old image still runs")
+        #expect((device?["stats"] as? [String: Any])?["smp_resets"] as? Int == 0)
+    }
+
+    /// Runs `dfu upload` under `dfu-sim run`, sends dfu SIGINT once 30 000 bytes are confirmed, and
+    /// returns whether it did, the exit status, dfu's standard error and the report's path.
+    static func interruptMidUpload() throws -> (status: (signalled: Bool, code: Int32), error: String, report: URL) {
         let process = Process()
         process.executableURL = DFUSimRun.executable
         let report = SMPFirmware.folder.appendingPathComponent("interrupt-\(UUID().uuidString).json")
@@ -43,7 +63,7 @@ struct DFUSimSMPInterruptTests {
         let deadline = Date().addingTimeInterval(60)
         while process.isRunning && Date() < deadline {
             let text = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-            if !signalled, Self.confirmedBytes(text) >= 30_000, let dfu = DFUSimInterruptTests.child(of: process.processIdentifier) {
+            if !signalled, confirmedBytes(text) >= 30_000, let dfu = DFUSimInterruptTests.child(of: process.processIdentifier) {
                 kill(dfu, SIGINT)
                 signalled = true
             }
@@ -56,18 +76,7 @@ struct DFUSimSMPInterruptTests {
         process.waitUntilExit()
         try handle.close()
         let error = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-        #expect(signalled, "the upload never got to 30000 bytes: \(error)")
-        #expect(process.terminationStatus == 130, "\(error)")
-        let last = error.split(separator: "\n").filter { !$0.hasPrefix("dbus-daemon[") }.last ?? ""
-        #expect(last.hasPrefix("dfu: \(Self.address): interrupted while uploading at "), "\(last)")
-        #expect(last.hasSuffix("SMP has no abort: the device keeps what it received and runs its current firmware; "
-                               + "the same command again resumes from the device's offset"), "\(last)")
-        #expect(Self.confirmedBytes(error) < Self.bytes.count, "stopped before the end")
-        let document = (try? Data(contentsOf: report)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-        let device = (document?["devices"] as? [[String: Any]])?.first
-        let running = (device?["slots"] as? [[String: Any]])?.first { $0["slot"] as? Int == 0 }
-        #expect(running?["version"] as? String == "1.0.0", "the old image still runs")
-        #expect((device?["stats"] as? [String: Any])?["smp_resets"] as? Int == 0)
+        return ((signalled, process.terminationStatus), error, report)
     }
 
     @Test func theSameCommandAfterAnInterruptResumesFromTheDevicesOffset() async throws {

@@ -1,15 +1,21 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The built `dfu` executable, run as a process: exit statuses, streams, no crash on bad input.
 @Suite struct ExecutableTests {
-    struct Outcome {
+    struct Outcome: Sendable {
         let status: Int32
         let output: String
         let error: String
     }
 
-    static func run(_ arguments: [String], through wrapper: [String]? = nil) throws -> Outcome {
+    /// Runs the built `dfu` (or `wrapper`, which runs it) to its end, waiting on a thread of its own.
+    static func run(_ arguments: [String], through wrapper: [String]? = nil) async throws -> Outcome {
+        try await offThePool { try runBlocking(arguments, through: wrapper) }
+    }
+
+    private static func runBlocking(_ arguments: [String], through wrapper: [String]?) throws -> Outcome {
         let process = Process()
         if let wrapper, let tool = wrapper.first {
             // e.g. script(1): the wrapper's own command line carries dfu and its arguments.
@@ -33,21 +39,21 @@ import Testing
             error: String(decoding: errData, as: UTF8.self))
     }
 
-    @Test func inspectOfTheBundledSampleSucceeds() throws {
+    @Test func inspectOfTheBundledSampleSucceeds() async throws {
         let sample = TestData.root.appendingPathComponent("firmware-samples/secure-sd-bl-app.zip").path
-        let outcome = try Self.run(["inspect", sample])
+        let outcome = try await Self.run(["inspect", sample])
         #expect(outcome.status == 0)
         #expect(outcome.error.isEmpty)
         #expect(outcome.output.contains("Part 1 of 2: softdevice_bootloader"))
         #expect(outcome.output.contains("Part 2 of 2: application"))
     }
 
-    @Test func everyBadFixtureExitsWith65AndOneLineWithoutCrashing() throws {
+    @Test func everyBadFixtureExitsWith65AndOneLineWithoutCrashing() async throws {
         let folder = TestData.fixtures.appendingPathComponent("bad")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".zip") }
         #expect(files.count >= 17)
         for file in files.sorted() {
-            let outcome = try Self.run(["inspect", folder.appendingPathComponent(file).path,
+            let outcome = try await Self.run(["inspect", folder.appendingPathComponent(file).path,
                                         "--key", TestData.fixtures.appendingPathComponent("keys/test-public.pem").path])
             #expect(outcome.status == 65, "\(file): \(outcome.error)")
             #expect(outcome.output.isEmpty, "\(file)")
@@ -56,14 +62,14 @@ import Testing
         }
     }
 
-    @Test func usageErrorExitsWith64() throws {
-        let outcome = try Self.run(["inspect", "--bogus"])
+    @Test func usageErrorExitsWith64() async throws {
+        let outcome = try await Self.run(["inspect", "--bogus"])
         #expect(outcome.status == 64)
         #expect(outcome.error == "dfu: unknown option --bogus (see 'dfu inspect --help')\n")
     }
 
-    @Test func helpOfEveryCommandShowsExamplesAndExitCodes() throws {
-        let outcome = try Self.run(["inspect", "--help"])
+    @Test func helpOfEveryCommandShowsExamplesAndExitCodes() async throws {
+        let outcome = try await Self.run(["inspect", "--help"])
         #expect(outcome.status == 0)
         #expect(outcome.output.contains("Examples:"))
         #expect(outcome.output.contains("Exit codes:"))
