@@ -41,6 +41,9 @@ struct DFUSimInterruptTests {
         let last = lines.last ?? ""
         #expect(last.hasPrefix("dfu: \(Self.address): interrupted in part 1/1 while uploading at "), "\(last)")
         #expect(last.hasSuffix("the same command again starts this part over"), "\(last)")
+        // The interrupt ends the run where it is, without an attempt to reconnect after the Abort.
+        let afterAbort = lines.drop { !$0.hasSuffix("→ Secure DFU Control Point: Abort (0c)") }
+        #expect(!afterAbort.contains { $0.hasSuffix(" connecting") }, "\(afterAbort)")
         #expect(Self.confirmedBytes(error) < 512_000, "stopped before the end")
         // The simulated SDK 15 bootloader acknowledges Abort before the link drops.
         #expect(lines.contains { $0.hasSuffix("→ Secure DFU Control Point: Abort (0c)") }, "\(lines.suffix(8))")

@@ -30,8 +30,11 @@ struct DFUSimSMPInterruptTests {
         let (status, error, report) = try await offThePool { try Self.interruptMidUpload() }
         #expect(status.signalled, "the upload never got to 30000 bytes: \(error)")
         #expect(status.code == 130, "\(error)")
-        let last = error.split(separator: "\n").filter { !$0.hasPrefix("dbus-daemon[") }.last ?? ""
+        let lines = error.split(separator: "\n").filter { !$0.hasPrefix("dbus-daemon[") }
+        let last = lines.last ?? ""
         #expect(last.hasPrefix("dfu: \(Self.address): interrupted while uploading at "), "\(last)")
+        // One connection: the interrupt ends the run without an attempt to reconnect.
+        #expect(lines.filter { $0.hasSuffix(" connecting") }.count == 1, "\(lines.suffix(4))")
         #expect(last.hasSuffix("SMP has no abort: the device keeps what it received and runs its current firmware; "
                                + "the same command again resumes from the device's offset"), "\(last)")
         #expect(Self.confirmedBytes(error) < Self.bytes.count, "stopped before the end")

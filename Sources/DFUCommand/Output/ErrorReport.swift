@@ -51,6 +51,7 @@ extension ErrorReport {
             switch cause {
             case .disconnected, .timedOut, .deviceNotFound: .deviceNotFound
             case .hostUnavailable: .unavailable
+            case .interrupted: .interrupted
             case .endpointMissing, .attError, .pairingFailed, .failed: .deviceRejected
             }
         case .protocolMismatch, .firmwareMismatch, .invalidPart: .badPackage

@@ -127,6 +127,7 @@ extension DFURunner {
         switch error {
         case .disconnected: .disconnected(step: step, attempts: 1)
         case .timedOut: .timeout(step: step, after: options.responseTimeout)
+        case .interrupted: .aborted(step: step)
         default: .transport(step: step, error)
         }
     }

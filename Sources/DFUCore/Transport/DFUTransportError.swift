@@ -16,6 +16,9 @@ public enum DFUTransportError: Error, Sendable, Hashable, CustomStringConvertibl
     /// The device needs an encrypted (paired) link and pairing with it failed: wrong or missing passkey,
     /// the device refused, or it timed out; the sentence names the device, the cause and what to try.
     case pairingFailed(String)
+    /// The user stopped the run (Ctrl-C, SIGTERM): the transport has closed the link and takes no more
+    /// calls. The runner stops at once, without reconnecting.
+    case interrupted
     /// Anything else, in the transport's words.
     case failed(String)
 
@@ -25,6 +28,7 @@ public enum DFUTransportError: Error, Sendable, Hashable, CustomStringConvertibl
         case .disconnected: "the device disconnected"
         case .timedOut: "the operation timed out"
         case .deviceNotFound: "no matching device was found"
+        case .interrupted: "the run was interrupted"
         case .endpointMissing(let endpoint): "the device has no \(endpoint) characteristic"
         case .attError(0xFD):
             "ATT error 0xfd (notifications not enabled; the GATT cache may be stale, remove the device and retry)"
