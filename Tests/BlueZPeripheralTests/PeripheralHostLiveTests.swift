@@ -12,31 +12,6 @@ struct PeripheralHostLiveTests {
     static let secureControlPoint = "8EC90001-F315-4F60-9FB8-838830DAEA50"
     static let securePacket = "8EC90002-F315-4F60-9FB8-838830DAEA50"
 
-    /// A private bus with the fake bluetoothd (adapter hci1) and a started peripheral, stopped after
-    /// `body`; returns the fake, which keeps what it saw.
-    @discardableResult
-    func withPeripheral(
-        _ spec: String, acceptsPairing: Bool = false, _ body: (FakeBluetoothd, PeripheralHost) async throws -> Void
-    ) async throws -> FakeBluetoothd {
-        let daemon = try DBusDaemon(ownableNames: [try BusName("org.bluez")])
-        defer { daemon.stop() }
-        let bluezConnection = try DBusConnection(address: daemon.address)
-        defer { bluezConnection.close() }
-        let peripheralConnection = try DBusConnection(address: daemon.address)
-        defer { peripheralConnection.close() }
-        let bluez = try await FakeBluetoothd(connection: bluezConnection, adapter: "hci1", address: "00:AA:01:01:00:01")
-        let address = try #require(DFUDeviceAddress("00:AA:01:01:00:01"))
-        var configuration = PeripheralHost.Configuration(
-            adapter: "hci1", device: try SimulatedDeviceSpec(parsing: spec))
-        configuration.acceptsPairing = acceptsPairing
-        let host = try PeripheralHost(
-            connection: peripheralConnection, configuration: configuration, address: address, log: { _ in })
-        try await host.start()
-        try await body(bluez, host)
-        await host.stop()
-        return bluez
-    }
-
     /// The path of the characteristic with `uuid` in what the fake read back.
     static func characteristicPath(_ uuid: String, in bluez: FakeBluetoothd) throws -> ObjectPath {
         let objects = bluez.seen.withLock { $0.applications.values.first } ?? [:]
@@ -45,7 +20,7 @@ struct PeripheralHostLiveTests {
     }
 
     @Test func registrationIsReadBackBeforeBluetoothdReplies() async throws {
-        try await withPeripheral("secure") { bluez, _ in
+        try await PeripheralRig.withPeripheral("secure") { bluez, _ in
             let objects = try #require(bluez.seen.withLock { $0.applications.values.first })
             let characteristics = objects.values.compactMap { $0["org.bluez.GattCharacteristic1"] }
             let flags = Dictionary(
@@ -72,7 +47,7 @@ struct PeripheralHostLiveTests {
     }
 
     @Test func controlPointAnswersWithAPropertiesChangedValue() async throws {
-        try await withPeripheral("secure") { bluez, _ in
+        try await PeripheralRig.withPeripheral("secure") { bluez, _ in
             let controlPoint = try Self.characteristicPath(Self.secureControlPoint, in: bluez)
             let changes = try await bluez.connection.signals(
                 matching: DBusMatchRule(
@@ -95,7 +70,7 @@ struct PeripheralHostLiveTests {
     }
 
     @Test func writeWithoutNotificationsEnabledIsRefusedWithTheATTCode() async throws {
-        try await withPeripheral("secure") { bluez, _ in
+        try await PeripheralRig.withPeripheral("secure") { bluez, _ in
             let controlPoint = try Self.characteristicPath(Self.secureControlPoint, in: bluez)
             await #expect {
                 _ = try await bluez.callApplication(
@@ -108,7 +83,7 @@ struct PeripheralHostLiveTests {
     }
 
     @Test func packetsFromTheAcquiredSocketAreHandledBeforeALaterWriteValue() async throws {
-        try await withPeripheral("secure") { bluez, host in
+        try await PeripheralRig.withPeripheral("secure") { bluez, host in
             let packet = try Self.characteristicPath(Self.securePacket, in: bluez)
             let controlPoint = try Self.characteristicPath(Self.secureControlPoint, in: bluez)
             let reply = try await bluez.callApplication(packet, "AcquireWrite", [.stringVariantDictionary(["mtu": .uint16(247)])])
@@ -136,7 +111,7 @@ struct PeripheralHostLiveTests {
     }
 
     @Test func stopUnregistersTheApplicationAndTheAdvertisement() async throws {
-        let bluez = try await withPeripheral("legacy") { _, _ in }
+        let bluez = try await PeripheralRig.withPeripheral("legacy") { _, _ in }
         let seen = bluez.seen.withLock { $0 }
         #expect(seen.unregisteredApplications == Array(seen.applications.keys))
         #expect(seen.unregisteredAdvertisements == Array(seen.advertisements.keys))
@@ -144,7 +119,7 @@ struct PeripheralHostLiveTests {
 
     @Test func pairingAgentIsTheDefaultNoInputNoOutputAgentAndAcceptsJustWorks() async throws {
         let device = DBusValue.objectPath(try ObjectPath("/org/bluez/hci1/dev_00_AA_01_02_00_02"))
-        try await withPeripheral("buttonless-bonded", acceptsPairing: true) { bluez, _ in
+        try await PeripheralRig.withPeripheral("buttonless-bonded", acceptsPairing: true) { bluez, _ in
             let (agent, defaultAgent) = bluez.seen.withLock { ($0.agent, $0.defaultAgent) }
             let registered = try #require(agent)
             #expect(registered.capability == "NoInputNoOutput")
@@ -160,7 +135,7 @@ struct PeripheralHostLiveTests {
     @Test func aSecureBootloaderRefusesPairing() async throws {
         // SDK 15–17 nrf_dfu_ble.c answers every pairing request "pairing not supported".
         let device = DBusValue.objectPath(try ObjectPath("/org/bluez/hci1/dev_00_AA_01_02_00_02"))
-        try await withPeripheral("secure", acceptsPairing: true) { bluez, _ in
+        try await PeripheralRig.withPeripheral("secure", acceptsPairing: true) { bluez, _ in
             await #expect(throws: DBusError(name: "org.bluez.Error.Rejected", message: "Pairing not supported")) {
                 try await bluez.callAgent("RequestAuthorization", [device])
             }
@@ -171,10 +146,10 @@ struct PeripheralHostLiveTests {
     }
 
     @Test func noAgentUnlessAskedAndStopUnregistersTheAgent() async throws {
-        try await withPeripheral("buttonless-bonded") { bluez, _ in
+        try await PeripheralRig.withPeripheral("buttonless-bonded") { bluez, _ in
             #expect(bluez.seen.withLock { $0.agent == nil })
         }
-        let bluez = try await withPeripheral("buttonless-bonded", acceptsPairing: true) { _, _ in }
+        let bluez = try await PeripheralRig.withPeripheral("buttonless-bonded", acceptsPairing: true) { _, _ in }
         let seen = bluez.seen.withLock { ($0.agent?.path, $0.unregisteredAgents) }
         #expect(seen.0 != nil)
         #expect(seen.1 == [seen.0].compactMap { $0 })

@@ -13,28 +13,6 @@ struct PeripheralSMPTests {
     static let characteristicUUID = "DA2E7828-FBCE-4E01-AE9E-261174997C48"
     static let serviceUUID = "8D53DC1D-1DB7-4CD3-868B-8A527460AA84"
 
-    /// A private bus with the fake bluetoothd (adapter hci1) and a started peripheral, stopped after `body`.
-    @discardableResult
-    func withPeripheral(
-        _ spec: String, _ body: (FakeBluetoothd, PeripheralHost) async throws -> Void
-    ) async throws -> FakeBluetoothd {
-        let daemon = try DBusDaemon(ownableNames: [try BusName("org.bluez")])
-        defer { daemon.stop() }
-        let bluezConnection = try DBusConnection(address: daemon.address)
-        defer { bluezConnection.close() }
-        let peripheralConnection = try DBusConnection(address: daemon.address)
-        defer { peripheralConnection.close() }
-        let bluez = try await FakeBluetoothd(connection: bluezConnection, adapter: "hci1", address: "00:AA:01:01:00:01")
-        let address = try #require(DFUDeviceAddress("00:AA:01:01:00:01"))
-        let configuration = PeripheralHost.Configuration(adapter: "hci1", device: try SimulatedDeviceSpec(parsing: spec))
-        let host = try PeripheralHost(
-            connection: peripheralConnection, configuration: configuration, address: address, log: { _ in })
-        try await host.start()
-        try await body(bluez, host)
-        await host.stop()
-        return bluez
-    }
-
     /// The SMP characteristic's path and properties in the first application registered.
     static func smpCharacteristic(in bluez: FakeBluetoothd) throws -> (ObjectPath, [String: DBusValue]) {
         let objects = bluez.seen.withLock { $0.applications.values.first } ?? [:]
@@ -73,7 +51,7 @@ struct PeripheralSMPTests {
     }
 
     @Test func theSMPServiceIsRegisteredAsZephyrDeclaresItAndAdvertised() async throws {
-        try await withPeripheral("smp") { bluez, _ in
+        try await PeripheralRig.withPeripheral("smp") { bluez, _ in
             let (_, properties) = try Self.smpCharacteristic(in: bluez)
             #expect(properties["Flags"]?.stringArrayValue == ["write-without-response", "notify"])
             #expect(properties["WriteAcquired"]?.boolValue == false, "AcquireWrite is offered")
@@ -87,7 +65,7 @@ struct PeripheralSMPTests {
     /// With ATT MTU 23 the 84-byte echo answer (its map open-ended, as zcbor writes it) goes out in notifications of 18 bytes: MTU − 3 as `smp_bt_tx_pkt`
     /// splits, less the 4 bytes bluetoothd adds when it sends them as multiple handle value notifications.
     @Test func answersAreSplitAtTheMTUBluetoothdGivesAndTheReportCountsThem() async throws {
-        try await withPeripheral("smp") { bluez, host in
+        try await PeripheralRig.withPeripheral("smp") { bluez, host in
             let (path, _) = try Self.smpCharacteristic(in: bluez)
             _ = try await bluez.callApplication(path, "StartNotify")
             let text = String(repeating: "0123456789", count: 7)
@@ -107,7 +85,7 @@ struct PeripheralSMPTests {
 
     /// Reset: the peripheral answers, then boots again (MCUboot runs) and registers its application anew.
     @Test func aResetReRegistersTheTargetAndCountsInTheReport() async throws {
-        let bluez = try await withPeripheral("smp,reset_ms=10") { bluez, host in
+        let bluez = try await PeripheralRig.withPeripheral("smp,reset_ms=10") { bluez, host in
             let (path, _) = try Self.smpCharacteristic(in: bluez)
             _ = try await bluez.callApplication(path, "StartNotify")
             let (frame, _) = try await Self.exchange(
@@ -127,7 +105,7 @@ struct PeripheralSMPTests {
     /// smp-auth: bluetoothd enforces the security (flags `encrypt-authenticated-write`/`-notify`, BlueZ 5.66
     /// `parse_chrc_flags`), and the peripheral registers a default agent with the device's IO capability.
     @Test func smpAuthAsksBluetoothdForAuthenticatedSecurityAndPairsWithItsOwnAgent() async throws {
-        try await withPeripheral("smp-auth,io=KeyboardOnly,passkey=24680") { bluez, _ in
+        try await PeripheralRig.withPeripheral("smp-auth,io=KeyboardOnly,passkey=24680") { bluez, _ in
             let (_, properties) = try Self.smpCharacteristic(in: bluez)
             #expect(
                 properties["Flags"]?.stringArrayValue == [
@@ -141,7 +119,7 @@ struct PeripheralSMPTests {
             #expect(try await bluez.callAgent("RequestPasskey", [device]) == [.uint32(24_680)])
             #expect(try await bluez.callAgent("RequestConfirmation", [device, .uint32(1)]).isEmpty)
         }
-        try await withPeripheral("smp,security=encrypted") { bluez, _ in
+        try await PeripheralRig.withPeripheral("smp,security=encrypted") { bluez, _ in
             let (_, properties) = try Self.smpCharacteristic(in: bluez)
             #expect(
                 properties["Flags"]?.stringArrayValue == ["write-without-response", "encrypt-write", "encrypt-notify"])
@@ -153,7 +131,7 @@ struct PeripheralSMPTests {
     }
 
     @Test func theNRF5340KindReportsBothImages() async throws {
-        try await withPeripheral("smp-nrf5340") { _, host in
+        try await PeripheralRig.withPeripheral("smp-nrf5340") { _, host in
             let report = await host.currentReport
             #expect(report.slots?.map(\.image) == [0, 1])
             #expect(report.stats?.requests == 0)
