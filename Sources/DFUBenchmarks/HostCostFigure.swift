@@ -140,29 +140,17 @@ public struct HostCostFigure: Sendable {
         let inner = "echo DFU-BENCH-START >&2; exec \"$3\" \"$0\" upload \"$1\" -d \"$2\""
             + (traced ? " -vv" : "") + (acquiring ? "" : " --no-acquire")
         let (process, pipe) = try startUnderSimulator(inner)
-        let reader = pipe.fileHandleForReading
-        var text = ""
-        var pending = ""
         var start: ContinuousClock.Instant?
         var firstByte: Duration?
         var firstFirmwareByte: Duration?
         var created = false
-        while true {
-            let data = reader.availableData
-            if data.isEmpty { break }
-            let now = ContinuousClock.now
-            pending += String(decoding: data, as: UTF8.self)
-            while let newline = pending.firstIndex(of: "\n") {
-                let line = String(pending[..<newline])
-                pending.removeSubrange(...newline)
-                text += line + "\n"
-                if line.hasPrefix("DFU-BENCH-START") { start = now }
-                guard let start else { continue }
-                if line.contains("Create Object (01 02") { created = true }
-                if line.contains("Secure DFU Packet") {
-                    if firstByte == nil { firstByte = start.duration(to: now) }
-                    if created, firstFirmwareByte == nil { firstFirmwareByte = start.duration(to: now) }
-                }
+        let text = StampedLineReader.read(pipe.fileHandleForReading) { line, now in
+            if line.hasPrefix("DFU-BENCH-START") { start = now }
+            guard let start else { return }
+            if line.contains("Create Object (01 02") { created = true }
+            if line.contains("Secure DFU Packet") {
+                if firstByte == nil { firstByte = start.duration(to: now) }
+                if created, firstFirmwareByte == nil { firstFirmwareByte = start.duration(to: now) }
             }
         }
         process.waitUntilExit()

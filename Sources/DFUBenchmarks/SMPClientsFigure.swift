@@ -193,24 +193,12 @@ public struct SMPClientsFigure: Sendable {
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        let reading = pipe.fileHandleForReading
-        var text = ""
-        var pending = ""
         var first: (time: ContinuousClock.Instant, bytes: Int)?
         var last: (time: ContinuousClock.Instant, bytes: Int)?
-        while true {
-            let data = reading.availableData
-            if data.isEmpty { break }
-            let now = ContinuousClock.now
-            pending += String(decoding: data, as: UTF8.self)
-            while let newline = pending.firstIndex(of: "\n") {
-                let line = String(pending[..<newline])
-                pending.removeSubrange(...newline)
-                text += line + "\n"
-                guard let bytes = reader.acknowledged(line) else { continue }
-                if first == nil { first = (now, bytes) }
-                last = (now, bytes)
-            }
+        let text = StampedLineReader.read(pipe.fileHandleForReading) { line, now in
+            guard let bytes = reader.acknowledged(line) else { return }
+            if first == nil { first = (now, bytes) }
+            last = (now, bytes)
         }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
