@@ -70,12 +70,21 @@ smp_slots_check() {
     bluezvm_check "$what" eval 'smp_slots "$label" | jq -e "$filter" > /dev/null'
 }
 
+# smp_transfer_rate LABEL: bytes per second of LABEL's `dfu upload --json` (LABEL.out) from its first
+# progress event to its last: the answers to the first and the last chunk, as smpmgr's rate is taken
+# from its log (zephyr-smp-svr.sh). dfu's own average needs 2 s of transfer, which a fast upload may
+# not last; 0 with fewer than two events.
+smp_transfer_rate() {
+    jq -rs '[.[] | select(.event == "progress")]
+        | if length >= 2 and .[-1].elapsed > .[0].elapsed
+          then (.[-1].bytes - .[0].bytes) / (.[-1].elapsed - .[0].elapsed) else 0 end' "$1.out"
+}
+
 # smp_upload_rate LABEL BYTES: records LABEL's transfer figures from its `dfu upload --json` events
-# (LABEL.out): dfu's own average over the transfer, and BYTES over the whole process's wall time.
+# (LABEL.out): the transfer rate (smp_transfer_rate), and BYTES over the whole process's wall time.
 smp_upload_rate() {
-    local label=$1 bytes=$2 wall average
+    local label=$1 bytes=$2 wall rate
     wall=$(awk -v label="$label" '$1 == label { sub("wall_s=", "", $2); print $2 }' measurements | tail -1)
-    # The done event's average, else the last progress event's (done has none for a short transfer).
-    average=$(jq -rs '[.[] | select((.average // 0) > 0) | .average] | last // 0' "$label.out")
-    bluezvm_record "$label bytes=$bytes throughput_kBps=$(awk -v b="$bytes" -v w="$wall" 'BEGIN { if (w > 0) printf "%.1f", b / w / 1000; else print "?" }') transfer_kBps=$(awk -v t="$average" 'BEGIN { printf "%.1f", t / 1000 }')"
+    rate=$(smp_transfer_rate "$label")
+    bluezvm_record "$label bytes=$bytes throughput_kBps=$(awk -v b="$bytes" -v w="$wall" 'BEGIN { if (w > 0) printf "%.1f", b / w / 1000; else print "?" }') transfer_kBps=$(awk -v t="$rate" 'BEGIN { printf "%.1f", t / 1000 }')"
 }
