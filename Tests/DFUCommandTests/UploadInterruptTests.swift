@@ -25,6 +25,9 @@ import Testing
             return
         }
         #expect(rig.packetBytes() < 200_000, "the upload stopped soon after the interrupt")
+        // The closed link is not taken for a lost one: no attempt to reconnect.
+        let afterUploading = run.errorLines.drop { !$0.hasSuffix("part 1/1 uploading") }
+        #expect(!afterUploading.isEmpty && !afterUploading.contains { $0.hasSuffix(" connecting") }, "\(run.errorLines)")
     }
 
     @Test func interruptIsAnEventInJSON() async {

@@ -4,8 +4,8 @@ import Synchronization
 /// A ``DFUTransport`` that ends the update at its next call once Ctrl-C or SIGTERM arrived: when
 /// connected to a Secure bootloader it sends Abort (SDK 15 and later reset; older ones ignore
 /// it), then drops the link, and from then on every call fails as ``DFUTransportError/interrupted``,
-/// which the engine ends the update on without reconnecting. Doing this in the transport, rather than by cancelling the task,
-/// keeps the link usable for the Abort request itself.
+/// which the engine ends the update on without reconnecting. Doing this in the transport, rather
+/// than by cancelling the task, keeps the link usable for the Abort request itself.
 struct InterruptibleTransport: DFUTransport {
     /// The link.
     let base: any DFUTransport
