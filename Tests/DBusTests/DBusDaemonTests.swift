@@ -15,6 +15,30 @@ extension LiveBusTests {
             }
         }
 
+        /// A daemon outlives a parent that crashes: it must not hold the parent's standard error, or whoever
+        /// reads that to its end (swift test, a CI log) waits for ever.
+        @Test func theDaemonsStandardErrorIsALogInItsOwnDirectoryNotTheParents() throws {
+            let daemon = try DBusDaemon(ownableNames: [])
+            defer { daemon.stop() }
+            var target = [CChar](repeating: 0, count: 4096)
+            let count = readlink("/proc/\(daemon.processIdentifier)/fd/2", &target, target.count - 1)
+            try #require(count > 0)
+            let path = String(decoding: target.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            #expect(path == daemon.directory + "/daemon.log")
+            daemon.stop()
+            #expect(access(daemon.directory, F_OK) != 0, "the log goes with the directory")
+        }
+
+        @Test func aDaemonThatCannotStartSaysWhyInOneLine() {
+            // Not a bus configuration: dbus-daemon writes its reason to standard error and exits.
+            #expect {
+                _ = try DBusDaemon { _ in "this is not XML" }
+            } throws: { error in
+                let message = "\(error)"
+                return message.contains("dbus-daemon did not start (no address printed): ") && !message.contains("\n")
+            }
+        }
+
         @Test func extraPolicyRulesApply() async throws {
             let daemon = try DBusDaemon(
                 ownableNames: [try BusName("org.example.Service")],

@@ -95,7 +95,7 @@ public final class DBusDaemon: Sendable {
         do {
             let (pid, address) = try Self.spawn(
                 executable, arguments: ["--config-file=\(configPath)", "--nofork", "--print-address=1"],
-                startTimeout: startTimeout)
+                log: directory + "/" + Self.logName, startTimeout: startTimeout)
             self.processIdentifier = pid
             self.address = address
             self.directory = directory
@@ -140,8 +140,13 @@ public final class DBusDaemon: Sendable {
 
     // MARK: Process plumbing
 
+    /// The daemon's standard error, in its directory. Not the parent's: a daemon outlives a parent
+    /// that crashed (nothing stops it then), and would keep the parent's standard error open for
+    /// whoever waits for its end (a test runner reading it to the end would wait for ever).
+    static let logName = "daemon.log"
+
     private static func spawn(
-        _ executable: String, arguments: [String], startTimeout: Duration
+        _ executable: String, arguments: [String], log: String, startTimeout: Duration
     ) throws(DBusError) -> (Int32, String) {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else { throw DBusError.failed("pipe failed with errno \(errno)") }
@@ -153,6 +158,7 @@ public final class DBusDaemon: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
         posix_spawn_file_actions_addclose(&actions, readEnd)
+        posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -181,7 +187,8 @@ public final class DBusDaemon: Sendable {
             kill(pid, SIGKILL)
             var status: Int32 = 0
             _ = waitpid(pid, &status, 0)
-            throw DBusError(name: DBusError.Names.noServer, message: "dbus-daemon did not start (no address printed)")
+            let said = Self.firstLine(of: log).map { ": \($0)" } ?? ""
+            throw DBusError(name: DBusError.Names.noServer, message: "dbus-daemon did not start (no address printed)\(said)")
         }
         return (pid, address)
     }
@@ -212,8 +219,22 @@ public final class DBusDaemon: Sendable {
         return fclose(file) == 0 && written == bytes.count
     }
 
+    /// The first line of the file at `path` that is not empty, without control characters; nil when there is none.
+    private static func firstLine(of path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var buffer = [CChar](repeating: 0, count: 512)
+        while fgets(&buffer, Int32(buffer.count), file) != nil {
+            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            var line = String.UnicodeScalarView()
+            line.append(contentsOf: text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
+            if !line.isEmpty { return String(line) }
+        }
+        return nil
+    }
+
     private static func removeDirectory(_ directory: String) {
-        for name in ["bus", "bus.conf"] {
+        for name in ["bus", "bus.conf", logName] {
             unlink(directory + "/" + name)
         }
         rmdir(directory)
