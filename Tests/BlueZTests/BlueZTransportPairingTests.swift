@@ -12,7 +12,7 @@ import Testing
 /// default), through BlueZTransport's own agent, against ``FakeBlueZ`` modelled on bluetoothd 5.66: a
 /// refused subscription makes bluetoothd pair through the default agent and retry, AcquireNotify is never
 /// answered when the device refuses it, Device1.Pair uses the caller's own agent.
-@Suite(.timeLimit(.minutes(3))) struct BlueZTransportPairingTests {
+@Suite(.timeLimit(.minutes(TestTime.limitMinutes(3)))) struct BlueZTransportPairingTests {
     static let passkey: UInt32 = 123_456
 
     /// Runs `body` on a fake bluetoothd serving an encryption-requiring SMP device, then checks that the

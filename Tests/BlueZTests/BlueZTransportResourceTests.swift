@@ -2,13 +2,14 @@ import BlueZTransport
 import DFUCore
 import DFUSimulator
 import Glibc
+import TestSupport
 import Testing
 
 /// Descriptors and child processes do not pile up over many uploads in one process.
 ///
 /// The counts cover the whole test process, where other suites may run at the same time, so a
 /// small slack is allowed; a leak per upload (50 of them) would exceed it by far.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct BlueZTransportResourceTests {
+@Suite(.serialized, .timeLimit(.minutes(TestTime.limitMinutes(2)))) struct BlueZTransportResourceTests {
     static let slack = 6
 
     /// The number of open descriptors of this process.

@@ -2,11 +2,12 @@ import BlueZ
 import BlueZTransport
 import DFUCore
 import DFUSimulator
+import TestSupport
 import Testing
 
 /// SMP (MCUmgr) over BlueZTransport: DFURunner's SMP upload over a real dbus-daemon, against a simulated
 /// nRF Connect SDK device (Zephyr's SMP server above MCUboot) behind the small org.bluez of ``FakeBlueZ``.
-@Suite(.timeLimit(.minutes(1))) struct BlueZTransportSMPTests {
+@Suite(.timeLimit(.minutes(TestTime.limitMinutes(1)))) struct BlueZTransportSMPTests {
     /// The target's image 0 after the update: the new image in the primary slot, confirmed, after one reset.
     static func expectUpdated(_ fake: FakeBlueZ, to image: [UInt8], _ comment: Comment? = nil) throws {
         let target = try #require(fake.firmware as? SimulatedZephyrTarget)

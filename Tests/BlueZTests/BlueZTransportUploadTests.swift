@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// DFURunner over BlueZTransport over a real dbus-daemon, against a simulated device behind a small org.bluez.
-@Suite(.timeLimit(.minutes(1))) struct BlueZTransportUploadTests {
+@Suite(.timeLimit(.minutes(TestTime.limitMinutes(1)))) struct BlueZTransportUploadTests {
     @Test(arguments: [
         ("AcquireWrite + AcquireNotify", false, false),
         ("WriteValue command + AcquireNotify", true, false),

@@ -8,7 +8,7 @@ import Testing
 /// SMP uploads through BlueZTransport against `dfu-sim`'s `smp` and `smp-auth` devices (the project's
 /// stand-in for bluetoothd serving Zephyr's SMP server above MCUboot), checked through dfu-sim's report:
 /// the slots as the image list shows them, and the SMP and GATT statistics.
-@Suite(.enabled(if: DFUSimServer.isAvailable, "needs dfu-sim built (swift build --build-tests)"), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: DFUSimServer.isAvailable, "needs dfu-sim built (swift build --build-tests)"), .timeLimit(.minutes(TestTime.limitMinutes(2))))
 struct DFUSimSMPTests {
     static let image = LiveRig.mcubootImage(size: 40_000)
     /// The passkey an `smp-auth` device shows unless its spec says `passkey=`.

@@ -1,10 +1,11 @@
 import BlueZ
 import BlueZTransport
 import DFUCore
+import TestSupport
 import Testing
 
 /// `scan(for:)` (what `dfu scan` lists) against dfu-sim.
-@Suite(.enabled(if: DFUSimServer.isAvailable, "needs dfu-sim built (swift build --build-tests)"), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: DFUSimServer.isAvailable, "needs dfu-sim built (swift build --build-tests)"), .timeLimit(.minutes(TestTime.limitMinutes(1))))
 struct DFUSimScanTests {
     @Test func scanListsEveryAdvertisingDeviceWithNameRSSIAndServices() async throws {
         let server = try await DFUSimServer.start([

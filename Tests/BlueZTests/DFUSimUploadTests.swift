@@ -7,7 +7,7 @@ import Testing
 
 /// DFURunner over BlueZTransport against `dfu-sim`, the project's stand-in for bluetoothd,
 /// checked byte-exact through dfu-sim's report (size and CRC-32 of each image in its flash).
-@Suite(.enabled(if: DFUSimServer.isAvailable, "needs dfu-sim built (swift build --build-tests)"), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: DFUSimServer.isAvailable, "needs dfu-sim built (swift build --build-tests)"), .timeLimit(.minutes(TestTime.limitMinutes(2))))
 struct DFUSimUploadTests {
     static let app = "C0:FF:EE:00:12:FF"
 

@@ -1,9 +1,10 @@
 import DFUCommand
 import Foundation
+import TestSupport
 import Testing
 
 /// Never two writers: a device another dfu process is updating gets a clear "busy" (75).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(TestTime.limitMinutes(2))))
 struct BusyDeviceTests {
     static let device = "C0:FF:EE:00:00:42"
 

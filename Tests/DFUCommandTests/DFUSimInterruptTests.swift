@@ -7,7 +7,7 @@ import TestSupport
 /// process); it aborts, disconnects, says where the device is and exits with 130, which
 /// `dfu-sim` passes on. (Resuming on the next run: DFUSimOptionTests runs two `dfu upload`s
 /// against one stand-in.)
-@Suite(.enabled(if: DFUSimRun.available), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: DFUSimRun.available), .timeLimit(.minutes(TestTime.limitMinutes(2))))
 struct DFUSimInterruptTests {
     static let address = "C0:FF:EE:00:00:10"
 

@@ -7,7 +7,7 @@ import Testing
 /// the modelled pace, `--link smp_paced=yes`, so the upload takes seconds) gets SIGINT mid-upload. SMP has no
 /// abort: it stops, disconnects, says the same command resumes from the device's offset, and exits 130; the
 /// device keeps running its old image. (The resume itself: SMPUploadCommandTests, in-process.)
-@Suite(.enabled(if: DFUSimRun.available), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: DFUSimRun.available), .timeLimit(.minutes(TestTime.limitMinutes(2))))
 struct DFUSimSMPInterruptTests {
     static let address = "C0:FF:EE:00:00:10"
     static let bytes = SimulatedMCUbootImageBuilder(version: (3, 0, 0, 0)).image(bodySize: 300_000, seed: 33)

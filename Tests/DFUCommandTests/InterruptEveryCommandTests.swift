@@ -1,11 +1,12 @@
 import DFUCommand
 import DFUCore
 import Foundation
+import TestSupport
 import Testing
 
 /// Ctrl-C or SIGTERM stops every command promptly, not only `upload`: exit 130 and one line
 /// saying what state things were left in; `scan` lists what it heard so far.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(TestTime.limitMinutes(1))))
 struct InterruptEveryCommandTests {
     static let heard = Advertisement(address: DFUDeviceAddress("C0:FF:EE:00:00:42").unsafelyUnwrapped, name: "Sensor",
                                      rssi: -50, serviceUUIDs: [DFUServiceUUIDs().secureService])

@@ -5,7 +5,7 @@ import TestSupport
 
 /// The rig script of docs/cli.md (docs/examples/rig.sh), end to end through bluetoothd's stand-in:
 /// twelve devices from a file, JSON Lines, one device that refuses the package, and Ctrl-C.
-@Suite(.enabled(if: DFUSimRun.available), .timeLimit(.minutes(3)))
+@Suite(.enabled(if: DFUSimRun.available), .timeLimit(.minutes(TestTime.limitMinutes(3))))
 struct RigScriptTests {
     static let script = TestData.root.appendingPathComponent("docs/examples/rig.sh")
     static let package = TestData.root.appendingPathComponent("firmware-samples/secure-app.zip").path

@@ -2,6 +2,7 @@ import DFUCommand
 import DFUCore
 import DFUSimulator
 import Foundation
+import TestSupport
 import Testing
 
 /// Several devices in one run: concurrent, limited by --parallel, dealt over adapters, failures isolated.
@@ -59,7 +60,7 @@ import Testing
         #expect(run.errorLines.last == "2 devices: 2 updated, 0 not updated")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(TestTime.limitMinutes(1))))
     func devicesAreUpdatedConcurrently() async {
         // Each link opens only once all three were asked for: this finishes (within the time limit)
         // only if the three devices are updated at the same time.

@@ -12,4 +12,8 @@ public enum TestTime {
 
     /// `bound` stretched by the scale.
     public static func scaled(_ bound: Duration) -> Duration { bound * scale }
+
+    /// A suite's or test's time limit of `minutes`, stretched by the scale: under the sanitizers a test
+    /// that has started still waits its turn for the pool's two threads behind hundreds of others.
+    public static func limitMinutes(_ minutes: Int) -> Int { minutes * scale }
 }

@@ -4,6 +4,7 @@ import DFUSimulator
 import Dispatch
 import Glibc
 import Synchronization
+import TestSupport
 
 /// A small org.bluez served on a private bus from one simulated nRF5 device, for driving
 /// ``BlueZTransport`` in tests until `dfu-sim` exists. It follows the documented org.bluez API
@@ -133,7 +134,7 @@ final class FakeBlueZ: Sendable {
     var notificationsSent: Int { state.withLock { $0.notificationsSent } }
 
     /// Calls `member` of the agent `owner` registered, as bluetoothd does; its reply or error.
-    func callAgent(_ agent: Agent, _ member: String, _ arguments: [DBusValue], timeout: Duration = .seconds(5))
+    func callAgent(_ agent: Agent, _ member: String, _ arguments: [DBusValue], timeout: Duration = TestTime.scaled(.seconds(5)))
         async -> Result<[DBusValue], DBusError>
     {
         do {

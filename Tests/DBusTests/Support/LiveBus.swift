@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import TestSupport
 import Testing
 
 /// All tests that talk to a real `dbus-daemon`, run one at a time so that the leak tests
@@ -26,7 +27,7 @@ func withLiveBus(denyRules: [String] = [], _ body: (LiveBus) async throws -> Voi
 
 /// Waits for the next element of `stream`, giving up after `timeout`.
 func nextElement<Element: Sendable>(
-    of stream: AsyncStream<Element>, within timeout: Duration = .seconds(5)
+    of stream: AsyncStream<Element>, within timeout: Duration = TestTime.scaled(.seconds(5))
 ) async -> Element? {
     await withTaskGroup(of: Element?.self) { group in
         group.addTask {
