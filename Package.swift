@@ -93,7 +93,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "BlueZPeripheralTests",
-            dependencies: ["BlueZPeripheral", "BlueZStandIn", "DBus", "DFUSimulator", "DFUCore", "DFUCrypto"],
+            dependencies: ["BlueZPeripheral", "BlueZStandIn", "DBus", "DFUSimulator", "DFUCore", "DFUCrypto", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "DFUCommandTests", dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport"],

@@ -92,6 +92,11 @@ public actor PeripheralHost {
         var generation: Int
         var characteristic: String
         var bytes: [UInt8]
+        /// Set for the target's reboot, which takes its turn in the same queue: after every answer queued
+        /// before it, as the device sends its answer first and resets afterwards (Zephyr's reset answers,
+        /// then resets after CONFIG_MCUMGR_GRP_OS_RESET_MS). With a task of its own, a loaded host could run
+        /// the reboot first and drop the answer.
+        var reboot: SimulatedBootTarget? = nil
     }
 
     /// Prepares the host; nothing is registered until ``start()``.
@@ -161,7 +166,11 @@ public actor PeripheralHost {
         notifier = Task { [self] in
             for await pending in stream {
                 try? await Task.sleep(until: pending.due, clock: .continuous)
-                send(pending)
+                if let target = pending.reboot {
+                    await reboot(into: target)
+                } else {
+                    send(pending)
+                }
             }
         }
         try await registerCurrentRole()
@@ -584,10 +593,10 @@ public actor PeripheralHost {
             case .reboot(let target, let delay):
                 guard !isRebooting else { continue }
                 isRebooting = true
-                Task {
-                    try? await Task.sleep(for: max(delay, .milliseconds(1)))
-                    await self.reboot(into: target)
-                }
+                notifications.yield(
+                    PendingNotification(
+                        due: ContinuousClock.now.advanced(by: max(delay, .milliseconds(1))), generation: generation,
+                        characteristic: "", bytes: [], reboot: target))
             }
         }
     }

@@ -3,6 +3,7 @@ import BlueZStandIn
 import DBus
 import DFUCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// `dfu-sim peripheral --device smp|smp-auth|smp-nrf5340` against the fake bluetoothd: the SMP service
@@ -40,14 +41,33 @@ struct PeripheralSMPTests {
                 [.byteArray(Array(frame[offset..<end])), .stringVariantDictionary(["mtu": .uint16(mtu)])])
             offset = end
         }
-        var assembler = SMPFrameAssembler()
-        var notifications: [[UInt8]] = []
-        for await message in changes {
-            guard let value = DBusPropertiesChanged(message)?.changed["Value"]?.byteArrayValue else { continue }
-            notifications.append(value)
-            if let frame = try assembler.append(value).first { return (frame, notifications) }
+        // A lost answer fails the test within 10 s instead of leaving it waiting for ever.
+        let answer = await withTaskGroup(of: Result<(SMPFrame, [[UInt8]]), any Error>?.self) { group in
+            group.addTask {
+                var assembler = SMPFrameAssembler()
+                var notifications: [[UInt8]] = []
+                for await message in changes {
+                    guard let value = DBusPropertiesChanged(message)?.changed["Value"]?.byteArrayValue else { continue }
+                    notifications.append(value)
+                    do {
+                        if let frame = try assembler.append(value).first { return .success((frame, notifications)) }
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: TestTime.scaled(.seconds(10)))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
-        throw DBusError(name: "org.bluez.Error.Failed", message: "no answer")
+        guard let answer else { throw DBusError(name: "org.bluez.Error.Failed", message: "no answer within 10 s") }
+        let (answered, notifications) = try answer.get()
+        return (answered, notifications)
     }
 
     @Test func theSMPServiceIsRegisteredAsZephyrDeclaresItAndAdvertised() async throws {
