@@ -56,7 +56,7 @@ public actor PeripheralHost {
     private let names: BlueZVocabulary
     private let log: Log
     private let started = ContinuousClock.now
-    private let notifications: AsyncStream<PendingNotification>.Continuation
+    private let notifications: AsyncStream<Pending>.Continuation
 
     private var peripheral: SimulatedPeripheral
     private var layout: GattLayout?
@@ -92,11 +92,22 @@ public actor PeripheralHost {
         var generation: Int
         var characteristic: String
         var bytes: [UInt8]
-        /// Set for the target's reboot, which takes its turn in the same queue: after every answer queued
-        /// before it, as the device sends its answer first and resets afterwards (Zephyr's reset answers,
-        /// then resets after CONFIG_MCUMGR_GRP_OS_RESET_MS). With a task of its own, a loaded host could run
-        /// the reboot first and drop the answer.
-        var reboot: SimulatedBootTarget? = nil
+    }
+
+    /// What the notifier does in turn: a notification, or the target's reboot. The reboot takes its turn
+    /// in the same queue, after every answer queued before it, as the device sends its answer first and
+    /// resets afterwards (Zephyr's reset answers, then resets after CONFIG_MCUMGR_GRP_OS_RESET_MS). With a
+    /// task of its own, a loaded host could run the reboot first and drop the answer.
+    private enum Pending: Sendable {
+        case notification(PendingNotification)
+        case reboot(SimulatedBootTarget, due: ContinuousClock.Instant)
+
+        var due: ContinuousClock.Instant {
+            switch self {
+            case .notification(let notification): notification.due
+            case .reboot(_, let due): due
+            }
+        }
     }
 
     /// Prepares the host; nothing is registered until ``start()``.
@@ -111,10 +122,10 @@ public actor PeripheralHost {
         self.log = log
         peripheral = configuration.device.makePeripheral(address: address)
         report = PeripheralReport(storage: peripheral.storage)
-        (stream, notifications) = AsyncStream.makeStream(of: PendingNotification.self)
+        (stream, notifications) = AsyncStream.makeStream(of: Pending.self)
     }
 
-    private let stream: AsyncStream<PendingNotification>
+    private let stream: AsyncStream<Pending>
 
     /// The report as it stands.
     public var currentReport: PeripheralReport {
@@ -166,10 +177,9 @@ public actor PeripheralHost {
         notifier = Task { [self] in
             for await pending in stream {
                 try? await Task.sleep(until: pending.due, clock: .continuous)
-                if let target = pending.reboot {
-                    await reboot(into: target)
-                } else {
-                    send(pending)
+                switch pending {
+                case .notification(let notification): send(notification)
+                case .reboot(let target, _): await reboot(into: target)
                 }
             }
         }
@@ -588,15 +598,12 @@ public actor PeripheralHost {
             switch effect {
             case .notify(let characteristic, let bytes, let delay):
                 let due = max(soonest, ContinuousClock.now.advanced(by: delay))
-                notifications.yield(
-                    PendingNotification(due: due, generation: generation, characteristic: characteristic, bytes: bytes))
+                notifications.yield(.notification(
+                    PendingNotification(due: due, generation: generation, characteristic: characteristic, bytes: bytes)))
             case .reboot(let target, let delay):
                 guard !isRebooting else { continue }
                 isRebooting = true
-                notifications.yield(
-                    PendingNotification(
-                        due: ContinuousClock.now.advanced(by: max(delay, .milliseconds(1))), generation: generation,
-                        characteristic: "", bytes: [], reboot: target))
+                notifications.yield(.reboot(target, due: ContinuousClock.now.advanced(by: max(delay, .milliseconds(1)))))
             }
         }
     }
