@@ -7,10 +7,14 @@ import Darwin
 /// Writes whole files so that a reader sees the old file or the complete new one, never a part:
 /// the bytes go to a temporary file beside the target, which is then renamed over it.
 enum FileWriter {
-    /// Writes `bytes` to `path` (mode 0666 less the umask, or `mode` when given).
+    /// Writes `bytes` to `path` (mode 0666 less the umask, or `mode` when given). With `replacing`
+    /// false an existing file at `path` is never replaced, even one made while these bytes were
+    /// written: the complete file is linked in under its name, which fails if the name is taken.
     ///
-    /// The corresponding C functions are `mkstemp`, `write`, `fsync`, `fchmod` and `rename`.
-    static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t? = nil) throws(FileWriteError) {
+    /// The corresponding C functions are `mkstemp`, `write`, `fsync`, `fchmod`, `rename` and `link`.
+    static func writeAtomically(
+        _ bytes: [UInt8], to path: String, mode: mode_t? = nil, replacing: Bool = true
+    ) throws(FileWriteError) {
         let directory = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
         let base = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
         guard !base.isEmpty else { throw FileWriteError(path: path, reason: "is a directory") }
@@ -31,11 +35,37 @@ enum FileWriter {
         let permissions = mode ?? (0o666 & ~currentUmask())
         if failure == nil, fchmod(fd, permissions) != 0 || fsync(fd) != 0 { failure = errno }
         if close(fd) != 0, failure == nil { failure = errno }
-        if failure == nil, rename(temporary, path) != 0 { failure = errno }
+        if failure == nil {
+            if replacing {
+                if rename(temporary, path) != 0 { failure = errno }
+            } else {
+                if link(temporary, path) != 0 { failure = errno }
+                unlink(temporary)
+            }
+        }
         if let failure {
             unlink(temporary)
-            throw FileWriteError(path: path, reason: describe(failure))
+            throw FileWriteError(path: path, reason: failure == EEXIST ? "exists; it was not replaced" : describe(failure))
         }
+    }
+
+    /// The option of `inputs` whose file `output` is, by name or as the same file under another
+    /// name (a link, `./`), or nil: a command never writes over what it reads.
+    ///
+    /// The corresponding C function is `stat`.
+    static func inputOverwritten(by output: String, inputs: [(option: String, path: String)]) -> String? {
+        var outputStatus = stat()
+        let outputExists = stat(output, &outputStatus) == 0
+        for input in inputs {
+            if input.path == output { return input.option }
+            var inputStatus = stat()
+            if outputExists, stat(input.path, &inputStatus) == 0,
+                inputStatus.st_dev == outputStatus.st_dev, inputStatus.st_ino == outputStatus.st_ino
+            {
+                return input.option
+            }
+        }
+        return nil
     }
 
     private static func currentUmask() -> mode_t {

@@ -40,6 +40,9 @@ enum KeysDisplayCommand: Subcommand {
         guard ["hex", "code", "pem"].contains(format) else {
             throw UsageError("option --format: '\(format)' is not hex, code or pem", command: name)
         }
+        if let file = arguments.value("out_file"), FileWriter.inputOverwritten(by: file, inputs: [("PRIVATE.pem", path)]) != nil {
+            throw UsageError("option --out_file: \(file) is the private key being read; write to another file", command: name)
+        }
         let key = try PkgGenerateCommand.privateKey(path, context: context)
         if format == "code" && which == "sk" {
             throw UsageError("the private key cannot be shown as code", command: name)

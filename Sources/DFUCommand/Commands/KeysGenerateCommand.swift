@@ -27,7 +27,9 @@ enum KeysGenerateCommand: Subcommand {
             throw UsageError("\(path) exists; dfu does not overwrite a key (remove it first)", command: name)
         }
         let key = try ECDSAP256.PrivateKey.generate()
-        try FileWriter.writeAtomically(key.privatePEM(), to: path, mode: 0o600)
+        // The check above gives the usual answer; the link-in below keeps a key another process
+        // wrote meanwhile (two `keys generate` at once: one succeeds, the other says why not).
+        try FileWriter.writeAtomically(key.privatePEM(), to: path, mode: 0o600, replacing: false)
         context.writeOutput("Generated private key and stored it in: \(path)\n")
         return .success
     }

@@ -61,6 +61,12 @@ enum PkgGenerateCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let output = try arguments.positionals(named: ["OUT.zip"])[0]
+        let inputs = ["application", "bootloader", "softdevice", "key-file"].compactMap { option in
+            arguments.value(option).map { (option: option, path: $0) }
+        }
+        if let option = FileWriter.inputOverwritten(by: output, inputs: inputs) {
+            throw usage("\(output) is also the file of --\(option); the package goes to another file")
+        }
         if arguments.value("dfu-ver") != nil { return try runLegacy(arguments, output: output, context: context) }
         for option in ["dev-type", "dev-revision"] where arguments.value(option) != nil {
             throw usage("--\(option) is an option of Legacy packages: add --dfu-ver 0.5 or 0.6")

@@ -6,4 +6,10 @@ extension Array where Element == UInt8 {
             return digits.count == 1 ? "0" + digits : digits
         }.joined(separator: " ")
     }
+
+    /// At most `limit` bytes as ``hexDescription``, then "… (N bytes)": for bytes a device sent,
+    /// which may be as long as it likes, in one-line messages.
+    public func hexDescription(upTo limit: Int) -> String {
+        count <= limit ? hexDescription : Array(prefix(limit)).hexDescription + " … (\(count) bytes)"
+    }
 }
