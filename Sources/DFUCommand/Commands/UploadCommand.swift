@@ -65,7 +65,12 @@ enum UploadCommand: Subcommand {
         let settings = try UploadSettings(arguments, context: context)
         var devices = settings.devices
         for file in settings.devicesFiles {
-            let listed = DeviceTarget.list(fromFile: String(decoding: try context.readFile(file), as: UTF8.self))
+            let listed: [DeviceTarget]
+            do {
+                listed = try DeviceTarget.list(fromFile: String(decoding: try context.readFile(file), as: UTF8.self))
+            } catch let defect as DeviceTarget.ListDefect {
+                throw UsageError("option --devices-from: \(file) line \(defect.line) \(defect.reason)", command: name)
+            }
             if listed.isEmpty { throw UsageError("option --devices-from: \(file) names no device", command: name) }
             devices += listed
         }

@@ -23,13 +23,40 @@ struct DeviceTarget: Sendable, Hashable {
 
     /// Parses a `--devices-from` file: one address or name per line; a `#` starts a comment (a
     /// whole line or the rest of one), blank lines are skipped, surrounding spaces and a leading
-    /// UTF-8 byte order mark ignored.
-    static func list(fromFile text: String) -> [DeviceTarget] {
+    /// UTF-8 byte order mark ignored. Each entry must be an address or a name a device can have:
+    /// at most 248 bytes (the Core specification's Device Name), no control characters, and no
+    /// `:` unless it is a whole address (a mistyped address is not taken for a name). A file
+    /// that is not such a list (a wrong path, a secret) is refused by line number, never echoed.
+    static func list(fromFile text: String) throws(ListDefect) -> [DeviceTarget] {
         let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
-        return body.split(whereSeparator: \.isNewline).compactMap { line in
+        var targets: [DeviceTarget] = []
+        for (index, line) in body.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let entry = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let trimmed = String(entry.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
-            return trimmed.isEmpty ? nil : DeviceTarget(trimmed)
+            if trimmed.isEmpty { continue }
+            let target = DeviceTarget(trimmed)
+            if target.address == nil {
+                if let reason = Self.nameDefect(trimmed) { throw ListDefect(line: index + 1, reason: reason) }
+            }
+            targets.append(target)
         }
+        return targets
+    }
+
+    /// Why `name` cannot be a device's name, or nil.
+    static func nameDefect(_ name: String) -> String? {
+        if name.utf8.count > 248 { return "longer than a device name (248 bytes)" }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{FFFD}" }) {
+            return "holds control characters or bytes that are not UTF-8"
+        }
+        if name.contains(":") { return "is not an address (AA:BB:CC:DD:EE:FF) and a name has no ':'" }
+        return nil
+    }
+
+    /// A line of a `--devices-from` file that names no device.
+    struct ListDefect: Error, Equatable {
+        /// 1-based.
+        let line: Int
+        let reason: String
     }
 }
