@@ -85,7 +85,7 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
         case .crcMismatch(let step, let object, let eo, let ro, let ec, let rc, let attempts):
             return "the checksum of the \(object) did not match after \(attempts) attempt\(attempts == 1 ? "" : "s") while \(step) (sent \(eo) bytes with CRC 0x\(ec.hex8), device reports \(ro) bytes with CRC 0x\(rc.hex8)); the link is losing data, retry with a lower --prn or a smaller packet size"
         case .unexpectedResponse(let step, let bytes):
-            return "the device sent an unexpected notification while \(step) (\(bytes.hexDescription)); it may not be a Nordic DFU target, or its GATT cache is stale"
+            return "the device sent an unexpected notification while \(step) (\(bytes.hexDescription(upTo: 32))); it may not be a Nordic DFU target, or its GATT cache is stale"
         case .transport(_, .pairingFailed(let sentence)):
             // The sentence names the device, the cause and what to try; the link itself did not fail.
             return sentence

@@ -94,6 +94,6 @@ public enum SecureDFUResponse: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         var text = "\(request) → \(result)"
         if case .refused(_, _, let extended?) = self { text += ": \(extended)" }
-        return text + " (\(bytes.hexDescription))"
+        return text + " (\(bytes.hexDescription(upTo: 32)))"
     }
 }
