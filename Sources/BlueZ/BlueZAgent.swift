@@ -67,6 +67,8 @@ public final class BlueZAgent: Sendable {
         /// The passkey request waiting for its answer.
         var pending: (identifier: Int, continuation: CheckedContinuation<UInt32?, Never>, task: Task<Void, Never>?)?
         var nextIdentifier = 0
+        /// bluetoothd's unique name when the agent was registered: the only caller it answers.
+        var bluetoothd: BusName?
     }
 
     /// Where the agent object is exported (unique in this process).
@@ -107,6 +109,10 @@ public final class BlueZAgent: Sendable {
     /// bluetoothd refuses (e.g. `AlreadyExists`: this connection has an agent already).
     public func register() async throws(BlueZError) {
         do {
+            // Any client on the bus may call an exported object; only bluetoothd's questions are
+            // answered (a passkey given to another caller would be given away).
+            let owner = try await connection.nameOwner(of: try BusName(BlueZInterfaces.service))
+            state.withLock { $0.bluetoothd = owner }
             try connection.export([try interface()], at: path.objectPath)
         } catch {
             throw BlueZError(error)
@@ -157,18 +163,21 @@ public final class BlueZAgent: Sendable {
         return DBusInterface(
             try InterfaceName(BlueZInterfaces.agent),
             methods: [
-                DBusMethod(try MemberName("Release")) { [weak self] _ in
+                DBusMethod(try MemberName("Release")) { [weak self] message in
+                    try self?.checkCaller(message)
                     self?.state.withLock { $0.released = true }
                     self?.finishPending(nil)
                     return []
                 },
-                DBusMethod(try MemberName("Cancel")) { [weak self] _ in
+                DBusMethod(try MemberName("Cancel")) { [weak self] message in
+                    try self?.checkCaller(message)
                     self?.finishPending(nil)
                     return []
                 },
                 // Concurrent: while it waits for a person, Cancel must get through.
                 DBusMethod(try MemberName("RequestPasskey"), inputs: [device], outputs: [passkey], runsConcurrently: true) {
                     [weak self] message in
+                    try self?.checkCaller(message)
                     guard let self, let object = Self.device(in: message) else { throw Self.rejected("no device") }
                     record(.passkey)
                     guard let value = await askPasskey(for: object) else {
@@ -177,6 +186,7 @@ public final class BlueZAgent: Sendable {
                     return [.uint32(value)]
                 },
                 DBusMethod(try MemberName("RequestConfirmation"), inputs: [device, passkey]) { [weak self] message in
+                    try self?.checkCaller(message)
                     guard let self, let object = Self.device(in: message) else { throw Self.rejected("no device") }
                     let shown = message.arguments.count > 1 ? message.arguments[1].integerValue.map { UInt32(truncatingIfNeeded: $0) } : nil
                     record(.confirmation(shown ?? 0))
@@ -184,6 +194,7 @@ public final class BlueZAgent: Sendable {
                     return []
                 },
                 DBusMethod(try MemberName("RequestAuthorization"), inputs: [device]) { [weak self] message in
+                    try self?.checkCaller(message)
                     guard let self, let object = Self.device(in: message) else { throw Self.rejected("no device") }
                     record(.authorization)
                     guard await answers.accepts(object, nil) else { throw Self.rejected("not a device being updated") }
@@ -192,24 +203,36 @@ public final class BlueZAgent: Sendable {
                 DBusMethod(
                     try MemberName("DisplayPasskey"), inputs: [device, passkey, DBusArgument("entered", "q")]
                 ) { [weak self] message in
+                    try self?.checkCaller(message)
                     let shown = message.arguments.count > 1 ? message.arguments[1].integerValue : nil
                     self?.record(.displayPasskey(UInt32(truncatingIfNeeded: shown ?? 0)))
                     return []
                 },
                 DBusMethod(try MemberName("RequestPinCode"), inputs: [device], outputs: [DBusArgument("pincode", "s")]) {
-                    [weak self] _ in
+                    [weak self] message in
+                    try self?.checkCaller(message)
                     self?.record(.pinCode)
                     throw Self.rejected("no PIN code (Bluetooth LE pairs with a passkey)")
                 },
-                DBusMethod(try MemberName("DisplayPinCode"), inputs: [device, DBusArgument("pincode", "s")]) { [weak self] _ in
+                DBusMethod(try MemberName("DisplayPinCode"), inputs: [device, DBusArgument("pincode", "s")]) { [weak self] message in
+                    try self?.checkCaller(message)
                     self?.record(.pinCode)
                     throw Self.rejected("no PIN code (Bluetooth LE pairs with a passkey)")
                 },
                 DBusMethod(try MemberName("AuthorizeService"), inputs: [device, DBusArgument("uuid", "s")]) { [weak self] message in
+                    try self?.checkCaller(message)
                     self?.record(.authorizeService(message.arguments.last?.stringValue ?? ""))
                     throw Self.rejected("not authorising services")
                 },
             ])
+    }
+
+    /// Refuses a call that does not come from bluetoothd (``register()`` noted its unique name).
+    private func checkCaller(_ message: DBusMessage) throws(DBusError) {
+        let bluetoothd = state.withLock { $0.bluetoothd }
+        guard let sender = message.sender, sender == bluetoothd else {
+            throw DBusError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "only bluetoothd may call this agent")
+        }
     }
 
     private static func device(in message: DBusMessage) -> BlueZPath? {

@@ -270,4 +270,43 @@ import Testing
             #expect(agent.requests == [.passkey, .confirmation(Self.passkey), .confirmation(1), .pinCode])
         }
     }
+
+    /// Any client on the bus can call an exported object: a passkey request from anyone but
+    /// bluetoothd is refused, and the owner is never asked.
+    @Test func aPasskeyRequestFromAnotherClientOnTheBusIsRefusedWithoutAskingTheOwner() async throws {
+        let asked = Mutex(0)
+        let answers = BlueZAgent.Answers(
+            passkey: { _ in
+                asked.withLock { $0 += 1 }
+                return Self.passkey
+            },
+            accepts: { _, _ in true })
+        try await Self.withAgent(answers: answers) { fake, agent, registered in
+            let intruder = try DBusConnection(address: fake.address)
+            defer { intruder.close() }
+            let device = try Self.device
+            do {
+                let answer = try await intruder.call(
+                    destination: try BusName(registered.owner), path: registered.path,
+                    interface: try InterfaceName("org.bluez.Agent1"), member: try MemberName("RequestPasskey"),
+                    arguments: [device], timeout: TestTime.scaled(.seconds(10)))
+                Issue.record("another client was given \(answer)")
+            } catch let error as DBusError {
+                #expect(error.name == "org.freedesktop.DBus.Error.AccessDenied")
+            }
+            for member in ["Cancel", "Release"] {
+                await #expect(throws: DBusError.self) {
+                    _ = try await intruder.call(
+                        destination: try BusName(registered.owner), path: registered.path,
+                        interface: try InterfaceName("org.bluez.Agent1"), member: try MemberName(member),
+                        arguments: [], timeout: TestTime.scaled(.seconds(10)))
+                }
+            }
+            #expect(asked.withLock { $0 } == 0)
+            #expect(agent.requests.isEmpty)
+            #expect(!agent.wasReleased, "a Release from another client is not bluetoothd's")
+            // bluetoothd itself is still answered.
+            #expect(try await fake.callAgent(registered, "RequestPasskey", [device]).get() == [.uint32(Self.passkey)])
+        }
+    }
 }
