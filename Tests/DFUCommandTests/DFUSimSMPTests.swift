@@ -62,6 +62,18 @@ import Testing
         #expect((answer["slots"] as? [[String: Any]])?.first?["version"] as? String == "1.0.0", "\(run.output)")
     }
 
+    /// The passkey in a file the rig wrote, out of the process list that every local user can read.
+    @Test func anAuthenticatedSMPServerPairsWithThePasskeyFromAFile() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-passkey-\(UUID().uuidString)")
+        try Data("654321\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = try await DFUSimRun.run(devices: ["smp-auth,passkey=654321"],
+                                          ["images", "-d", Self.address, "--passkey-file", file.path, "--json"])
+        #expect(run.status == 0, "\(run.error)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        #expect((answer["slots"] as? [[String: Any]])?.first?["version"] as? String == "1.0.0", "\(run.output)")
+    }
+
     @Test func aWrongPasskeyFailsWithOneLineAndExit1() async throws {
         let run = try await DFUSimRun.run(devices: ["smp-auth,passkey=654321"],
                                     ["upload", SMPFirmware.image, "-d", Self.address, "--passkey", "111111"])

@@ -111,6 +111,29 @@ import Testing
         #expect(run.error.hasPrefix("dfu: \(message) (see 'dfu \(arguments[0]) --help')"), "\(run.error)")
     }
 
+    /// A file that is not a passkey (the wrong file, or a secret) is refused without echoing it.
+    @Test(arguments: ["secret words\n", "1234567\n", "", "12 34\n"])
+    func aPasskeyFileThatHoldsNoPasskeyIsRefusedWithoutEchoingIt(_ contents: String) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-passkey-\(UUID().uuidString)")
+        try Data(contents.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        for command in ["reset", "upload"] {
+            var arguments = [command, "-d", "C0:FF:EE:00:00:01", "--passkey-file", file.path]
+            if command == "upload" { arguments.insert(SMPFirmware.image, at: 1) }
+            let run = await RecordedRun.dfu(arguments: arguments)
+            #expect(run.code == .usage, "\(command)")
+            #expect(run.errorLines.count == 1)
+            #expect(run.error.hasPrefix("dfu: option --passkey-file: \(file.path) does not hold one passkey (0 to 999999)"), "\(run.error)")
+            #expect(contents.isEmpty || !run.error.contains(contents.trimmingCharacters(in: .whitespacesAndNewlines)))
+        }
+    }
+
+    @Test func aPasskeyOnTheCommandLineAndInAFileAreRefusedTogether() async {
+        let run = await RecordedRun.dfu(arguments: ["images", "-d", "C0:FF:EE:00:00:01", "--passkey", "1", "--passkey-file", "/nonexistent"])
+        #expect(run.code == .usage)
+        #expect(run.error.hasPrefix("dfu: give --passkey or --passkey-file, not both"), "\(run.error)")
+    }
+
     @Test func anNRF5DeviceIsNoSMPServerForImagesOrReset() async throws {
         let rig = SimulatedRig([Self.device: SimulatedRig.secureDevice()])
         for command in ["images", "reset", "confirm"] {

@@ -40,7 +40,7 @@ struct SMPDeviceRequest: Sendable {
                    default: OptionSpec.seconds(defaults.scanTimeout)),
             .value("connect-timeout", "SECONDS", help: "how long connecting and discovery may take",
                    default: OptionSpec.seconds(defaults.connectTimeout)),
-            .value("passkey", "N", help: "the passkey (0 to 999999) a device shows while pairing; without it dfu asks on a terminal"),
+        ] + PasskeyOption.options + [
             .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: writes by WriteValue, notifications by signals"),
             .flag("verbose", short: "v", repeatable: true, help: "connections on standard error; -vv traces every request and response"),
         ]
@@ -65,7 +65,7 @@ struct SMPDeviceRequest: Sendable {
         if let seconds = try UploadSettings.seconds(arguments, "scan-timeout") { options.scanTimeout = seconds }
         if let seconds = try UploadSettings.seconds(arguments, "connect-timeout") { options.connectTimeout = seconds }
         self.options = options
-        let passkey = try arguments.integer("passkey", in: UInt32(0)...UInt32(999_999))
+        let passkey = try PasskeyOption.passkey(arguments, context: context)
         preferences = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"), passkey: passkey,
                                       passkeyPrompt: passkey == nil ? context.passkeyPrompt : nil)
         verbosity = arguments.count("verbose")

@@ -78,7 +78,7 @@ struct UploadSettings: Sendable {
             .value("object-delay", "MS", help: "wait after creating every data object",
                    default: OptionSpec.milliseconds(defaults.objectDelay)),
             .value("key", "PUBLIC.pem", help: "ECDSA P-256 public key: refuse to upload unless the signature verifies"),
-            .value("passkey", "N", help: "the passkey (0 to 999999) a device shows while pairing; without it dfu asks on a terminal"),
+        ] + PasskeyOption.options + [
             .flag("json", help: "JSON Lines events on standard output (schema in docs/cli.md)"),
             .flag("quiet", short: "q", help: "print only errors"),
             .flag("verbose", short: "v", repeatable: true, help: "more detail; -vv traces every request and response"),
@@ -186,7 +186,7 @@ struct UploadSettings: Sendable {
         smp = try SMPSettings(arguments)
         nrf5OnlyOptionGiven = Self.nrf5OptionNames.first(where: arguments.isGiven)
         smpOnlyOptionGiven = SMPSettings.optionNames.first(where: arguments.isGiven)
-        let passkey = try arguments.integer("passkey", in: UInt32(0)...UInt32(999_999))
+        let passkey = try PasskeyOption.passkey(arguments, context: context)
         link = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"), passkey: passkey,
                                passkeyPrompt: passkey == nil ? context.passkeyPrompt : nil)
 
