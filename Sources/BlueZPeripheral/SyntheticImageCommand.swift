@@ -1,3 +1,4 @@
+import SystemSupport
 import DFUCore
 import DFUCrypto
 import DFUSimulator
@@ -118,8 +119,12 @@ public enum SyntheticImageCommand {
             (request.binPath, image),
             (request.datPath, initPacket(for: image, softdeviceRequirement: request.softdeviceRequirement)),
         ] {
-            guard write(bytes, to: path) else {
-                printError("dfu-sim image: cannot write \(path): \(String(cString: strerror(errno)))\n")
+            do {
+                // A temporary file beside it, then renamed: never through a planted link, never
+                // blocked on a FIFO, never half-written.
+                try FileWriter.writeAtomically(bytes, to: path)
+            } catch {
+                printError("dfu-sim image: \(error.description)\n")
                 return 1
             }
         }
@@ -131,9 +136,4 @@ public enum SyntheticImageCommand {
         _ = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 
-    private static func write(_ bytes: [UInt8], to path: String) -> Bool {
-        guard let file = fopen(path, "wb") else { return false }
-        let written = fwrite(bytes, 1, bytes.count, file)
-        return fclose(file) == 0 && written == bytes.count
-    }
 }

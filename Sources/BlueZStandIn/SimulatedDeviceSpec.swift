@@ -1,3 +1,4 @@
+import SystemSupport
 public import DFUCore
 import DFUCrypto
 public import DFUSimulator
@@ -217,24 +218,15 @@ public struct SimulatedDeviceSpec: Sendable {
         return bytes
     }
 
-    /// The bytes of the file at `path` (at most 1 MiB is read) for `public_key=`.
+    /// The bytes of the file at `path` for `public_key=`: a regular file only, opened without
+    /// waiting (a FIFO is refused, not waited on), as `dfu` reads its inputs (``FileReader``).
     static func pemFile(at path: String) throws(StandInSpecError) -> [UInt8] {
         guard !path.isEmpty else { throw StandInSpecError("public_key needs a FILE") }
-        guard let file = fopen(path, "r") else {
-            throw StandInSpecError("public_key=\(path): cannot read it (\(String(cString: strerror(errno))))")
+        do {
+            return try FileReader.read(path)
+        } catch {
+            throw StandInSpecError("public_key=\(path): cannot read it (\(error.reason))")
         }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count <= 1 << 20 {
-            let count = fread(&chunk, 1, chunk.count, file)
-            if count == 0 { break }
-            bytes += chunk[0..<count]
-        }
-        guard ferror(file) == 0 else {
-            throw StandInSpecError("public_key=\(path): cannot read it (\(String(cString: strerror(errno))))")
-        }
-        return bytes
     }
 
     static var kindList: String { SimulatedDeviceKind.allCases.map(\.rawValue).joined(separator: ", ") }

@@ -1,4 +1,5 @@
 public import DFUCore
+public import SystemSupport
 
 /// Everything a command may touch in the outside world: its output streams, the environment,
 /// the file system, the Bluetooth stack and the interrupt signals.

@@ -1,5 +1,6 @@
-@testable import DFUCommand
+import DFUCommand
 import Foundation
+import SystemSupport
 import Testing
 
 /// Commands that write a file never write over a file they read, and a new key never replaces a

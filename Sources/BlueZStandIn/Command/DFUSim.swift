@@ -133,21 +133,28 @@ public enum DFUSim {
         return try body()
     }
 
-    /// Why the report could not be written at `path`, or nil: checked before COMMAND starts, by
-    /// opening it for writing as the report will (creating it when absent; its content stays until then).
+    /// Why the report could not be written at `path`, or nil: checked before COMMAND starts,
+    /// without opening the path (a FIFO there would block the open): what is there must be a
+    /// regular file or nothing, in a folder this process may write.
     private static func unwritable(_ path: String) -> String? {
         guard !path.isEmpty else { return "an empty path" }
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
-        close(descriptor)
+        var status = stat()
+        if lstat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG, (status.st_mode & S_IFMT) != S_IFLNK {
+            return (status.st_mode & S_IFMT) == S_IFDIR ? "is a directory" : "is not a regular file"
+        }
+        let folder = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+        guard access(folder, W_OK) == 0 else { return String(cString: strerror(errno)) }
         return nil
     }
 
+    /// Writes the report through ``FileWriter``: a temporary file beside it, then renamed, so a
+    /// link at the path is replaced rather than followed and nothing is truncated before it is written.
     private static func write(_ text: String, to path: String) throws(StandInSpecError) {
-        guard let file = fopen(path, "w") else { throw StandInSpecError(String(cString: strerror(errno))) }
-        let bytes = Array(text.utf8)
-        let written = fwrite(bytes, 1, bytes.count, file)
-        guard fclose(file) == 0, written == bytes.count else { throw StandInSpecError("short write") }
+        do {
+            try FileWriter.writeAtomically(Array(text.utf8), to: path)
+        } catch {
+            throw StandInSpecError(error.reason)
+        }
     }
 
     static func writeOutput(_ text: String) {

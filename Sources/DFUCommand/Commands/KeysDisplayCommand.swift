@@ -1,3 +1,4 @@
+import SystemSupport
 import DFUCrypto
 #if canImport(Glibc)
 @preconcurrency import Glibc

@@ -1,3 +1,4 @@
+import SystemSupport
 import DFUCore
 import DFUCrypto
 

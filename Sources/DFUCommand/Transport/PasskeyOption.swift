@@ -1,3 +1,4 @@
+import SystemSupport
 /// `--passkey N` and `--passkey-file FILE`: the passkey a device shows while pairing, for `upload`
 /// and the SMP device commands alike. A passkey on the command line is visible to every local user
 /// in the process list (`/proc/PID/cmdline`); one in a file is visible to whoever may read the file.

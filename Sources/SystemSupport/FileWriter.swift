@@ -1,18 +1,18 @@
 #if canImport(Glibc)
-@preconcurrency import Glibc
+@preconcurrency public import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
 /// Writes whole files so that a reader sees the old file or the complete new one, never a part:
 /// the bytes go to a temporary file beside the target, which is then renamed over it.
-enum FileWriter {
+public enum FileWriter {
     /// Writes `bytes` to `path` (mode 0666 less the umask, or `mode` when given). With `replacing`
     /// false an existing file at `path` is never replaced, even one made while these bytes were
     /// written: the complete file is linked in under its name, which fails if the name is taken.
     ///
     /// The corresponding C functions are `mkstemp`, `write`, `fsync`, `fchmod`, `rename` and `link`.
-    static func writeAtomically(
+    public static func writeAtomically(
         _ bytes: [UInt8], to path: String, mode: mode_t? = nil, replacing: Bool = true
     ) throws(FileWriteError) {
         let directory = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
@@ -53,7 +53,7 @@ enum FileWriter {
     /// name (a link, `./`), or nil: a command never writes over what it reads.
     ///
     /// The corresponding C function is `stat`.
-    static func inputOverwritten(by output: String, inputs: [(option: String, path: String)]) -> String? {
+    public static func inputOverwritten(by output: String, inputs: [(option: String, path: String)]) -> String? {
         var outputStatus = stat()
         let outputExists = stat(output, &outputStatus) == 0
         for input in inputs {
