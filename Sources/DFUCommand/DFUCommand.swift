@@ -94,6 +94,10 @@ public enum DFUCommand {
                 context.writeOutput(Help.overview())
                 return .success
             }
+            if arguments.count == 2, commandGroups.contains(arguments[1]) {
+                context.writeOutput(Help.help(forGroup: arguments[1]))
+                return .success
+            }
             guard let command = lookUp(arguments.dropFirst()) else {
                 return ErrorReport.report(UsageError("unknown command '\(arguments.dropFirst().joined(separator: " "))'"), context: context)
             }
@@ -104,6 +108,10 @@ public enum DFUCommand {
         }
         guard let found = lookUp(arguments[...]) else {
             if commandGroups.contains(first) {
+                if arguments.count == 2, ["--help", "-h"].contains(arguments[1]) {
+                    context.writeOutput(Help.help(forGroup: first))
+                    return .success
+                }
                 var choices: [String] = []
                 for command in subcommands where command.name.hasPrefix(first + " ") { choices.append(command.name) }
                 let given = arguments.count > 1 ? "unknown command '\(first) \(arguments[1])'" : "missing command after '\(first)'"

@@ -90,4 +90,15 @@ import Testing
         #expect(run.code == .usage)
         #expect(run.error.hasPrefix("dfu: unknown command 'keys show'; expected keys generate, keys display"), "\(run.error)")
     }
+
+    @Test(arguments: [["pkg", "--help"], ["pkg", "-h"], ["help", "pkg"], ["keys", "--help"], ["help", "keys"]])
+    func aGroupsHelpListsItsCommands(_ arguments: [String]) async {
+        let run = await RecordedRun.dfu(arguments: arguments)
+        #expect(run.code == .success, "\(run.error)")
+        let group = arguments[0] == "help" ? arguments[1] : arguments[0]
+        #expect(run.output.hasPrefix("Usage: dfu \(group) COMMAND [OPTIONS]"), "\(run.output)")
+        for name in group == "pkg" ? ["pkg generate", "pkg display"] : ["keys generate", "keys display"] {
+            #expect(run.output.contains("\n  \(name) "), "\(name)")
+        }
+    }
 }

@@ -41,6 +41,16 @@ enum Help {
         return text
     }
 
+    /// `dfu pkg --help`, `dfu help keys`: the commands of a group, each with its abstract.
+    static func help(forGroup group: String) -> String {
+        var text = "Usage: dfu \(group) COMMAND [OPTIONS]\n\nCommands:\n"
+        for command in DFUCommand.subcommands where command.name.hasPrefix(group + " ") {
+            text += "  \(command.name.padding(15))\(command.abstract)\n"
+        }
+        text += "\nRun 'dfu \(group) COMMAND --help' for a command's options and examples.\n"
+        return text
+    }
+
     static func help(for command: any Subcommand.Type) -> String {
         var text = "Usage: dfu \(command.name) \(command.synopsis)\n\n\(command.abstract)\n\n\(command.discussion)\n\nOptions:\n"
         let rows = command.options.map { ($0.synopsis, $0.helpLine) } + [("-h, --help", "show this help")]
