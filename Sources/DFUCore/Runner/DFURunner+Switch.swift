@@ -8,10 +8,11 @@ extension DFURunner {
     public func switchToBootloader(device: DFUDeviceSelector) async throws(DFUError) -> (bootloader: DFUPeer, switched: Bool) {
         do {
             var context = UpdateContext(start: clock.now, totalParts: 1, names: DFUAlternativeNameGenerator(seed: options.nameSeed))
+            let selector = withBootloaderFallback(device)
             let peer = try await connect(DFUConnectParameters(
-                selector: device, scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout,
+                selector: selector, scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout,
                 uuids: options.uuids), step: .connecting)
-            let mode = try await detectMode(peer)
+            let mode = try await detectMode(peer, selectedBy: selector)
             guard mode.isApplication else {
                 await transport.disconnect()
                 return (peer, false)
