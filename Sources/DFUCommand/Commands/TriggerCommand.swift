@@ -79,6 +79,7 @@ enum TriggerCommand: Subcommand {
         let verbosity = arguments.count("verbose")
         if quiet && verbosity > 0 { throw UsageError("options --quiet and --verbose exclude each other", command: name) }
         let preferences = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"))
+        try await target.requireUniqueName(adapter: adapter, context: context, action: "switch")
         let session = try await context.transports.open(adapter, target.label, preferences: preferences)
         let asked = Mutex(false)
         let application = Mutex<DFUPeer?>(nil)
@@ -115,7 +116,7 @@ enum TriggerCommand: Subcommand {
             context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
         } else {
             context.writeOutput("\(peer.address)\(name.map { " \(TerminalText.escaped($0))" } ?? "")\n")
-            if !switched && !quiet { context.writeError(TerminalText.escaped("dfu: \(target.label) was already in its bootloader") + "\n") }
+            if !switched && !quiet { context.writeError(TerminalText.escaped("dfu: \(target.label(connectedTo: peer.address)) was already in its bootloader") + "\n") }
         }
         return .success
     }
