@@ -35,7 +35,7 @@ struct SMPDeviceRequest: Sendable {
     static let options: [OptionSpec] = {
         let defaults = DFUOptions()
         return [
-            .value("device", short: "d", "ADDRESS|NAME", help: "the device (an SMP server: nRF Connect SDK, Zephyr)"),
+            .value("device", short: "d", "ADDRESS|NAME", help: "the device (an SMP server: nRF Connect SDK, Zephyr); only this address, or a name no other device advertises"),
             .value("adapter", short: "a", "hciN", help: "Bluetooth adapter to use (default: BlueZ's default)"),
             .value("scan-timeout", short: "t", "SECONDS", help: "how long to scan for the device",
                    default: OptionSpec.seconds(defaults.scanTimeout)),
