@@ -39,6 +39,17 @@ import Testing
         #expect(slots.count == 1 && slots.first?["version"] as? String == "1.0.0", "only its own image: \(slots)")
     }
 
+    @Test func triggerOnAnSMPServerSaysItHasNoBootloaderToSwitchTo() async throws {
+        let run = try await DFUSimRun.run(devices: ["smp"], ["trigger", "-d", Self.named] + Self.scan)
+        #expect(run.status == 1, "\(run.error)")
+        #expect(run.output.isEmpty, "no bootloader reported: \(run.output)")
+        #expect(run.error.split(separator: "\n").last?.hasSuffix(
+            ": \(Self.named) is an SMP (MCUmgr) server, with no nRF5 DFU bootloader to switch to ('dfu upload' sends it MCUboot images)") == true,
+            "\(run.error)")
+        #expect(!run.error.contains("already in its bootloader"), "\(run.error)")
+        #expect(Self.stats(run, Self.named)["smp_requests"] as? Int == 0, "nothing was asked of it")
+    }
+
     // MARK: - nRF5: address + 1 only as a DFU bootloader
 
     @Test func anNRF5UploadNamingAnAbsentAddressLeavesTheButtonlessApplicationAtAddressPlusOneAlone() async throws {
