@@ -80,6 +80,18 @@ import Testing
         #expect(run.error.split(separator: "\n").last?.hasPrefix("\(Self.named) (\(Self.next)): updated in ") == true, "\(run.error)")
     }
 
+    @Test func theDeviceNamedIsUpdatedRatherThanABootloaderAtAddressPlusOne() async throws {
+        // Both in their bootloaders: the device named (Legacy, which keeps its address) and, listed first,
+        // another board's Secure bootloader at the address + 1.
+        let run = try await DFUSimRun.run(devices: ["secure,address=\(Self.next),sd_id=0xB7", "legacy,address=\(Self.named)"],
+                                          ["upload", UploadCommandTests.package("legacy-app.zip"), "-d", Self.named])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.imageSize(Self.named, "application") == 3000)
+        #expect(run.imageSize(Self.next, "application") == 1, "the bootloader at the address + 1 got nothing")
+        #expect(Self.stats(run, Self.next)["connections"] as? Int == 0)
+        #expect(run.error.split(separator: "\n").last?.hasPrefix("\(Self.named): updated in ") == true, "\(run.error)")
+    }
+
     @Test func aButtonlessApplicationAtTheNamedAddressIsSwitchedAndUpdated() async throws {
         // The normal jump: the application at the address named, its bootloader at address + 1.
         let run = try await DFUSimRun.run(devices: ["buttonless,address=\(Self.named),sd_id=0xB7,sd_id_after=0x101"],
