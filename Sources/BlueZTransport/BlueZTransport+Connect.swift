@@ -72,9 +72,19 @@ extension BlueZTransport {
         }
         let heardNow = heard
         let wanted = canonical
-        let found = await waitForDevices(within: timeout) { devices in
+        let candidates: @Sendable ([BlueZDevice]) -> [BlueZDevice] = { devices in
             devices.filter { heardNow.contains($0.path) || $0.rssi != nil || $0.isConnected }
-                .first { Self.matches($0, wanted) }
+        }
+        var found = await waitForDevices(within: timeout) { devices in
+            let heard = candidates(devices)
+            return heard.first { Self.match($0, wanted) == .selected } ?? heard.first { Self.match($0, wanted) == .fallback }
+        }
+        if let fallback = found, Self.match(fallback, wanted) == .fallback {
+            // Only a bootloader at the fallback address so far: the device named may not have been heard
+            // yet, and when it is there it is the one to take.
+            found = await waitForDevices(within: Self.fallbackGrace) { devices in
+                candidates(devices).first { Self.match($0, wanted) == .selected }
+            } ?? fallback
         }
         try? await client.stopDiscovery(adapter: adapter.path)
         guard let found else {
@@ -84,12 +94,17 @@ extension BlueZTransport {
         return found
     }
 
-    /// Whether a device matches: the selector's rules, with a name required when only a name is given.
-    static func matches(_ device: BlueZDevice, _ selector: DFUDeviceSelector) -> Bool {
-        guard let address = DFUDeviceAddress(device.address) else { return false }
+    /// How long discovery goes on listening for the device named once only a bootloader at its fallback
+    /// address (address + 1) was heard.
+    static let fallbackGrace: Duration = .seconds(2)
+
+    /// How a device matches, nil when it does not: the selector's rules, with a name required when only
+    /// a name is given.
+    static func match(_ device: BlueZDevice, _ selector: DFUDeviceSelector) -> DFUDeviceSelector.Match? {
+        guard let address = DFUDeviceAddress(device.address) else { return nil }
         let name = device.name ?? device.alias.flatMap { DFUDeviceAddress($0.replacing("-", with: ":")) == nil ? $0 : nil }
-        if selector.name != nil, selector.addresses.isEmpty, name == nil { return false }
-        return selector.matches(address: address, name: name, serviceUUIDs: device.serviceUUIDs)
+        if selector.name != nil, selector.addresses.isEmpty, name == nil { return nil }
+        return selector.match(address: address, name: name, serviceUUIDs: device.serviceUUIDs)
     }
 
     static func address(of device: BlueZDevice) throws(DFUTransportError) -> DFUDeviceAddress {

@@ -80,15 +80,19 @@ public final class SimulatedTransport: DFUTransport {
         let now = clock.elapsed
         let result: Result<(DFUPeer, Duration), DFUTransportError> = air.withLock { air in
             if air.connection != nil { Self.drop(&air, at: now, link: link) }
-            var best: (index: Int, time: Duration)?
+            // The selected device heard within the scan wins; a bootloader at a fallback address only without one.
+            var best: (index: Int, time: Duration, rank: Int)?
             for (index, device) in air.peripherals.enumerated() {
                 let firmware = device.firmware
-                guard parameters.selector.matches(address: device.address, name: firmware.advertisedName,
-                                                  serviceUUIDs: firmware.advertisedServiceUUIDs) else { continue }
+                guard let match = parameters.selector.match(address: device.address, name: firmware.advertisedName,
+                                                            serviceUUIDs: firmware.advertisedServiceUUIDs) else { continue }
                 let seen = max(now, device.availableFrom) + link.discoveryDelay
-                if best == nil || seen < (best?.time ?? seen) { best = (index, seen) }
+                guard seen <= now + parameters.scanTimeout else { continue }
+                let rank = match == .fallback ? 1 : 0
+                if let current = best, (current.rank, current.time) <= (rank, seen) { continue }
+                best = (index, seen, rank)
             }
-            guard let best, best.time <= now + parameters.scanTimeout else {
+            guard let best else {
                 return .failure(.deviceNotFound)
             }
             let connected = best.time + link.connectionInterval * link.setupIntervals

@@ -156,7 +156,7 @@ import Testing
         let rig = SimulatedRig([:])
         let run = await rig.dfu(["upload", Self.app, "--device", "C0:FF:EE:00:00:42", "--scan-timeout", "3"])
         #expect(run.code == .deviceNotFound)
-        #expect(run.error.contains("no device matching address C0:FF:EE:00:00:42 or C0:FF:EE:00:00:43 was found within 3 s"), "\(run.error)")
+        #expect(run.error.contains("no device matching address C0:FF:EE:00:00:42 (or a DFU bootloader at C0:FF:EE:00:00:43) was found within 3 s"), "\(run.error)")
     }
 
     @Test func retriesRetryAFailedConnection() async {

@@ -8,10 +8,15 @@ import Testing
     @Test func absentDeviceIsReportedAfterTheScanTimeout() async throws {
         let transport = SimulatedTransport(peripherals: [])
         let runner = DFURunner(transport: transport, clock: transport.clock, options: Fixtures.options { $0.scanTimeout = .seconds(3) })
-        await #expect(throws: DFUError.deviceNotFound(selector: .address(Fixtures.address), after: .seconds(3))) {
+        // An nRF5 update also looks for the device's DFU bootloader at the address + 1.
+        let looked = DFUDeviceSelector.address(Fixtures.address, orBootloaderAdvertising: DFUServiceUUIDs().bootloaderServices)
+        await #expect(throws: DFUError.deviceNotFound(selector: looked, after: .seconds(3))) {
             _ = try await runner.update(Self.package, device: .address(Fixtures.address))
         }
         #expect(transport.clock.elapsed == .seconds(3))
+        #expect(DFUError.deviceNotFound(selector: looked, after: .seconds(3)).description
+            == "no device matching address C0:FF:EE:00:12:FF (or a DFU bootloader at C0:FF:EE:00:12:00) was found within 3 s; "
+            + "check that it is powered, in range and advertising, or raise --scan-timeout")
         #expect(DFUError.deviceNotFound(selector: .address(Fixtures.address), after: .seconds(3)).description
             == "no device matching address C0:FF:EE:00:12:FF was found within 3 s; check that it is powered, in range and advertising, or raise --scan-timeout")
     }

@@ -24,7 +24,7 @@ enum ConfirmCommand: Subcommand {
     static let exitCodes: [ExitCode] = SMPDeviceRequest.exitCodes
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
-        let request = try SMPDeviceRequest(arguments, context: context)
+        var request = try SMPDeviceRequest(arguments, context: context)
         let imageNumber = try arguments.integer("image", in: 0...15)
         var hash: [UInt8]?
         if let text = arguments.value("hash") {
@@ -37,7 +37,10 @@ enum ConfirmCommand: Subcommand {
         if hash == nil {
             // The running image of image N, named by its hash (the request without one confirms only image 0's).
             let number = imageNumber ?? 0
-            let slots = try await request.run(.images, context: context) ?? []
+            let answer = try await request.run(.images, context: context)
+            // The confirmation goes to the device that answered, even when it was named by its name.
+            request = request.pinned(to: answer)
+            let slots = answer.slots ?? []
             guard let running = slots.first(where: { $0.image == number && $0.active }) ?? slots.first(where: { $0.image == number && $0.slot == 0 }),
                   let runningHash = running.hash else {
                 throw DeviceStateError(description: "\(request.target.label) lists no running image \(number) with a hash; "
@@ -45,7 +48,7 @@ enum ConfirmCommand: Subcommand {
             }
             hash = runningHash
         }
-        let slots = try await request.run(.setState(.confirm(hash: hash)), context: context) ?? []
+        let slots = try await request.run(.setState(.confirm(hash: hash)), context: context).slots ?? []
         if arguments.flag("json") {
             context.writeOutput(try SMPDeviceRequest.json(slots, device: request.target.label))
         } else {

@@ -23,7 +23,7 @@ enum ImagesCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let request = try SMPDeviceRequest(arguments, context: context)
-        let slots = try await request.run(.images, context: context) ?? []
+        let slots = try await request.run(.images, context: context).slots ?? []
         if arguments.flag("json") {
             context.writeOutput(try SMPDeviceRequest.json(slots, device: request.target.label))
         } else {

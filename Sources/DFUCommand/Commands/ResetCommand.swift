@@ -18,8 +18,8 @@ enum ResetCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let request = try SMPDeviceRequest(arguments, context: context)
-        _ = try await request.run(.reset, context: context)
-        context.writeError(TerminalText.escaped("dfu: \(request.target.label) was reset") + "\n")
+        let answer = try await request.run(.reset, context: context)
+        context.writeError(TerminalText.escaped("dfu: \(request.target.label(connectedTo: answer.address)) was reset") + "\n")
         return .success
     }
 }

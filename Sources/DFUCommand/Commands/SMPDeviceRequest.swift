@@ -1,4 +1,5 @@
 import DFUCore
+import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -19,8 +20,8 @@ struct SMPDeviceRequest: Sendable {
         case reset
     }
 
-    /// The device.
-    let target: DeviceTarget
+    /// The device (only the one named: SMP devices never move to another address).
+    private(set) var target: DeviceTarget
     /// The adapter (nil: the default).
     let adapter: String?
     /// Scan and connect timeouts.
@@ -34,7 +35,7 @@ struct SMPDeviceRequest: Sendable {
     static let options: [OptionSpec] = {
         let defaults = DFUOptions()
         return [
-            .value("device", short: "d", "ADDRESS|NAME", help: "the device (an SMP server: nRF Connect SDK, Zephyr)"),
+            .value("device", short: "d", "ADDRESS|NAME", help: "the device (an SMP server: nRF Connect SDK, Zephyr); only this address, or a name no other device advertises"),
             .value("adapter", short: "a", "hciN", help: "Bluetooth adapter to use (default: BlueZ's default)"),
             .value("scan-timeout", short: "t", "SECONDS", help: "how long to scan for the device",
                    default: OptionSpec.seconds(defaults.scanTimeout)),
@@ -71,13 +72,23 @@ struct SMPDeviceRequest: Sendable {
         verbosity = arguments.count("verbose")
     }
 
-    /// Sends the request and returns the image list the device answered with (nil for a reset). An
-    /// interrupt stops it (``DFUError/aborted(step:)``); the link is closed either way.
-    func run(_ kind: Kind, context: CommandContext) async throws -> [SMPImageSlotState]? {
+    /// The answer to a request: the image list (nil for a reset) and the address of the device that answered.
+    struct Answer: Sendable {
+        let slots: [SMPImageSlotState]?
+        let address: DFUDeviceAddress?
+    }
+
+    /// Sends the request and returns the image list the device answered with (nil for a reset). A name
+    /// more than one device advertises is refused first (``AmbiguousNameError``). An interrupt stops it
+    /// (``DFUError/aborted(step:)``); the link is closed either way.
+    func run(_ kind: Kind, context: CommandContext) async throws -> Answer {
+        try await target.requireUniqueName(adapter: adapter, context: context, action: Self.action(kind))
         let session = try await context.transports.open(adapter, target.label, preferences: preferences)
         let label = target.label
         let verbosity = verbosity
+        let connected = Mutex<DFUDeviceAddress?>(nil)
         let observed = ObservedTransport(base: session.transport) { observation in
+            if case .connected(let peer) = observation { connected.withLock { $0 = $0 ?? peer.address } }
             if verbosity >= 2 || (verbosity == 1 && { if case .connected = observation { true } else { false } }()) {
                 context.writeError(TerminalText.escaped("\(label): \(observation.traceLine)") + "\n")
             }
@@ -90,7 +101,25 @@ struct SMPDeviceRequest: Sendable {
         if context.interrupts.isInterrupted, case .failure = result {
             throw InterruptedError(description: "\(Self.commandName(kind)) interrupted; " + Self.leftAfterInterrupt(kind))
         }
-        return try result.get()
+        return Answer(slots: try result.get(), address: connected.withLock { $0 })
+    }
+
+    /// The same request for the device that answered `answer`: a second request (`dfu confirm` reads the
+    /// image list first) goes to that address, not to whichever device has the name by then.
+    func pinned(to answer: Answer) -> SMPDeviceRequest {
+        guard let address = answer.address else { return self }
+        var request = self
+        request.target = DeviceTarget(label: target.label, address: address)
+        return request
+    }
+
+    /// The end of the refusal of an ambiguous name: "give the address of the one to …".
+    private static func action(_ kind: Kind) -> String {
+        switch kind {
+        case .images: "read"
+        case .setState: "confirm"
+        case .reset: "reset"
+        }
     }
 
     private static func commandName(_ kind: Kind) -> String {

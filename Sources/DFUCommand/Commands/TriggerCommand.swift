@@ -17,6 +17,9 @@ enum TriggerCommand: Subcommand {
         the bootloader (same address, or the address + 1 for non-bonded Secure bootloaders) and
         prints its address and name on standard output. Nothing is uploaded; the bootloader
         waits for an update until its inactivity timeout (2 minutes by default in SDK 15-17).
+        Only the device named is switched; a DFU bootloader at the address + 1 is reported when
+        nothing advertises at the address (a device left in its bootloader). An SMP server has no
+        nRF5 bootloader to switch to and is refused. A name two devices advertise is refused.
         """
     static let examples: [(command: String, comment: String)] = [
         ("dfu trigger --device C0:FF:EE:00:12:34", "prints e.g. 'C0:FF:EE:00:12:35 Dfu12345'"),
@@ -79,6 +82,7 @@ enum TriggerCommand: Subcommand {
         let verbosity = arguments.count("verbose")
         if quiet && verbosity > 0 { throw UsageError("options --quiet and --verbose exclude each other", command: name) }
         let preferences = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"))
+        try await target.requireUniqueName(adapter: adapter, context: context, action: "switch")
         let session = try await context.transports.open(adapter, target.label, preferences: preferences)
         let asked = Mutex(false)
         let application = Mutex<DFUPeer?>(nil)
@@ -115,7 +119,7 @@ enum TriggerCommand: Subcommand {
             context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
         } else {
             context.writeOutput("\(peer.address)\(name.map { " \(TerminalText.escaped($0))" } ?? "")\n")
-            if !switched && !quiet { context.writeError(TerminalText.escaped("dfu: \(target.label) was already in its bootloader") + "\n") }
+            if !switched && !quiet { context.writeError(TerminalText.escaped("dfu: \(target.label(connectedTo: peer.address)) was already in its bootloader") + "\n") }
         }
         return .success
     }

@@ -20,6 +20,7 @@ enum ErrorReport {
     static func classify(_ error: any Error) -> (ExitCode, String) {
         switch error {
         case let error as UsageError: (.usage, error.description)
+        case let error as AmbiguousNameError: (.usage, error.description)
         case let error as FileReadError: (.noInput, error.description)
         case let error as FileWriteError: (.noInput, error.description)
         case let error as PackageGenerationError: (error.isUsage ? .usage : .badPackage, error.description)

@@ -1,6 +1,6 @@
 import DFUCore
 
-/// One device to update, as named on the command line: an address or an advertised name.
+/// One device, as named on the command line (`-d`, `--devices-from`): an address or an advertised name.
 struct DeviceTarget: Sendable, Hashable {
     /// How the user wrote it; used as the device's label in all output.
     let label: String
@@ -13,12 +13,39 @@ struct DeviceTarget: Sendable, Hashable {
         label = address?.description ?? text
     }
 
-    /// Which advertisement to connect to. An address also matches its bootloader's address (last
-    /// byte + 1), so running the same command again after an interrupted upload finds a device
-    /// left in its bootloader and resumes.
+    /// The device named `label`, now known to be at `address` (e.g. a name resolved by a first connection).
+    init(label: String, address: DFUDeviceAddress) {
+        self.label = label
+        self.address = address
+    }
+
+    /// Which advertisement to connect to: the address given, or the name. Only the device named: the
+    /// engine itself adds an nRF5 device's bootloader address (address + 1) where a DFU bootloader may
+    /// stand in for it (``DFURunner``'s nRF5 updates and switches, never SMP).
     var selector: DFUDeviceSelector {
-        if let address { return DFUDeviceSelector(addresses: [address, address.bootloaderAddress]) }
+        if let address { return .address(address) }
         return DFUDeviceSelector(name: label)
+    }
+
+    /// The label, and the address connected to when that is not what the user wrote (a name, or the
+    /// bootloader found at the address + 1): `Zephyr (C0:FF:EE:00:00:10)`.
+    func label(connectedTo connected: DFUDeviceAddress?) -> String {
+        guard let connected, connected.description != label else { return label }
+        return "\(label) (\(connected))"
+    }
+
+    /// How long a device named by its advertised name is listened for before connecting, to make
+    /// sure no other device advertises the same name.
+    static let nameCheckScan: Duration = .seconds(2)
+
+    /// Refuses a name more than one device advertises (every command that takes `-d NAME` asks this
+    /// before connecting): listens for ``nameCheckScan`` on `adapter`. An address, a unique or absent
+    /// name (the engine then reports it as not found), or a stack that cannot scan passes. `action`
+    /// ends the message: "give the address of the one to \(action)".
+    func requireUniqueName(adapter: String?, context: CommandContext, action: String) async throws(AmbiguousNameError) {
+        guard address == nil, let heard = try? await context.transports.scan(adapter, Self.nameCheckScan) else { return }
+        let addresses = Set(heard.filter { $0.name == label }.map(\.address.description)).sorted()
+        if addresses.count > 1 { throw AmbiguousNameError(name: label, addresses: addresses, action: action) }
     }
 
     /// Parses a `--devices-from` file: one address or name per line; a `#` starts a comment (a
@@ -58,5 +85,20 @@ struct DeviceTarget: Sendable, Hashable {
         /// 1-based.
         let line: Int
         let reason: String
+    }
+}
+
+/// A device named by a name that more than one device advertises (exit 64): `dfu` will not pick one.
+struct AmbiguousNameError: Error, Sendable, CustomStringConvertible {
+    /// The name given.
+    let name: String
+    /// The addresses advertising it, sorted.
+    let addresses: [String]
+    /// What was to be done with the device ("update", "reset", …).
+    let action: String
+
+    var description: String {
+        "the name '\(name)' is advertised by \(addresses.count) devices (\(addresses.joined(separator: ", "))); "
+            + "give the address of the one to \(action)"
     }
 }

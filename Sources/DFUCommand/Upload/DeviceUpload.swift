@@ -30,10 +30,10 @@ struct DeviceUpload: Sendable {
         if Task.isCancelled || context.interrupts.isInterrupted {
             return DeviceOutcome(device: device, result: .interrupted(Self.notStarted))
         }
-        if target.address == nil, let others = await othersNamedLikeTarget() {
-            let message = "the name '\(device)' is advertised by \(others.count) devices (\(others.joined(separator: ", "))); "
-                + "give the address of the one to update"
-            return DeviceOutcome(device: device, result: .failed(.usage, message))
+        do throws(AmbiguousNameError) {
+            try await target.requireUniqueName(adapter: adapter, context: context, action: "update")
+        } catch {
+            return DeviceOutcome(device: device, result: .failed(.usage, error.description))
         }
         // Never two writers: a device another dfu process is updating is left alone.
         var lock: DeviceLock?
@@ -63,18 +63,6 @@ struct DeviceUpload: Sendable {
         }
         await session.close()
         return DeviceOutcome(device: device, result: result, address: connected.withLock { $0 })
-    }
-
-    /// How long a device named by its advertised name is listened for before connecting, to make
-    /// sure no other device advertises the same name.
-    static let nameCheckScan: Duration = .seconds(2)
-
-    /// The addresses advertising the target's name when there are several, sorted; nil when the name
-    /// is unique, or absent (the engine then reports it as not found), or scanning is not possible.
-    private func othersNamedLikeTarget() async -> [String]? {
-        guard let heard = try? await context.transports.scan(adapter, Self.nameCheckScan) else { return nil }
-        let addresses = Set(heard.filter { $0.name == target.label }.map(\.address.description)).sorted()
-        return addresses.count > 1 ? addresses : nil
     }
 
     private func drive<C: Clock>(clock: C, base: any DFUTransport,

@@ -47,7 +47,7 @@ struct UploadSettings: Sendable {
         let defaults = DFUOptions()
         return [
             .value("device", short: "d", "ADDRESS|NAME", repeatable: true,
-                   help: "the device to update (repeat for several); an address also matches its bootloader (+1)"),
+                   help: "the device to update (repeat for several); nothing else but its DFU bootloader at address + 1 when it is absent"),
             .value("devices-from", "FILE", repeatable: true,
                    help: "read more devices from FILE, one address or name per line (# starts a comment); repeatable"),
             .value("adapter", short: "a", "hciN", repeatable: true,

@@ -26,6 +26,37 @@ extension DFURunner {
         }
     }
 
+    /// The selector for the nRF5 device `device` selects: the same, and when it names one address only,
+    /// also that device's DFU bootloader at the address + 1 (last byte), taken only when nothing is heard
+    /// at the address and only advertising a bootloader's service (Secure FE59, Legacy 1530): a device an
+    /// interrupted update left in its bootloader. ``detectMode(_:selectedBy:)`` then checks it is one.
+    func withBootloaderFallback(_ device: DFUDeviceSelector) -> DFUDeviceSelector {
+        guard device.addresses.count == 1, let address = device.addresses.first, device.name == nil,
+              !device.nameMatchesAnyAddress, device.fallbackAddresses.isEmpty else { return device }
+        var selector = device
+        selector.fallbackAddresses = [address.bootloaderAddress]
+        selector.fallbackServiceUUIDs = options.uuids.bootloaderServices
+        return selector
+    }
+
+    /// The mode of `peer`, connected to through `selector`. A device found at a fallback address (the
+    /// device named was not heard) must be a DFU bootloader: an application there (buttonless, Legacy, an
+    /// SMP server, no DFU at all) is another device, so it is left alone and the device named is not found.
+    func detectMode(_ peer: DFUPeer, selectedBy selector: DFUDeviceSelector) async throws(DFUError) -> DFUDeviceMode {
+        guard selector.isFallback(peer.address) else { return try await detectMode(peer) }
+        do {
+            let mode = try await detectMode(peer)
+            switch mode {
+            case .secureBootloader, .legacyBootloader: return mode
+            case .buttonless, .legacyApplication, .smpServer: break
+            }
+        } catch .unsupportedDevice {
+            // No DFU service a bootloader would have: not the device's bootloader either.
+        }
+        await transport.disconnect()
+        throw .deviceNotFound(selector: selector.exact, after: options.scanTimeout)
+    }
+
     /// Finds the bootloader after a jump or a reset: the user's address/name if given, else the
     /// same address and/or the address + 1 rule, advertising a DFU service.
     func findBootloader(near address: DFUDeviceAddress, name: String?, sameAddressOnly: Bool,
@@ -59,15 +90,23 @@ extension DFURunner {
     /// After a part the device resets: into its bootloader (same address or + 1) when the application
     /// was invalidated (SoftDevice updates), or back into the application (bootloader-only updates),
     /// which is then switched again.
-    func findDeviceBetweenParts(bootloader: DFUDeviceAddress, application: DFUDeviceAddress) async throws(DFUError) -> DFUPeer {
+    func findDeviceBetweenParts(bootloader: DFUDeviceAddress, application: DFUDeviceAddress) async throws(DFUError)
+        -> (DFUPeer, DFUDeviceMode) {
         if options.bootloaderAddress != nil || options.bootloaderName != nil {
-            return try await findBootloader(near: bootloader, name: nil, sameAddressOnly: false, previousApp: nil)
+            let peer = try await findBootloader(near: bootloader, name: nil, sameAddressOnly: false, previousApp: nil)
+            return (peer, try await detectMode(peer))
         }
-        var addresses = [bootloader, bootloader.bootloaderAddress]
-        if !addresses.contains(application) { addresses.append(application) }
-        return try await connect(DFUConnectParameters(
-            selector: DFUDeviceSelector(addresses: addresses), scanTimeout: options.scanTimeout,
+        // The bootloader's and the application's own addresses, and the bootloader's address + 1 only for a
+        // DFU bootloader (one advertising its service, checked again by ``detectMode(_:selectedBy:)``).
+        var selector = DFUDeviceSelector(addresses: bootloader == application ? [bootloader] : [bootloader, application])
+        if !selector.addresses.contains(bootloader.bootloaderAddress) {
+            selector.fallbackAddresses = [bootloader.bootloaderAddress]
+            selector.fallbackServiceUUIDs = options.uuids.bootloaderServices
+        }
+        let peer = try await connect(DFUConnectParameters(
+            selector: selector, scanTimeout: options.scanTimeout,
             connectTimeout: options.connectTimeout, uuids: options.uuids), step: .findingBootloader)
+        return (peer, try await detectMode(peer, selectedBy: selector))
     }
 
     /// Switches an application into its bootloader with the machine its mode calls for, and finds the bootloader.

@@ -41,11 +41,13 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
         }
         var context = UpdateContext(start: clock.now, totalParts: parts.count, names: DFUAlternativeNameGenerator(seed: options.nameSeed))
         report(.connecting, part: 1, context: context, bytes: 0, total: firstPart.image.count)
+        let selector = withBootloaderFallback(device)
         var peer = try await connect(DFUConnectParameters(
-            selector: device, scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout,
+            selector: selector, scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout,
             uuids: options.uuids), step: .connecting)
-        let applicationAddress = peer.address
-        var mode = try await detectMode(peer)
+        var mode = try await detectMode(peer, selectedBy: selector)
+        // Found in its bootloader at the address + 1: its application has the address named.
+        let applicationAddress = selector.isFallback(peer.address) ? (selector.addresses.first ?? peer.address) : peer.address
         if mode.isApplication {
             report(.enablingDFUMode, part: 1, context: context, bytes: 0, total: firstPart.image.count)
             (peer, mode) = try await enterBootloader(from: peer, mode: mode, context: &context)
@@ -71,8 +73,7 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
             index += 1
             if index < parts.count {
                 report(.connecting, part: index + 1, context: context, bytes: 0, total: parts[index].image.count)
-                peer = try await findDeviceBetweenParts(bootloader: peer.address, application: applicationAddress)
-                mode = try await detectMode(peer)
+                (peer, mode) = try await findDeviceBetweenParts(bootloader: peer.address, application: applicationAddress)
                 if mode.isApplication {
                     (peer, mode) = try await enterBootloader(from: peer, mode: mode, context: &context)
                 }
