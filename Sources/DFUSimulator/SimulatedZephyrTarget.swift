@@ -43,6 +43,8 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     private var uploadedBytes = 0
     /// Set by the reset-mid-upload fault: nothing more is handled before the reset.
     private var resetScheduled = false
+    /// NCSDK-34106: image 1 was marked while image 0's mark was already in place (until the next reset).
+    private var networkCoreMarkedAfterApplication = false
 
     /// A target running the initial images of `configuration`.
     public init(configuration: ZephyrTargetConfiguration = ZephyrTargetConfiguration()) {
@@ -104,6 +106,11 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         next.droppedFrames = droppedFrames
         next.refusedWrites = refusedWrites
         var time = Duration.zero
+        if configuration.skipsNetworkCoreMarkedAfterApplication, networkCoreMarkedAfterApplication, next.slots.count > 1 {
+            // NCSDK-34106: MCUboot skips the network core update; it stays in the secondary slot, no longer marked
+            // (how MCUboot leaves its trailer is not documented: an assumption).
+            next.slots[1].nextBoot = .none
+        }
         for index in next.slots.indices {
             let pages = next.slots[index].boot(key: configuration.verifyingKey, pageSize: configuration.pageSize)
             let perPage = flash.pageErase + flash.writeTime(bytes: configuration.pageSize)
@@ -433,6 +440,9 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         if slot == 0 {
             slots[image].confirmPrimary()
         } else {
+            if image == 1, slots.count > 1, slots[0].nextBoot == .test || slots[0].nextBoot == .permanent {
+                networkCoreMarkedAfterApplication = true
+            }
             slots[image].markSecondary(permanent: confirm)
         }
         outcome.work += configuration.trailerWrite

@@ -258,7 +258,7 @@ public struct SMPUploadMachine: Sendable {
     /// What is left, in order: uploads, marks, the reset, confirmations, the final image list.
     private mutating func nextStep() -> DFUMachineAction {
         if let index = statuses.firstIndex(of: .needsUpload) { return startUpload(index) }
-        if let index = statuses.firstIndex(of: .needsMark) {
+        if let index = nextToMark() {
             let hash = plan.images[index].imageHash
             return send(plan.ending.confirmsAtOnce ? .confirm(hash: hash) : .test(hash: hash), phase: .marking(index))
         }
@@ -269,6 +269,14 @@ public struct SMPUploadMachine: Sendable {
             return send(.confirm(hash: plan.images[index].imageHash), phase: .confirming(index))
         }
         return send(.imageState, phase: .readingImagesAfter)
+    }
+
+    /// The next image to mark for test or confirm: every other image before image 0. On an nRF5340, MCUboot skips
+    /// the network core (image 1) update when the application core image was marked first (Nordic known issue
+    /// NCSDK-34106, nRF Connect SDK 2.6.0–3.4.0; sdk-nrf PR #30274), so the application core is marked last.
+    private func nextToMark() -> Int? {
+        let waiting = statuses.indices.filter { statuses[$0] == .needsMark }
+        return waiting.first { plan.images[$0].image != 0 } ?? waiting.first
     }
 
     /// The final image list must show every image where the ending puts it.
