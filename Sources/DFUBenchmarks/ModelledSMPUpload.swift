@@ -22,8 +22,10 @@ public struct ModelledSMPUpload: Sendable {
         public var retransmissions: Int
         /// The most upload requests in flight at once.
         public var maxInFlight: Int
-        /// Writes lost because the target had no free buffer.
+        /// Writes lost because the target had no free buffer (or, without reassembly, answered as no whole request).
         public var droppedByTarget: Int
+        /// How the upload framed its requests over the writes, and why.
+        public var framing: SMPFraming?
     }
 
     /// What is sent, and how.
@@ -52,13 +54,13 @@ public struct ModelledSMPUpload: Sendable {
         let clock = simulated.clock
         let transport = SMPWireObserver(base: simulated, now: { clock.elapsed })
         let runner = DFURunner(transport: transport, clock: clock, options: options)
-        _ = try await runner.update(plan, device: DFUDeviceSelector(addresses: [address]))
+        let report = try await runner.update(plan, device: DFUDeviceSelector(addresses: [address]))
         let figures = transport.figures
         let target = simulated.peripheral().firmware as? SimulatedZephyrTarget
         let first = figures.firstUpload ?? .zero
         return Outcome(elapsed: clock.elapsed, transfer: (figures.lastUploadAnswer ?? first) - first,
                        imageBytes: plan.totalBytes, target: target, connections: figures.connections,
                        retransmissions: figures.retransmissions, maxInFlight: figures.maxInFlight,
-                       droppedByTarget: target?.droppedFrames ?? 0)
+                       droppedByTarget: target?.droppedFrames ?? 0, framing: report.smpFraming)
     }
 }

@@ -16,8 +16,9 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     public let configuration: ZephyrTargetConfiguration
     /// Each image's slots.
     public private(set) var slots: [SimulatedMCUbootSlots]
-    /// Writes the target dropped: no free buffer, longer than a buffer, or not a whole frame (once a frame's first
-    /// write is lost, its other writes are taken as frame starts and dropped too).
+    /// Writes the target did not take as a request: dropped (no free buffer, longer than a buffer, not a whole frame:
+    /// once a frame's first write is lost, its other writes are taken as frame starts and dropped too), or, without
+    /// reassembly, answered MGMT_ERR_ECORRUPT or MGMT_ERR_ENOTSUP because they were no whole request.
     public private(set) var droppedFrames = 0
     /// Writes ignored because the link was not encrypted.
     public private(set) var refusedWrites = 0
@@ -42,6 +43,8 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     private var uploadedBytes = 0
     /// Set by the reset-mid-upload fault: nothing more is handled before the reset.
     private var resetScheduled = false
+    /// NCSDK-34106: image 1 was marked while image 0's mark was already in place (until the next reset).
+    private var networkCoreMarkedAfterApplication = false
 
     /// A target running the initial images of `configuration`.
     public init(configuration: ZephyrTargetConfiguration = ZephyrTargetConfiguration()) {
@@ -103,6 +106,11 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         next.droppedFrames = droppedFrames
         next.refusedWrites = refusedWrites
         var time = Duration.zero
+        if configuration.skipsNetworkCoreMarkedAfterApplication, networkCoreMarkedAfterApplication, next.slots.count > 1 {
+            // NCSDK-34106: MCUboot skips the network core update; it stays in the secondary slot, no longer marked
+            // (how MCUboot leaves its trailer is not documented: an assumption).
+            next.slots[1].nextBoot = .none
+        }
         for index in next.slots.indices {
             let pages = next.slots[index].boot(key: configuration.verifyingKey, pageSize: configuration.pageSize)
             let perPage = flash.pageErase + flash.writeTime(bytes: configuration.pageSize)
@@ -153,15 +161,16 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
             guard partial.count == expected else { return nil }
             let frame = partial
             partial = []
-            handle(frame, context: &context)
+            process(packet: frame, context: &context)
             return nil
         }
-        // Without reassembly each write is one frame in one buffer.
+        // Without reassembly (`smp_bt_chr_write`, its `#else` branch) each write is one packet in one buffer
+        // (Insufficient Resources when none is free or the write is longer), handed to SMP as it is.
         guard hasFreeBuffer(at: context.now), bytes.count <= configuration.bufferSize else {
             droppedFrames += 1
             return refuse(.insufficientResources)
         }
-        handle(bytes, context: &context)
+        process(packet: bytes, context: &context)
         return nil
     }
 
@@ -173,6 +182,56 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     }
 
     // MARK: - Frames
+
+    /// `smp_process_request_packet` (zephyr `subsys/mgmt/mcumgr/smp/src/smp.c`): the packet's first 8 bytes are read
+    /// as a header whatever they hold (`smp_read_hdr` checks only that there are 8). Fewer than 8: dropped without
+    /// an answer. A header announcing more bytes than the packet has left ("Does buffer contain whole message?"):
+    /// MGMT_ERR_ECORRUPT, answered by `smp_on_err` under that header (its group, sequence and command; read response
+    /// for a read, write response for any other operation). An operation that is no request (a response, or 4–7;
+    /// no SMP client in `smp_svr`): MGMT_ERR_ENOTSUP the same way. Otherwise the request is handled, and bytes after
+    /// it are read as the next frame. So a frame split over two writes of a server without reassembly gets two
+    /// answers: ECORRUPT under its own header, and one under whatever 8 bytes start the second write.
+    private mutating func process(packet: [UInt8], context: inout SimulatedContext) {
+        var rest = packet[...]
+        while !rest.isEmpty {
+            guard rest.count >= SMPHeader.size else {
+                droppedFrames += 1
+                return
+            }
+            let head = Array(rest.prefix(SMPHeader.size))
+            let operation = head[0] & 0x07
+            let length = Int(head[2]) << 8 | Int(head[3])
+            let body = rest.count - SMPHeader.size
+            guard body >= length, operation == SMPOperation.read.rawValue || operation == SMPOperation.write.rawValue else {
+                answerError(to: head, rc: body < length ? SMPManagementError.corrupt.rawValue : SMPManagementError.notSupported.rawValue,
+                            context: &context)
+                return
+            }
+            let end = rest.startIndex + SMPHeader.size + length
+            handle(Array(rest[..<end]), context: &context)
+            rest = rest[end...]
+        }
+    }
+
+    /// `smp_on_err` → `smp_build_err_rsp`: `{"rc": rc}` (an open-ended map, as zcbor writes it) under the header
+    /// `smp_make_rsp_hdr` makes from the request's 8 bytes, whatever they are: read response for a read, write
+    /// response otherwise, the version capped at SMP version 2, flags 0, the group, sequence and command as they were.
+    private mutating func answerError(to head: [UInt8], rc: Int, context: inout SimulatedContext) {
+        droppedFrames += 1
+        let start = max(context.now, busyUntil)
+        let end = start + configuration.processingPerFrame
+        busyUntil = end
+        bufferReleaseTimes.append(end)
+        let version: SMPVersion = (head[0] >> 3) & 0x03 == 0 ? .version1 : .version2
+        let operation: SMPOperation = head[0] & 0x07 == SMPOperation.read.rawValue ? .readResponse : .writeResponse
+        guard let frame = try? SMPFrame(operation: operation, version: version, group: SMPGroup(rawValue: UInt16(head[4]) << 8 | UInt16(head[5])),
+                                        command: head[7], sequence: head[6], body: .map(["rc": .int(rc)]), containers: .indefinite)
+        else { return }
+        responses += 1
+        if !configuration.unansweredResponses.contains(responses) {
+            notify(frame.bytes, after: end - context.now, context: &context)
+        }
+    }
 
     private mutating func handle(_ bytes: [UInt8], context: inout SimulatedContext) {
         // A frame that does not decode is dropped without an answer (`smp_process_request_packet`).
@@ -381,6 +440,9 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         if slot == 0 {
             slots[image].confirmPrimary()
         } else {
+            if image == 1, slots.count > 1, slots[0].nextBoot == .test || slots[0].nextBoot == .permanent {
+                networkCoreMarkedAfterApplication = true
+            }
             slots[image].markSecondary(permanent: confirm)
         }
         outcome.work += configuration.trailerWrite

@@ -19,13 +19,16 @@ extension SimulatedDeviceProfile {
 
 extension ZephyrTargetConfiguration {
     /// An nRF5340's two images: the application core's (swapped, revertible) and the network core's (copied over
-    /// by MCUboot's network core update, no revert); slot sizes as in a typical NCS partition layout (an assumption).
+    /// by MCUboot's network core update, no revert); slot sizes as in a typical NCS partition layout (an assumption);
+    /// with known issue NCSDK-34106 (nRF Connect SDK 2.6.0–3.4.0): the network core marked after the application core
+    /// is not updated.
     public static var nrf5340: ZephyrTargetConfiguration {
         var configuration = ZephyrTargetConfiguration()
         configuration.images = [
             Image(slotSize: 0x7_0000),
             Image(slotSize: 0x4_0000, revertible: false),
         ]
+        configuration.skipsNetworkCoreMarkedAfterApplication = true
         return configuration
     }
 }

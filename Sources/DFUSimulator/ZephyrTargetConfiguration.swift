@@ -62,6 +62,10 @@ public struct ZephyrTargetConfiguration: Sendable {
     public var resetDelay: Duration = .milliseconds(250)
     /// Writing a slot's trailer flags for test or confirm (`boot_set_next`; an estimate: a few words).
     public var trailerWrite: Duration = .microseconds(500)
+    /// Nordic known issue NCSDK-34106 (nRF Connect SDK 2.6.0–3.4.0, nRF5340): when image 0 (the application core) is
+    /// marked for test or confirm before image 1 (the network core), MCUboot skips the network core update at the
+    /// next reset.
+    public var skipsNetworkCoreMarkedAfterApplication = false
     /// The advertised name (`BT_DEVICE_NAME` of `smp_svr`).
     public var name = "Zephyr"
 

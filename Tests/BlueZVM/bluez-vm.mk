@@ -22,7 +22,7 @@ BLUEZVM_DEFAULT_SCENARIOS := smoke peripheral-bluetoothctl dfu-secure-app dfu-se
                              dfu-buttonless-bootloader-address dfu-disconnect-resume dfu-buttonless-alt-name \
                              dfu-buttonless-bonded dfu-acquire-write-200k dfu-write-value \
                              smp-test-swap-confirm smp-disconnect-resume smp-acquire-write-200k smp-auth-paired \
-                             zephyr-smp-svr
+                             zephyr-smp-svr zephyr-smp-svr-no-reassembly
 # `make test-bluez-dfu` adds the scenarios of BLUEZVM_DFU_SCENARIOS (none today).
 BLUEZVM_DFU_SCENARIOS :=
 # The scenarios to run, in order.

@@ -59,12 +59,44 @@ import Testing
         case .unansweredRequest: configuration.unansweredResponses = [7]
         case .resetMidUpload: configuration.resetAfterUploadBytes = 25_000
         case .lostResetAnswer:
-            // Answers: parameters, image list, 25 chunks, test; the reset's is the 29th.
-            configuration.unansweredResponses = [29]
+            // Answers: parameters, image list, the reassembly probe's echo, 25 chunks, test; the reset's is the 30th.
+            configuration.unansweredResponses = [30]
         }
         let plan = ModelledSMPUpload.plan(size: Self.size)
         let outcome = try await ModelledSMPUpload(plan: plan).run(configuration: configuration, faults: faults)
         #expect(try installed(outcome, plan))
+    }
+
+    /// Zephyr's default build (no `MCUMGR_TRANSPORT_BT_REASSEMBLY`, buf_size 384) over writes of 244 bytes: the probe
+    /// split over two writes is answered MGMT_ERR_ECORRUPT, so every frame is kept within one write.
+    @Test func aTargetWithoutReassemblyIsUpdatedInFramesOfOneWrite() async throws {
+        var configuration = ZephyrTargetConfiguration()
+        configuration.reassembly = false
+        configuration.bufferSize = 384
+        var link = LinkModel.nrf52840SMP
+        link.mtu = 247
+        let plan = ModelledSMPUpload.plan(size: Self.size)
+        let outcome = try await ModelledSMPUpload(plan: plan).run(link: link, configuration: configuration)
+        #expect(try installed(outcome, plan))
+        #expect(outcome.framing == SMPFraming(frameLimit: 244, writeLength: 244, basis: .doesNotReassemble))
+        // The probe's two writes only: every upload frame was one whole write.
+        #expect(outcome.droppedByTarget == 2)
+    }
+
+    @Test func aTargetThatReassemblesGetsFramesOfItsBufSize() async throws {
+        let plan = ModelledSMPUpload.plan(size: Self.size)
+        let outcome = try await ModelledSMPUpload(plan: plan).run()
+        #expect(outcome.framing == SMPFraming(frameLimit: 2475, writeLength: 495, basis: .reassembles))
+    }
+
+    @Test func anUnansweredProbeKeepsEveryFrameWithinOneWrite() async throws {
+        var configuration = ZephyrTargetConfiguration()
+        // Answers: parameters, image list, then the probe's echo, which never goes out.
+        configuration.unansweredResponses = [3]
+        let plan = ModelledSMPUpload.plan(size: Self.size)
+        let outcome = try await ModelledSMPUpload(plan: plan).run(configuration: configuration)
+        #expect(try installed(outcome, plan))
+        #expect(outcome.framing == SMPFraming(frameLimit: 495, writeLength: 495, basis: .probeUnanswered))
     }
 
     @Test func bothImagesOfAnNRF5340AreInstalledAtOneReset() async throws {

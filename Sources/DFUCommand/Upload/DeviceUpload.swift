@@ -98,6 +98,9 @@ struct DeviceUpload: Sendable {
             if previous?.state != progress.state || previous?.part != progress.part {
                 renderer.handle(.state(device, progress))
             }
+            if verbosity >= 1, let framing = progress.smpFraming, framing != previous?.smpFraming {
+                renderer.handle(.log(device, .info, framing.description))
+            }
             if verbosity >= 1, progress.state == .uploading, progress.transferStart > 0,
                previous?.state != .uploading || previous?.transferStart != progress.transferStart {
                 renderer.handle(.log(device, .info, "resuming part \(progress.part) at byte \(progress.transferStart)"))
@@ -192,7 +195,7 @@ struct DeviceUpload: Sendable {
     static func describe(_ plan: SMPUploadPlan, options: DFUOptions) -> String {
         var text = "SMP upload of " + plan.images.map { "image \($0.image) (\($0.bytes.count) bytes)" }.joined(separator: ", ")
         text += ", then \(plan.ending.rawValue)"
-        text += ", frames of " + (plan.frameSize.map { "at most \($0) bytes" } ?? "the device's buf_size")
+        text += ", frames of " + (plan.frameSize.map { "at most \($0) bytes" } ?? "the device's buf_size if it reassembles, else one write each")
         text += ", " + (plan.window.map { "\($0) in flight" } ?? "the device's buf_count - 1 in flight")
         text += ", scan timeout \(ProgressText.seconds(options.scanTimeout)), connect timeout \(ProgressText.seconds(options.connectTimeout))"
         return text + ", \(options.reconnectAttempts) reconnections"

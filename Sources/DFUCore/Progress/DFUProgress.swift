@@ -17,6 +17,8 @@ public struct DFUProgress: Sendable, Hashable {
     /// The byte of the part at which this connection's transfer began: more than 0 when it resumed
     /// what the device already held.
     public var transferStart = 0
+    /// How the SMP upload frames its requests over the writes, once it has started (nil otherwise).
+    public var smpFraming: SMPFraming?
 
     /// Makes a report.
     public init(state: DFUState, part: Int, totalParts: Int, bytesSent: Int, totalBytes: Int,

@@ -154,6 +154,8 @@ extension DFURunner {
             context.pacingSlowdowns = writer.slowdowns
         case .fellBackToPRN1:
             context.report.fellBackToPRN1 = true
+        case .smpFraming(let framing):
+            context.report.smpFraming = framing
         }
     }
 }

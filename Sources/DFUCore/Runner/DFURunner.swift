@@ -97,6 +97,7 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
         var progress = DFUProgress(state: state, part: part, totalParts: context.totalParts, bytesSent: bytes, totalBytes: total,
                                    currentSpeed: context.meter.current, averageSpeed: context.meter.average)
         progress.transferStart = context.meter.start
+        progress.smpFraming = context.report.smpFraming
         onProgress(progress)
     }
 }

@@ -16,6 +16,8 @@ public struct DFUUpdateReport: Sendable, Hashable {
     public var reconnections = 0
     /// Whether the PRN was forced to 1 after a detected loss.
     public var fellBackToPRN1 = false
+    /// How the last SMP upload framed its requests over the writes (nil: no SMP upload chunk was sent).
+    public var smpFraming: SMPFraming?
 
     /// An empty report.
     public init() {}

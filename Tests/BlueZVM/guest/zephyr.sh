@@ -10,7 +10,9 @@
 # Where the server is: ZEPHYR_SMP_SVR_DIR, or ../shared beside the repository (the guest sees the
 # host's files at their own paths; a repository under /tmp, which the guest covers, sees no ../shared).
 zephyr_dir=${ZEPHYR_SMP_SVR_DIR:-$(dirname "$BLUEZVM_REPO")/shared/reference/zephyr-smp-svr}
-zephyr_exe=$zephyr_dir/smp_svr-native_sim_64.exe
+# ZEPHYR_SMP_SVR_EXE names another build in that folder (exported, so guest/zephyr-run.sh runs the same one),
+# e.g. the variant without reassembly (zephyr-smp-svr-no-reassembly.conf).
+zephyr_exe=$zephyr_dir/${ZEPHYR_SMP_SVR_EXE:-smp_svr-native_sim_64.exe}
 # Its flash, kept in a file so that the slots survive a restart (native_sim has no MCUboot: a
 # restart is the nearest thing to a reset). The guest's /tmp is a tmpfs.
 zephyr_flash=/tmp/zephyr-smp-svr-flash.bin

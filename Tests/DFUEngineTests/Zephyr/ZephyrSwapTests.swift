@@ -147,5 +147,21 @@ import Testing
         #expect(try running(&device, image: 1).version == "5.0.0")
     }
 
+    /// Nordic known issue NCSDK-34106 (nRF Connect SDK 2.6.0–3.4.0, nRF5340): the application core image marked before
+    /// the network core image makes MCUboot skip the network core update.
+    @Test(arguments: [false, true])
+    func onAnNRF5340TheNetworkCoreIsUpdatedOnlyWhenMarkedBeforeTheApplicationCore(_ networkCoreFirst: Bool) throws {
+        let app = zephyrImage(2, seed: 4)
+        let net = zephyrImage(5, body: 30_000, seed: 9)
+        var device = ZephyrTargetHarness(.nrf5340)
+        _ = try device.upload(app, imageIndex: 0)
+        _ = try device.upload(net, imageIndex: 1)
+        let marks = [try #require(tlvHash(net)), try #require(tlvHash(app))]
+        for hash in networkCoreFirst ? marks : marks.reversed() { _ = try device.send(.test(hash: hash)) }
+        try device.reset()
+        #expect(try running(&device, image: 0).version == "2.0.0")
+        #expect(try running(&device, image: 1).version == (networkCoreFirst ? "5.0.0" : "1.0.0"))
+    }
+
     enum Failure: Error { case noState }
 }

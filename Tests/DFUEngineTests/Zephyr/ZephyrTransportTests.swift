@@ -1,3 +1,4 @@
+import CBOR
 import DFUCore
 import DFUCrypto
 import DFUSimulator
@@ -34,16 +35,53 @@ import Testing
         #expect(answers.count == 1)
     }
 
-    @Test func withoutReassemblyAFrameSplitOverWritesIsDropped() throws {
+    /// `smp_bt_chr_write` without reassembly hands each write to `smp_process_request_packet` as one packet, which
+    /// reads its first 8 bytes as a header and answers MGMT_ERR_ECORRUPT under it when it announces more bytes than
+    /// the packet holds.
+    @Test func withoutReassemblyEveryWriteOfASplitFrameIsAnsweredECORRUPTUnderTheHeaderItStartsWith() throws {
         var configuration = ZephyrTargetConfiguration()
         configuration.reassembly = false
         var device = ZephyrTargetHarness(configuration)
-        device.attPayload = 20
-        let answers = try device.answers(to: try device.writes(for: .echo(String(repeating: "x", count: 100))))
-        #expect(answers.isEmpty)
-        #expect(device.target.droppedFrames > 0)
+        device.attPayload = 40
+        // 113 bytes: header (8), {"d": 100 × 'x'} as a1 61 64 78 64 then the text: writes of 40, 40, 33.
+        let writes = try device.writes(for: .echo(String(repeating: "x", count: 100)))
+        #expect(writes.map(\.count) == [40, 40, 33])
+        let answers = try device.answers(to: writes)
+        #expect(answers.count == 3)
+        // The first write under its own header: write response, OS group, echo, its sequence.
+        let request = try SMPHeader(bytes: writes[0])
+        #expect(answers.first?.header == SMPHeader(operation: .writeResponse, version: .version2, length: answers.first?.header.length ?? 0,
+                                                   group: .os, sequence: request.sequence, command: 0))
+        // Every other write starts with 78 78 78 78 78 78 78 78: OP 0 (read), Ver 3 (answered as version 2), length
+        // 0x7878, group 0x7878, sequence 0x78, command 0x78.
+        for answer in answers.dropFirst() {
+            #expect(answer.header.operation == .readResponse && answer.header.version == .version2)
+            #expect(answer.header.group == SMPGroup(rawValue: 0x7878) && answer.header.sequence == 0x78 && answer.header.command == 0x78)
+        }
+        #expect(try answers.allSatisfy { try $0.decodedBody() == .map(["rc": .int(9)]) })
+        #expect(device.target.droppedFrames == 3)
         device.attPayload = 495
         #expect(try device.send(.echo("short")) == .echo("short"))
+    }
+
+    @Test func withoutReassemblyAWriteShorterThanAHeaderIsDroppedWithoutAnAnswer() throws {
+        var configuration = ZephyrTargetConfiguration()
+        configuration.reassembly = false
+        var device = ZephyrTargetHarness(configuration)
+        // smp_read_hdr: fewer than 8 bytes is MGMT_ERR_EINVAL → ECORRUPT with no valid header: nothing is sent.
+        #expect(try device.answers(to: [[0x02, 0x00, 0x00, 0x00]]).isEmpty)
+        #expect(device.target.droppedFrames == 1)
+    }
+
+    @Test func withoutReassemblyAResponseWrittenToTheServerIsAnsweredNotSupported() throws {
+        var configuration = ZephyrTargetConfiguration()
+        configuration.reassembly = false
+        var device = ZephyrTargetHarness(configuration)
+        // A write response frame (OP 3), OS group, echo, sequence 5, empty map: no SMP client in smp_svr → ENOTSUP.
+        let answers = try device.answers(to: [[0x0B, 0x00, 0x00, 0x01, 0x00, 0x00, 0x05, 0x00, 0xA0]])
+        #expect(answers.count == 1)
+        #expect(answers.first?.header.operation == .writeResponse && answers.first?.header.sequence == 5)
+        #expect(try answers.first?.decodedBody() == .map(["rc": .int(8)]))
     }
 
     @Test func aFrameLongerThanBufSizeIsDroppedWithValueNotAllowed() throws {

@@ -11,6 +11,8 @@ public enum DFUMachineReport: Sendable, Hashable, CustomStringConvertible {
     case flash(FlashPacingEvent)
     /// The machine lowered its PRN interval (to 1 by default) after losses.
     case fellBackToPRN1
+    /// How the SMP upload frames its requests over the writes, and why.
+    case smpFraming(SMPFraming)
 
     /// A short trace line.
     public var description: String {
@@ -19,6 +21,7 @@ public enum DFUMachineReport: Sendable, Hashable, CustomStringConvertible {
         case .transferStarting(let offset): "transfer starting at \(offset)"
         case .flash(let event): "flash \(event)"
         case .fellBackToPRN1: "fell back to PRN 1"
+        case .smpFraming(let framing): framing.description
         }
     }
 }

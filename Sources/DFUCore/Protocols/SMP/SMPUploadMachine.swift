@@ -10,14 +10,17 @@
 ///    have ``SMPParameters/fallback``;
 /// 2. the image list (before): for each image of the plan, whether it is still to be uploaded,
 ///    marked, swapped in by a reset, or confirmed (``SMPImageStatus``);
-/// 3. the uploads, one image after the other, with up to the window of chunk requests in flight
+/// 3. before the first upload, unless `--smp-chunk` fixed the frame size or buf_size fits one write, whether
+///    the device joins a frame written in two pieces (``SMPReassemblyProbe``): Zephyr's default build does not
+///    (``SMPFraming``), and then every frame is kept within one write;
+/// 4. the uploads, one image after the other, with up to the window of chunk requests in flight
 ///    (``SMPUploadWindow``): sequence numbers match answers to requests (late and duplicated answers
 ///    are ignored), the server's `off` resumes or resynchronises, `match` false starts afresh,
 ///    and a timeout sends the chunks in flight again;
-/// 4. the ending (``SMPEnding``): every image marked (test or confirm by its hash; the answer is the
+/// 5. the ending (``SMPEnding``): every image marked (test or confirm by its hash; the answer is the
 ///    image list), then one reset for all of them (`.finish(.restart)`: the runner reconnects and
 ///    runs a new machine, which finds the images running and confirms them after a test);
-/// 5. the image list again (after), which must show the swap.
+/// 6. the image list again (after), which must show the swap.
 ///
 /// Requests and notifications are frames split across writes and notifications by the
 /// characteristic's write length and joined by ``SMPFrameAssembler`` (zephyr `smp_transport.rst`).
@@ -41,6 +44,7 @@ public struct SMPUploadMachine: Sendable {
         case enablingNotifications
         case readingParameters
         case readingImagesBefore
+        case probingReassembly(Int)
         case uploading(Int)
         case marking(Int)
         case resetting
@@ -66,6 +70,8 @@ public struct SMPUploadMachine: Sendable {
     public private(set) var imagesAfter: [SMPImageSlotState]?
     /// Counters.
     public private(set) var statistics = Statistics()
+    /// How upload frames are sized over the writes, once the first upload starts.
+    public private(set) var framing: SMPFraming?
 
     private let plan: SMPUploadPlan
     private let responseTimeout: Duration
@@ -82,6 +88,10 @@ public struct SMPUploadMachine: Sendable {
     private var statuses: [SMPImageStatus] = []
     private var transferReported = false
     private var cancelled = false
+    /// Whether the device joins a frame from several writes (the plan's word, or what the probe found), nil
+    /// until known.
+    private var reassembly: SMPFraming.Basis?
+    private var probe: SMPReassemblyProbe?
     /// SMP version 2 until the device answers MGMT_ERR_UNSUPPORTED_TOO_NEW (zephyr `smp.c` checks the
     /// header's version; `tests/subsys/mgmt/mcumgr/smp_version`), then version 1.
     private var version = SMPVersion.version2
@@ -95,6 +105,7 @@ public struct SMPUploadMachine: Sendable {
         writeLength = max(20, setup.peer.maximumWriteLength)
         reconnectAttempts = setup.options.reconnectAttempts
         afterReset = setup.restarts > 0
+        reassembly = plan.deviceReassembles.map { .known($0) }
     }
 
     /// Takes one event and returns the next action.
@@ -149,6 +160,9 @@ public struct SMPUploadMachine: Sendable {
             bytes = try request.frame(sequence: sequence, version: version).bytes
         } catch {
             return .fail(.invalidPart(.application, reason: "its SMP request could not be encoded: \(error)"))
+        }
+        if case .probingReassembly = phase, let probe {
+            return .write(probe.writes(of: bytes), to: .smp, type: .withoutResponse)
         }
         return .write(split(bytes), to: .smp, type: .withoutResponse)
     }
@@ -218,6 +232,10 @@ public struct SMPUploadMachine: Sendable {
             statuses = plan.images.map { SMPImageStatus.of($0, in: list, afterReset: afterReset) }
             if let index = statuses.firstIndex(of: .notRunning) { return notRunning(index) }
             return nextStep()
+        case (.probingReassembly(let index), _):
+            let yes = probe?.reassembles(given: response) ?? false
+            reassembly = yes ? .reassembles : .doesNotReassemble
+            return startUpload(index)
         case (.marking(let index), .imageState):
             statuses[index] = .pending
             return nextStep()
@@ -240,7 +258,7 @@ public struct SMPUploadMachine: Sendable {
     /// What is left, in order: uploads, marks, the reset, confirmations, the final image list.
     private mutating func nextStep() -> DFUMachineAction {
         if let index = statuses.firstIndex(of: .needsUpload) { return startUpload(index) }
-        if let index = statuses.firstIndex(of: .needsMark) {
+        if let index = nextToMark() {
             let hash = plan.images[index].imageHash
             return send(plan.ending.confirmsAtOnce ? .confirm(hash: hash) : .test(hash: hash), phase: .marking(index))
         }
@@ -251,6 +269,14 @@ public struct SMPUploadMachine: Sendable {
             return send(.confirm(hash: plan.images[index].imageHash), phase: .confirming(index))
         }
         return send(.imageState, phase: .readingImagesAfter)
+    }
+
+    /// The next image to mark for test or confirm: every other image before image 0. On an nRF5340, MCUboot skips
+    /// the network core (image 1) update when the application core image was marked first (Nordic known issue
+    /// NCSDK-34106, nRF Connect SDK 2.6.0–3.4.0; sdk-nrf PR #30274), so the application core is marked last.
+    private func nextToMark() -> Int? {
+        let waiting = statuses.indices.filter { statuses[$0] == .needsMark }
+        return waiting.first { plan.images[$0].image != 0 } ?? waiting.first
     }
 
     /// The final image list must show every image where the ending puts it.
@@ -275,10 +301,26 @@ public struct SMPUploadMachine: Sendable {
 
     // MARK: - Uploads
 
+    /// Starts image `index`'s upload; before the first, finds out whether the device reassembles when that
+    /// decides the frame size.
     private mutating func startUpload(_ index: Int) -> DFUMachineAction {
         let parameters = parameters ?? .fallback
         let deviceLimit = parameters.bufferSize
-        let preferred = plan.frameSize ?? (plan.deviceReassembles ? deviceLimit : writeLength)
+        let framingBasis: SMPFraming.Basis
+        if plan.frameSize != nil {
+            framingBasis = .option
+        } else if deviceLimit <= writeLength {
+            framingBasis = .bufferFitsOneWrite
+        } else if let reassembly {
+            framingBasis = reassembly
+        } else {
+            // Zephyr's default build takes each write as one frame: ask before splitting any frame.
+            let probe = SMPReassemblyProbe(sequence: sequence &+ 1)
+            self.probe = probe
+            return send(probe.request, phase: .probingReassembly(index))
+        }
+        let splits = framingBasis == .reassembles || framingBasis == .known(true)
+        let preferred = plan.frameSize ?? (splits ? deviceLimit : writeLength)
         let frameLimit = min(preferred, deviceLimit)
         let windowSize = plan.window ?? max(1, parameters.bufferCount - 1)
         let upload = SMPUploadWindow(image: plan.images[index], frameLimit: frameLimit, window: windowSize,
@@ -291,7 +333,10 @@ public struct SMPUploadMachine: Sendable {
         phase = .uploading(index)
         step = .sendingFirmware
         transferReported = false
-        return fillWindow()
+        let framing = SMPFraming(frameLimit: frameLimit, writeLength: writeLength, basis: framingBasis)
+        guard framing != self.framing else { return fillWindow() }
+        self.framing = framing
+        return sequenced([.report(.smpFraming(framing)), fillWindow()])
     }
 
     private mutating func fillWindow() -> DFUMachineAction {
@@ -403,6 +448,14 @@ public struct SMPUploadMachine: Sendable {
             return fillWindow()
         }
         guard let pending else { return .fail(.timeout(step: step, after: responseTimeout)) }
+        if case .probingReassembly(let index) = phase {
+            // No answer to a frame in two writes: keep every frame within one write, which any server takes. A late
+            // answer (an echo) matches no upload and is ignored.
+            self.pending = nil
+            stalls = 0
+            reassembly = .probeUnanswered
+            return startUpload(index)
+        }
         guard pending.attempts + 1 < plan.attempts else {
             if phase == .readingParameters {
                 // Some servers never answer an unknown command; go on with the fallback.

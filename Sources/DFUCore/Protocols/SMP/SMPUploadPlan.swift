@@ -5,14 +5,16 @@ public struct SMPUploadPlan: Sendable, Hashable {
     public var images: [SMPUploadImage]
     /// What happens after the upload.
     public var ending: SMPEnding
-    /// Largest request frame in bytes (header included); nil: the device's buf_size.
+    /// Largest request frame in bytes (header included); nil: the device's buf_size if it reassembles (see
+    /// ``deviceReassembles``), otherwise one write.
     public var frameSize: Int?
     /// Requests in flight at once; nil: the device's buf_count − 1 (at least 1).
     public var window: Int?
     /// Whether the device reassembles a request frame longer than one write (Zephyr's
     /// `CONFIG_MCUMGR_TRANSPORT_BT_REASSEMBLY`, `smp_bt_chr_write` in `smp_bt.c`): then frames are
-    /// sized by buf_size and split across writes; otherwise each frame fits one write.
-    public var deviceReassembles: Bool
+    /// sized by buf_size and split across writes; otherwise each frame fits one write. nil (the default): ask the
+    /// device first (``SMPReassemblyProbe``) when its buf_size is longer than one write.
+    public var deviceReassembles: Bool?
     /// Only let the device accept an image newer than the one it runs (the upload's `upgrade`).
     public var upgradeOnly: Bool
     /// Unanswered requests (timeouts in a row without progress) before giving up.
@@ -20,7 +22,7 @@ public struct SMPUploadPlan: Sendable, Hashable {
 
     /// A plan.
     public init(images: [SMPUploadImage], ending: SMPEnding = .testThenConfirm, frameSize: Int? = nil,
-                window: Int? = nil, deviceReassembles: Bool = true, upgradeOnly: Bool = false, attempts: Int = 4) {
+                window: Int? = nil, deviceReassembles: Bool? = nil, upgradeOnly: Bool = false, attempts: Int = 4) {
         self.images = images
         self.ending = ending
         self.frameSize = frameSize
