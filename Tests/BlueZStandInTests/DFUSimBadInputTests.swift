@@ -18,14 +18,14 @@ struct DFUSimBadInputTests {
 
     static let inputs = [
         BadInput(arguments: ["--device", "secure,public_key=/nonexistent/key.pem"],
-                 message: "public_key=/nonexistent/key.pem: cannot read it (No such file or directory)"),
+                 message: "public_key=/nonexistent/key.pem: cannot read it (no such file)"),
         BadInput(arguments: ["--device", "secure,public_key=JUNK"], message: "is not an ECDSA P-256 key in PEM"),
         BadInput(arguments: ["--device", "secure,public_key="], message: "public_key needs a FILE"),
         BadInput(arguments: ["--device", "secure,colour=blue"], message: "unknown key 'colour' in --device secure,colour=blue"),
         BadInput(arguments: ["--fault", "meteor-strike=1"], message: "unknown fault 'meteor-strike'"),
         BadInput(arguments: ["--report", "/nonexistent/report.json"],
                  message: "--report /nonexistent/report.json: cannot write it (No such file or directory)"),
-        BadInput(arguments: ["--report", "/tmp"], message: "--report /tmp: cannot write it (Is a directory)"),
+        BadInput(arguments: ["--report", "/tmp"], message: "--report /tmp: cannot write it (is a directory)"),
     ]
 
     @Test(arguments: inputs)
