@@ -31,7 +31,8 @@ zephyr_adapter=""
 
 # zephyr_require: skips the scenario unless the server's build is there and runs here.
 zephyr_require() {
-    [ -e "$zephyr_exe" ] || bluezvm_skip "Zephyr's smp_svr is absent ($zephyr_exe): no ../shared beside the repository"
+    [ -d "$zephyr_dir" ] || bluezvm_skip "Zephyr's smp_svr is absent: no $zephyr_dir (../shared beside the repository, or ZEPHYR_SMP_SVR_DIR)"
+    [ -e "$zephyr_exe" ] || bluezvm_skip "this build of Zephyr's smp_svr is absent: no $zephyr_exe (its recipe: $zephyr_dir/README.md)"
     [ -x "$zephyr_exe" ] || bluezvm_fail "$zephyr_exe is not executable"
     bluezvm_log "Zephyr's smp_svr: $zephyr_exe ($(sha256sum "$zephyr_exe" | cut -c1-16)…)"
 }
@@ -101,7 +102,7 @@ zephyr_nudge_on_discovery() {
             # client goes on, and a restart would cut its connection. Otherwise nothing more comes
             # until the server advertises anew.
             device=$(bluezvm_device_path "$zephyr_central" "$zephyr_address")
-            if zephyr_console | grep -E 'smp_bt_sample: (Connected|Disconnected)' | tail -n 1 | grep -q Connected; then
+            if zephyr_connected; then
                 bluezvm_log "nudge: not needed, the server is connected"
             elif timeout 3 dbus-monitor --system "type='signal',sender='org.bluez',path='$device'" \
                 "type='signal',sender='org.bluez',member='InterfacesAdded'" 2> /dev/null \
@@ -146,6 +147,18 @@ zephyr_expect() {
 zephyr_console() {
     sed -e 's/\x1b\[[0-9;]*[A-Za-z]//g' -e 's/\r//g' -e 's/^\(uart:~\$ \)*//' \
         "$BLUEZVM_OUT/$zephyr_session-uart.log" 2> /dev/null | grep -v '^$'
+}
+
+# zephyr_connected: succeeds when the running server's last word on its link is "Connected". The
+# console spans the server's lives (a reset or a nudge starts it again on the same log), and a life
+# ended by sys_reboot or SIGTERM prints no "Disconnected": only the lines since its last start
+# ("bt_hci_core: Identity", printed by bt_enable at each start) count. Reading the whole log, the
+# nudge after `dfu reset` took the previous life's "Connected" for the new one's, did not restart
+# the server, and the central (btvirt drops the advertising report that answers the start of
+# discovery) never heard it: `dfu images` found no device in 30 s, 3 boots of 4.
+zephyr_connected() {
+    zephyr_console | grep -E 'smp_bt_sample: (Connected|Disconnected)|bt_hci_core: Identity' \
+        | tail -n 1 | grep -q 'smp_bt_sample: Connected'
 }
 
 # zephyr_running: succeeds while the server process is alive.
