@@ -115,10 +115,10 @@ struct InspectMCUbootTests {
         ])
     }
 
-    @Test func ed25519KeyIsStillRefusedForAnNRF5Package() async {
+    @Test func ed25519KeyIsStillRefusedForAnNRF5Package() async throws {
         let package = TestData.fixtures.appendingPathComponent("packages").path
-        let zip = (try? FileManager.default.contentsOfDirectory(atPath: package).first { $0.hasSuffix(".zip") }).flatMap { $0 }
-        guard let zip else { return }
+        let zip = try #require(try FileManager.default.contentsOfDirectory(atPath: package).first { $0.hasSuffix(".zip") },
+                               "no committed nRF5 package in \(package)")
         let run = await RecordedRun.dfu("inspect", package + "/" + zip, "--key", Self.key("ed25519"))
         #expect(run.code == .usage)
         #expect(run.error.contains("option --key: \(Self.key("ed25519")): not an ECDSA P-256 key"))

@@ -66,7 +66,7 @@ import ZipArchive
 
     @Test func theNRF5340PackageSendsBothCoresImagesAtOneReset() async throws {
         let zip = MCUbootFiles.path("dfu_application.zip")
-        guard FileManager.default.fileExists(atPath: zip) else { return }
+        try #require(FileManager.default.fileExists(atPath: zip), "the committed fixture \(zip) is missing")
         let rig = SimulatedRig([Self.device: SMPFirmware.nrf5340()])
         let run = await rig.dfu(["upload", zip, "-d", Self.device])
         #expect(run.code == .success, "\(run.error)")
@@ -110,9 +110,9 @@ import ZipArchive
         #expect(rig.writes(to: .secureControlPoint).isEmpty)
     }
 
-    @Test func imageIsRefusedForAPackageWhoseManifestNumbersItsImages() async {
+    @Test func imageIsRefusedForAPackageWhoseManifestNumbersItsImages() async throws {
         let zip = MCUbootFiles.path("dfu_application.zip")
-        guard FileManager.default.fileExists(atPath: zip) else { return }
+        try #require(FileManager.default.fileExists(atPath: zip), "the committed fixture \(zip) is missing")
         let run = await RecordedRun.dfu("upload", zip, "-d", Self.device, "--image", "1")
         #expect(run.code == .usage)
         #expect(run.error.contains("option --image is for a lone MCUboot image"), "\(run.error)")

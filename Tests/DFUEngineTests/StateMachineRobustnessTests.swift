@@ -1,7 +1,8 @@
 import DFUCore
 import Testing
 
-/// Device input is never trusted: any notification, at any step, ends in an action or a typed error.
+/// Device input is never trusted: any notification, at any step, ends in an action or a typed error,
+/// and a machine fed nonsense comes to an end (fails or resets) within its step budget instead of going on for ever.
 @Suite struct StateMachineRobustnessTests {
     /// A small deterministic generator (xorshift) so failures reproduce.
     struct Generator {
@@ -41,6 +42,9 @@ import Testing
                 }
             }
         }
+        if case .fail = action { return }
+        if case .awaitReset = action { return }
+        Issue.record("the machine neither finished nor failed within 200 steps of nonsense; its last action: \(action)")
     }
 
     @Test(arguments: 1...40)
@@ -64,6 +68,10 @@ import Testing
                 }
             }
         }
+        if case .fail = action { return }
+        if case .awaitReset = action { return }
+        if case .resetAndRestart = action { return }
+        Issue.record("the machine neither finished nor failed within 200 steps of nonsense; its last action: \(action)")
     }
 
     @Test(arguments: 1...20)
@@ -75,5 +83,7 @@ import Testing
             guard case .send = action else { return }
             action = random.next() % 8 == 0 ? machine.disconnected() : machine.received(random.bytes())
         }
+        guard case .send = action else { return }
+        Issue.record("the machine neither finished nor failed within 20 steps of nonsense; its last action: \(action)")
     }
 }
