@@ -161,14 +161,48 @@ struct DFUSimExecutableTests {
             try await Task.sleep(for: .milliseconds(10))
         }
         let pid = try #require(child)
-        let daemons = childProcesses(of: process.processIdentifier)
-        #expect(daemons.count == 2, "dbus-daemon and the command: \(daemons)")
+        let children = childProcesses(of: process.processIdentifier)
+        #expect(children.count == 2, "dbus-daemon's keeper and the command: \(children)")
+        let daemons = children + children.flatMap { childProcesses(of: $0) }
+        #expect(daemons.count == 3, "the keeper, its dbus-daemon and the command: \(daemons)")
         kill(process.processIdentifier, SIGTERM)
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         try #require(!process.isRunning)
         #expect(process.terminationStatus == 128 + SIGTERM)
         #expect(!DFUSimProcess.isAlive(pid))
         for daemon in daemons { #expect(!DFUSimProcess.isAlive(daemon)) }
+    }
+
+    @Test func dfuSimKilledWithSigkillTakesItsDaemonAndItsFolderWithIt() async throws {
+        // SIGKILL runs no handler: only the daemon's keeper, whose standard input closes with dfu-sim, can end it.
+        let (process, line) = try await DFUSimProcess.serve(["--device", "secure"])
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // unix:path=/tmp/dfu-bus-XXXXXX/bus,guid=…
+        let socket = try #require(line.split(separator: ",").first.map { String($0.dropFirst("unix:path=".count)) })
+        let folder = (socket as NSString).deletingLastPathComponent
+        #expect(folder.contains("/dfu-bus-"), "\(line)")
+        let daemons = Self.daemons(withArgument: "--config-file=\(folder)/bus.conf")
+        #expect(daemons.count == 1, "dfu-sim's dbus-daemon: \(daemons)")
+        kill(process.processIdentifier, SIGKILL)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(!process.isRunning)
+        while FileManager.default.fileExists(atPath: folder), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder), "\(folder) was left behind")
+        for daemon in daemons { #expect(!DFUSimProcess.isAlive(daemon), "dbus-daemon \(daemon) outlived dfu-sim") }
+    }
+
+    /// The dbus-daemon processes with `argument` among their command-line arguments, from /proc
+    /// (not the keeper, a shell that holds the same arguments).
+    static func daemons(withArgument argument: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return arguments.first?.hasSuffix("/dbus-daemon") == true && arguments.contains(argument)
+        }
     }
 
     @Test func servePrintsTheBusAddressAndStopsOnSigint() async throws {

@@ -58,7 +58,8 @@ struct RigScriptTests {
         let deadline = Date().addingTimeInterval(150)
         while process.isRunning && Date() < deadline {
             if interrupt, !signalled, ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("\"event\":\"progress\"") {
-                let shell = descendants(of: process.processIdentifier).first { commandLine($0).hasPrefix("/bin/sh") }
+                // The rig script's shell, not the keeper shell of dfu-sim's dbus-daemon.
+                let shell = descendants(of: process.processIdentifier).first { commandLine($0).hasPrefix("/bin/sh\0" + script.path) }
                 let dfu = descendants(of: process.processIdentifier).first { commandLine($0).hasPrefix("dfu\0") }
                 if let shell, let dfu {
                     kill(shell, SIGINT)

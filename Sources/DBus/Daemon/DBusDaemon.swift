@@ -3,10 +3,12 @@ import Synchronization
 
 /// A private `dbus-daemon` process: a bus of our own, for tests and for stand-in services.
 ///
-/// The daemon listens on a socket in a fresh temporary directory and is stopped by ``stop()``
-/// or when the object goes away (SIGTERM, then SIGKILL after a grace period, then `waitpid`).
-/// It is started with `posix_spawn` and a cleared signal mask, so SIGTERM reaches it even when
-/// the parent blocks signals.
+/// The daemon listens on a socket in a fresh temporary directory. It ends with its parent however
+/// the parent ends: it runs under a small `/bin/sh` keeper whose standard input is a pipe only this
+/// process holds open; when that pipe closes (``stop()``, the object going away, or the parent's
+/// death, SIGKILL included) the keeper sends the daemon SIGTERM, waits for it and removes the
+/// directory. (A parent-death signal would not do: Linux sends it when the *thread* that spawned
+/// the child ends, and the threads of Swift's pools come and go.)
 public final class DBusDaemon: Sendable {
     /// The address clients connect to, as printed by the daemon (`unix:path=…,guid=…`).
     public let address: String
@@ -14,6 +16,10 @@ public final class DBusDaemon: Sendable {
     public let processIdentifier: Int32
     /// The temporary directory holding the configuration and the socket.
     public let directory: String
+    /// The keeper's process id (our child; the daemon is its child).
+    private let keeperIdentifier: Int32
+    /// Our end of the keeper's standard input; closing it ends the daemon.
+    private let lifeline: Int32
     private let stopped = Mutex(false)
 
     /// Where `dbus-daemon` is installed: the first executable found on `PATH`, `/usr/bin`, `/bin`.
@@ -93,11 +99,13 @@ public final class DBusDaemon: Sendable {
             throw DBusError.failed("Cannot write \(configPath)")
         }
         do {
-            let (pid, address) = try Self.spawn(
+            let started = try Self.spawn(
                 executable, arguments: ["--config-file=\(configPath)", "--nofork", "--print-address=1"],
-                log: directory + "/" + Self.logName, startTimeout: startTimeout)
-            self.processIdentifier = pid
-            self.address = address
+                directory: directory, startTimeout: startTimeout)
+            self.processIdentifier = started.daemon
+            self.keeperIdentifier = started.keeper
+            self.lifeline = started.lifeline
+            self.address = started.address
             self.directory = directory
         } catch {
             Self.removeDirectory(directory)
@@ -110,23 +118,25 @@ public final class DBusDaemon: Sendable {
         stopped.withLock { $0 } ? false : kill(processIdentifier, 0) == 0
     }
 
-    /// Stops the daemon: SIGTERM, SIGKILL if it is still there after `grace`, then reaps it and
-    /// removes its directory. Calling it again does nothing.
+    /// Stops the daemon: closes the keeper's lifeline (the keeper sends the daemon SIGTERM, reaps it
+    /// and removes its directory), kills both if they are still there after `grace`, then reaps the
+    /// keeper and removes whatever is left of the directory. Calling it again does nothing.
     ///
-    /// Blocking: until the daemon has exited (at most `grace` plus the time SIGKILL takes).
+    /// Blocking: until the keeper has exited (at most `grace` plus the time SIGKILL takes).
     public func stop(grace: Duration = .seconds(2)) {
         let alreadyStopped = stopped.withLock { stopped in
             defer { stopped = true }
             return stopped
         }
         guard !alreadyStopped else { return }
-        kill(processIdentifier, SIGTERM)
+        close(lifeline)
         let deadline = ContinuousClock.now + grace
         var status: Int32 = 0
-        while waitpid(processIdentifier, &status, WNOHANG) == 0 {
+        while waitpid(keeperIdentifier, &status, WNOHANG) == 0 {
             if ContinuousClock.now >= deadline {
                 kill(processIdentifier, SIGKILL)
-                _ = waitpid(processIdentifier, &status, 0)
+                kill(keeperIdentifier, SIGKILL)
+                _ = waitpid(keeperIdentifier, &status, 0)
                 break
             }
             usleep(2000)
@@ -145,20 +155,80 @@ public final class DBusDaemon: Sendable {
     /// whoever waits for its end (a test runner reading it to the end would wait for ever).
     static let logName = "daemon.log"
 
+    /// Held from the keeper's pipes' creation to its spawn.
+    private static let spawnLock = Mutex(())
+
+    /// The keeper: starts the daemon in the background (a non-interactive shell's background job
+    /// ignores SIGINT, so a Ctrl-C to the terminal's process group leaves the daemon to the keeper),
+    /// prints its process id, then reads its standard input until the end, which comes when the
+    /// last holder of the pipe's other end (this process) closes it or dies. Then it ends the
+    /// daemon and removes the directory. `$1` is the directory, the rest the daemon's command.
+    static let keeperScript = """
+        trap '' INT HUP
+        dir=$1; shift
+        "$@" < /dev/null &
+        daemon=$!
+        echo "pid $daemon"
+        while read -r _; do :; done
+        kill -TERM "$daemon" 2> /dev/null
+        wait "$daemon"
+        rm -f "$dir/bus" "$dir/bus.conf" "$dir/\(logName)"
+        rmdir "$dir"
+        """
+
     private static func spawn(
-        _ executable: String, arguments: [String], log: String, startTimeout: Duration
-    ) throws(DBusError) -> (Int32, String) {
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else { throw DBusError.failed("pipe failed with errno \(errno)") }
-        let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
+        _ executable: String, arguments: [String], directory: String, startTimeout: Duration
+    ) throws(DBusError) -> (keeper: Int32, daemon: Int32, lifeline: Int32, address: String) {
+        // Both pipes close on exec here: only the keeper gets them (as its standard input and
+        // output). Glibc's Swift module has no pipe2, so FD_CLOEXEC is set right after pipe, and
+        // daemons started on other threads wait meanwhile (spawnLock): no other keeper inherits a
+        // lifeline, which would keep that daemon alive as long as the other keeper runs.
+        let (pid, readEnd, lifeline) = try spawnLock.withLock { _ throws(DBusError) -> (Int32, Int32, Int32) in
+            try startKeeper(executable, arguments: arguments, directory: directory)
+        }
         defer { close(readEnd) }
+        // The keeper's "pid N" and the daemon's address, in either order.
+        var daemon: Int32?
+        var address: String?
+        let deadline = ContinuousClock.now + startTimeout
+        var pending: [UInt8] = []
+        while daemon == nil || address == nil, let line = readLine(from: readEnd, pending: &pending, until: deadline) {
+            if line.hasPrefix("pid ") { daemon = Int32(line.dropFirst(4)) } else if line.hasPrefix("unix:") { address = line }
+        }
+        guard let daemon, let address else {
+            close(lifeline)
+            if let daemon { kill(daemon, SIGKILL) }
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, 0)
+            let said = Self.firstLine(of: directory + "/" + logName).map { ": \($0)" } ?? ""
+            throw DBusError(name: DBusError.Names.noServer, message: "dbus-daemon did not start (no address printed)\(said)")
+        }
+        return (pid, daemon, lifeline, address)
+    }
+
+    /// Spawns the keeper; returns its process id, our end of its output and its lifeline.
+    private static func startKeeper(
+        _ executable: String, arguments: [String], directory: String
+    ) throws(DBusError) -> (Int32, Int32, Int32) {
+        var output: [Int32] = [-1, -1]
+        guard pipe(&output) == 0 else { throw DBusError.failed("pipe failed with errno \(errno)") }
+        var input: [Int32] = [-1, -1]
+        guard pipe(&input) == 0 else {
+            close(output[0])
+            close(output[1])
+            throw DBusError.failed("pipe failed with errno \(errno)")
+        }
+        for descriptor in output + input { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        let (readEnd, writeEnd) = (output[0], output[1])
+        let (lifelineReadEnd, lifeline) = (input[0], input[1])
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, lifelineReadEnd, 0)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
-        posix_spawn_file_actions_addclose(&actions, readEnd)
-        posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, directory + "/" + logName, O_WRONLY | O_CREAT | O_APPEND, 0o600)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -172,32 +242,28 @@ public final class DBusDaemon: Sendable {
         posix_spawnattr_setsigdefault(&attributes, &defaultSignals)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
-        let argv = ([executable] + arguments).map { strdup($0) }
+        let shell = "/bin/sh"
+        let argv = ([shell, "-c", keeperScript, "dfu-bus-keeper", directory, executable] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = (argv + [nil]).withUnsafeBufferPointer { arguments -> Int32 in
             guard let base = arguments.baseAddress else { return EINVAL }
-            return posix_spawn(&pid, executable, &actions, &attributes, base, environ)
+            return posix_spawn(&pid, shell, &actions, &attributes, base, environ)
         }
         close(writeEnd)
+        close(lifelineReadEnd)
         guard spawned == 0 else {
-            throw DBusError(name: DBusError.Names.noServer, message: "Cannot start \(executable): error \(spawned)")
+            close(lifeline)
+            close(readEnd)
+            throw DBusError(name: DBusError.Names.noServer, message: "Cannot start \(shell) for \(executable): error \(spawned)")
         }
-        guard let address = readLine(from: readEnd, within: startTimeout), address.hasPrefix("unix:") else {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)
-            let said = Self.firstLine(of: log).map { ": \($0)" } ?? ""
-            throw DBusError(name: DBusError.Names.noServer, message: "dbus-daemon did not start (no address printed)\(said)")
-        }
-        return (pid, address)
+        return (pid, readEnd, lifeline)
     }
 
-    /// Reads one line from `descriptor`, giving up at end of file or after `timeout`.
-    private static func readLine(from descriptor: Int32, within timeout: Duration) -> String? {
-        var bytes: [UInt8] = []
-        let deadline = ContinuousClock.now + timeout
-        while !bytes.contains(UInt8(ascii: "\n")) {
+    /// Reads the next line from `descriptor` (bytes after it stay in `pending`), giving up at end of
+    /// file or at `deadline`.
+    private static func readLine(from descriptor: Int32, pending: inout [UInt8], until deadline: ContinuousClock.Instant) -> String? {
+        while !pending.contains(UInt8(ascii: "\n")) {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { return nil }
             var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
@@ -205,11 +271,13 @@ public final class DBusDaemon: Sendable {
             guard poll(&descriptors, 1, milliseconds) > 0 else { return nil }
             var buffer = [UInt8](repeating: 0, count: 256)
             let count = read(descriptor, &buffer, buffer.count)
-            guard count > 0 else { break }
-            bytes += buffer[0..<count]
+            guard count > 0 else { return nil }
+            pending += buffer[0..<count]
         }
-        let line = bytes.split(separator: UInt8(ascii: "\n")).first.map { String(decoding: $0, as: UTF8.self) }
-        return line?.trimmingWhitespace
+        guard let end = pending.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        let line = String(decoding: pending[..<end], as: UTF8.self)
+        pending.removeSubrange(...end)
+        return line.trimmingWhitespace
     }
 
     private static func write(_ text: String, to path: String) -> Bool {
