@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import ZipArchive
 
@@ -65,8 +66,6 @@ enum NrfutilFixtures {
 
     /// A fresh empty folder for outputs.
     static func temporaryFolder() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-pkg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
+        try TestScratch.folder("dfu-pkg")
     }
 }

@@ -1,13 +1,14 @@
 import DFUCore
 import DFUSimulator
 import Foundation
+import TestSupport
 
 /// MCUboot images for the SMP command tests, written once to a temporary folder, and simulated
 /// Zephyr/MCUboot devices to send them to.
 enum SMPFirmware {
     /// A folder of this process's test images.
     static let folder: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-smp-\(UUID().uuidString)")
+        let url = TestScratch.root.appendingPathComponent("dfu-smp")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()
