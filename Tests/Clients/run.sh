@@ -21,7 +21,10 @@ export DFU_BUILD_DIR
 
 export PYTHONDONTWRITEBYTECODE=1
 status=0
-"$venv/bin/python" -m pytest -c "$here/pytest.ini" --rootdir "$here" -p no:cacheprovider "$here" "$@" || status=$?
+# pytest's temporary folders (tmp_path) in one folder removed afterwards, not kept in /tmp (pytest keeps the last three).
+basetemp=$(mktemp -d "${TMPDIR:-/tmp}/dfu-clients.XXXXXX")
+trap 'rm -rf "$basetemp"' EXIT
+"$venv/bin/python" -m pytest -c "$here/pytest.ini" --rootdir "$here" -p no:cacheprovider --basetemp "$basetemp/pytest" "$here" "$@" || status=$?
 if [ "$status" -eq 5 ]; then
     echo "client suites: pytest collected no test" >&2
     exit 1

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# What a test run leaves behind, for .ci/run: `ci-leftovers.sh list` prints this project's temporary
+# folders in TMPDIR (dfu-*) and the processes of its test runs still alive (dbus-daemons of dfu-sim
+# and of the tests, dfu, dfu-sim, the test runner), one per line; `ci-leftovers.sh check BEFORE`
+# prints what is listed now and was not in BEFORE, and fails if there is any.
+set -euo pipefail
+list() {
+    find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'dfu-*' -printf 'folder %p\n' 2>/dev/null | sort
+    # Exact names (comm, first 15 characters), never a pattern over command lines.
+    for name in dbus-daemon dfu dfu-sim dfuPackageTests; do
+        pgrep -x "${name:0:15}" 2>/dev/null | while read -r pid; do
+            echo "process $pid $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | cut -c1-160)"
+        done
+    done | sort
+}
+case ${1:-} in
+    list) list ;;
+    check)
+        [ -f "${2:-}" ] || { echo "usage: $0 check BEFORE_FILE" >&2; exit 64; }
+        left=$(comm -13 "$2" <(list))
+        if [ -n "$left" ]; then
+            echo "the test run left these behind:"
+            echo "$left"
+            exit 1
+        fi
+        echo "nothing left behind"
+        ;;
+    *) echo "usage: $0 list | check BEFORE_FILE" >&2; exit 64 ;;
+esac
