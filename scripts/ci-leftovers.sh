@@ -7,9 +7,11 @@ set -euo pipefail
 list() {
     find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'dfu-*' -printf 'folder %p\n' 2>/dev/null | sort
     # Exact names (comm, first 15 characters), never a pattern over command lines.
+    local name pid
     for name in dbus-daemon dfu dfu-sim dfuPackageTests; do
-        pgrep -x "${name:0:15}" 2>/dev/null | while read -r pid; do
-            echo "process $pid $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | cut -c1-160)"
+        # pgrep exits 1 when nothing matches: that is the good case.
+        for pid in $(pgrep -x "${name:0:15}" || true); do
+            echo "process $pid $(tr '\0' ' ' < "/proc/$pid/cmdline" 2> /dev/null | cut -c1-160)"
         done
     done | sort
 }
