@@ -5,7 +5,10 @@
 # prints what is listed now and was not in BEFORE, and fails if there is any.
 set -euo pipefail
 list() {
-    find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'dfu-*' -printf 'folder %p\n' 2>/dev/null | sort
+    list_unsorted | LC_ALL=C sort
+}
+list_unsorted() {
+    find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'dfu-*' -printf 'folder %p\n' 2> /dev/null
     # Exact names (comm, first 15 characters), never a pattern over command lines.
     local name pid
     for name in dbus-daemon dfu dfu-sim dfuPackageTests; do
@@ -13,13 +16,13 @@ list() {
         for pid in $(pgrep -x "${name:0:15}" || true); do
             echo "process $pid $(tr '\0' ' ' < "/proc/$pid/cmdline" 2> /dev/null | cut -c1-160)"
         done
-    done | sort
+    done
 }
 case ${1:-} in
     list) list ;;
     check)
         [ -f "${2:-}" ] || { echo "usage: $0 check BEFORE_FILE" >&2; exit 64; }
-        left=$(comm -13 "$2" <(list))
+        left=$(LC_ALL=C comm -13 "$2" <(list))
         if [ -n "$left" ]; then
             echo "the test run left these behind:"
             echo "$left"
