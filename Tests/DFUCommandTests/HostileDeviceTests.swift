@@ -52,4 +52,25 @@ import Testing
         let requests = try #require(Self.stats(run)["smp_requests"] as? Int, "\(run.report)")
         #expect(requests <= 40, "\(requests) SMP requests")
     }
+
+    /// A device that answers, slowly, for longer than the deadline: its update ends there (exit 2), whatever it does.
+    @Test func anUpdateThatOutlivesItsDeadlineFailsWithOneLineAndExit2() async throws {
+        let run = try await DFUSimRun.run(devices: ["smp"], simulator: ["--link", "smp_paced=yes,interval_ms=200"],
+                                          ["upload", SMPFirmware.image, "-d", Self.address, "--deadline", "1", "-q"])
+        #expect(run.status == 2, "\(run.error)")
+        #expect(run.error.contains("did not finish within its deadline of 1 s"), "\(run.error)")
+        #expect(run.error.split(separator: "\n").count == 1, "\(run.error)")
+    }
+
+    @Test(arguments: ["0", "86401", "soon", "-1"])
+    func aDeadlineOutsideOneSecondToADayIsAUsageError(value: String) async throws {
+        let run = try await DFUSimRun.run(devices: ["smp"], ["upload", SMPFirmware.image, "-d", Self.address, "--deadline", value])
+        #expect(run.status == 64, "\(run.error)")
+        #expect(run.error.contains("option --deadline"), "\(run.error)")
+    }
+
+    @Test func theAutomaticDeadlineLetsAWorkingDeviceFinish() async throws {
+        let run = try await DFUSimRun.run(devices: ["smp"], ["upload", SMPFirmware.image, "-d", Self.address, "--deadline", "auto"])
+        #expect(run.status == 0, "\(run.error)")
+    }
 }
