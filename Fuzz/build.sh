@@ -32,7 +32,8 @@ libs=(-lzip -lcrypto -lz -lcbor)
 # The library modules that hold parsers, in dependency order.
 modules=(DFUCrypto ZipArchive CBOR DFUCore)
 if [[ -d Sources/DBus ]] && grep -rq "CDBus" Sources/DBus --include="*.swift"; then
-    modules+=(DBus)
+    # DBus is served by the event loop: IOLoop (and its SystemSupport) first.
+    modules+=(SystemSupport IOLoop DBus)
     libs+=(-ldbus-1)
 fi
 

@@ -10,8 +10,8 @@
 //   10–11  send a notification of up to 20 input bytes — a lie unless it happens to be true;
 //   12  time out;   13  disconnect.
 // Byte 0 picks the configuration (PRN interval, packet size, resume, part kind, a delay before the
-// first data object) and byte 1 the
-// device's maximum data object size.
+// first data object) and byte 1 the device's maximum data object size: one of the SDK's, or (bit 7) the
+// data and command object sizes over the whole u32 range from the next input bytes.
 //
 // Invariant checked (a crash when broken): unless the device lied, the machine executes an
 // object only when what the device holds is exactly what it should (no unverified Execute).
@@ -30,6 +30,7 @@ private struct HonestDevice {
     var executedData = 0
     var current: SecureDFUObjectType = .command
     var maxDataSize: UInt32 = 4096
+    var maxCommandSize: UInt32 = 256
 
     var buffer: [UInt8] { current == .command ? command : data }
 
@@ -54,7 +55,7 @@ private struct HonestDevice {
             current = type
             if type == .data { data.removeLast(data.count - executedData) }
             let bytes = buffer
-            let maximum: UInt32 = type == .command ? 256 : maxDataSize
+            let maximum: UInt32 = type == .command ? maxCommandSize : maxDataSize
             return [0x60, 0x06, 0x01] + maximum.littleEndianBytes + UInt32(bytes.count).littleEndianBytes
                 + CRC32.checksum(bytes).littleEndianBytes
         case .create(let type, _):
@@ -98,7 +99,14 @@ public func fuzzSecureDFUResponses(_ data: UnsafePointer<UInt8>?, _ size: Int) -
         resume: setup & 0x10 != 0, firstObjectDelay: setup & 0x80 != 0 ? .milliseconds(400) : .zero)
     var machine = SecureDFUStateMachine(kind: kind, initPacket: initPacket, image: image, configuration: configuration)
     var device = HonestDevice()
-    device.maxDataSize = dataObjectSizes[Int(input.byte() ?? 0) % dataObjectSizes.count]
+    let sizes = input.byte() ?? 0
+    if sizes & 0x80 == 0 {
+        device.maxDataSize = dataObjectSizes[Int(sizes) % dataObjectSizes.count]
+    } else {
+        // Any u32 the device may claim (the machine must refuse what is outside 1 B…1 MiB, never trap).
+        device.maxDataSize = input.uint32()
+        device.maxCommandSize = input.uint32()
+    }
     var lied = false
     var lastRequest = SecureDFURequest.setPRN(0)
     var lastPacketSize = 0

@@ -82,29 +82,44 @@ private func answer(to request: SMPHeader, kind: UInt8, input: inout FuzzInput, 
     var body: CBOR
     switch (request.group, request.command) {
     case (.os, 6):
-        let size = 64 + value * 16
-        body = .map(["buf_size": .int(size), "buf_count": .int(1 + Int(input.byte() ?? 0) % 8)])
+        // Mostly sizes a server has; with bit 0x20 of the kind, buf_size and buf_count over CBOR's whole range
+        // (the machine must refuse what is outside 64…65535 and 1…65535, never trap).
+        let wide = kind & 0x20 != 0
+        let count = 1 + Int(input.byte() ?? 0) % 8
+        body = .map(["buf_size": wide ? input.cborValue() : .int(64 + value * 16),
+                     "buf_count": wide ? input.cborValue() : .int(count)])
     case (.image, 0):
         var entries: [CBOR] = []
         for image in plan.images {
             let flags = input.byte() ?? 0
             let hash: [UInt8] = flags & 1 == 0 ? image.imageHash : [UInt8](repeating: 0, count: 32)
-            entries.append(.map(["image": .int(image.image), "slot": .int(Int(flags >> 1) & 1), "version": .text("1.0.0"),
+            let wide = kind & 0x20 != 0
+            entries.append(.map(["image": wide ? input.cborValue() : .int(image.image),
+                                 "slot": wide ? input.cborValue() : .int(Int(flags >> 1) & 1), "version": .text("1.0.0"),
                                  "hash": .bytes(hash), "active": .bool(flags & 4 != 0), "confirmed": .bool(flags & 8 != 0),
                                  "pending": .bool(flags & 16 != 0)]))
         }
         body = .map(["images": .array(entries)])
     case (.image, 1):
         let total = plan.images.map(\.bytes.count).max() ?? 0
+        let wide = kind & 0x20 != 0
         body = kind % 8 == 7
-            ? .map(["err": .map(["group": .int(1), "rc": .int(value % 40)])])
-            : .map(["off": .int(value * 37 % (total + 2)), "match": .bool(value & 1 == 0)])
+            ? .map(["err": .map(["group": wide ? input.cborValue() : .int(1), "rc": wide ? input.cborValue() : .int(value % 40)])])
+            : .map(["off": wide ? input.cborValue() : .int(value * 37 % (total + 2)), "match": .bool(value & 1 == 0)])
     case (.os, 5):
         body = .map([])
     default:
-        body = .map(["rc": .int(value % 16)])
+        body = .map(["rc": kind & 0x20 != 0 ? input.cborValue() : .int(value % 16)])
     }
     return try? SMPFrame(operation: request.operation.response, version: request.version, group: request.group,
                          command: request.command, sequence: kind & 0x10 == 0 ? request.sequence : request.sequence &- 1,
                          body: body).bytes
+}
+
+extension FuzzInput {
+    /// ``cborInteger()`` as a CBOR item.
+    mutating func cborValue() -> CBOR {
+        let (major0, magnitude) = cborInteger()
+        return major0 ? .unsigned(magnitude) : .negative(magnitude)
+    }
 }

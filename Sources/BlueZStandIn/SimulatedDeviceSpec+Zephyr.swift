@@ -11,7 +11,8 @@ import DFUSimulator
 /// (`MCUMGR_GRP_OS_MCUMGR_PARAMS`), `reset_ms` (`MCUMGR_GRP_OS_RESET_MS`), `slot_size` (image 0's slots, bytes),
 /// `page_size`, `version=MAJOR.MINOR.REVISION[.BUILD]` (the images it runs at first), `public_key=FILE` (the key
 /// MCUboot verifies signatures with: ECDSA P-256, Ed25519 or RSA, PEM), and the faults `duplicate_response=N[:M…]`,
-/// `unanswered_response=N[:M…]` (answers counted from 1 over the device's life) and `reset_after_upload_bytes=N`;
+/// `unanswered_response=N[:M…]` (answers counted from 1 over the device's life) and `reset_after_upload_bytes=N`, the
+/// hostile faults `report_buf_size=N`, `report_buf_count=N` and `lying_offset=yes|no`;
 /// and how it pairs (``DevicePairing``): `security=none|encrypted|authenticated` (`smp-auth`: authenticated),
 /// `io=DisplayOnly|DisplayYesNo|KeyboardOnly|NoInputNoOutput|KeyboardDisplay` (default DisplayOnly), `passkey=N`
 /// (the passkey it shows, default 123456).
@@ -92,6 +93,10 @@ extension SimulatedDeviceSpec {
         if let text = fields.take("unanswered_response") {
             configuration.unansweredResponses = try Self.counts(text, key: "unanswered_response")
         }
+        // Hostile faults (docs/conformance-mcuboot.md, "Hostile faults"): not modelled on any real device.
+        if let size = try fields.takeInteger("report_buf_size") { configuration.reportedBufferSize = size }
+        if let count = try fields.takeInteger("report_buf_count") { configuration.reportedBufferCount = count }
+        if let on = try fields.takeFlag("lying_offset") { configuration.lyingOffset = on }
         if let bytes = try fields.takeInteger("reset_after_upload_bytes") {
             guard bytes > 0 else { throw StandInSpecError("reset_after_upload_bytes=\(bytes) must be positive") }
             configuration.resetAfterUploadBytes = bytes

@@ -65,12 +65,14 @@ struct SpecFields {
             digits = digits.dropFirst()
         }
         let value: Int?
+        // The sign goes with the digits, so that −2^63 (whose magnitude is no Int) is read too.
+        let sign = negative ? "-" : ""
         if digits.lowercased().hasPrefix("0x") {
-            value = Int(digits.dropFirst(2), radix: 16)
+            value = Int(sign + digits.dropFirst(2), radix: 16)
         } else {
-            value = Int(digits, radix: 10)
+            value = Int(sign + digits, radix: 10)
         }
-        return value.map { negative ? -$0 : $0 }
+        return value
     }
 }
 

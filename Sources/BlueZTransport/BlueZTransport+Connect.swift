@@ -169,7 +169,7 @@ extension BlueZTransport {
             }
         }
         let mtus = context.characteristics.values.compactMap(\.mtu)
-        context.mtu = mtus.max() ?? 23
+        context.mtu = LinkContext.attMTU(mtus.max() ?? 23)
         if let smp = context.characteristics[.smp], mtus.isEmpty { try await acquireWriteEarly(smp, in: context) }
         var bonded = device.isBonded || device.isPaired
         if context.characteristics[.buttonlessWithBonds] != nil, !bonded {
@@ -197,9 +197,9 @@ extension BlueZTransport {
         guard usesAcquireWrite, characteristic.flags.contains("write-without-response") else { return }
         do {
             let (descriptor, mtu) = try await client.acquireWrite(characteristic: characteristic.path)
-            context.writer = PacketWriter(descriptor: descriptor, mtu: mtu, loop: loop)
+            context.writer = PacketWriter(descriptor: descriptor, mtu: LinkContext.attMTU(mtu), loop: loop)
             context.writerEndpoint = .smp
-            context.mtu = max(context.mtu, mtu)
+            context.mtu = max(context.mtu, LinkContext.attMTU(mtu))
         } catch {
             if context.events.isDown {
                 await disconnect()

@@ -133,7 +133,7 @@ extension BlueZTransport {
             if context.writer == nil {
                 do {
                     let (descriptor, mtu) = try await client.acquireWrite(characteristic: characteristic.path)
-                    context.writer = PacketWriter(descriptor: descriptor, mtu: mtu, loop: loop)
+                    context.writer = PacketWriter(descriptor: descriptor, mtu: LinkContext.attMTU(mtu), loop: loop)
                     context.writerEndpoint = endpoint
                 } catch {
                     if context.events.isDown { throw .disconnected }

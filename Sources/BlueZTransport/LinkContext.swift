@@ -28,6 +28,11 @@ final class LinkContext {
     /// The ATT MTU of the link.
     var mtu = 23
 
+    /// An MTU bluetoothd reports (negotiated with the device), within what ATT allows: at least the default 23, at
+    /// most 517 (an attribute value holds 512 bytes; Core 5.3 Vol 3 Part F 3.2.9), so that no length derived from
+    /// it is negative or beyond any write.
+    static func attMTU(_ reported: Int) -> Int { min(max(reported, 23), 517) }
+
     init(device: BlueZPath, loop: EventLoop) {
         self.device = device
         events = LinkEvents(loop: loop)

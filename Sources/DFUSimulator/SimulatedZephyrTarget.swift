@@ -327,8 +327,8 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         case (.os, 0, true): echo(body, outcome: &outcome)
         case (.os, 5, true): outcome.resetAfterAnswer = configuration.resetDelay
         case (.os, 6, false) where configuration.answersParameters:
-            outcome.reply = .body(.map(["buf_size": .int(configuration.bufferSize),
-                                        "buf_count": .int(configuration.bufferCount)]))
+            outcome.reply = .body(.map(["buf_size": .int(configuration.reportedBufferSize ?? configuration.bufferSize),
+                                        "buf_count": .int(configuration.reportedBufferCount ?? configuration.bufferCount)]))
         case (.image, 0, false): outcome.reply = .body(stateBody())
         case (.image, 0, true): stateWrite(body, outcome: &outcome)
         case (.image, 1, true): uploadChunk(body, outcome: &outcome, context: context)
@@ -481,6 +481,11 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         guard let offset = offsetField.value, offset >= 0 else {
             upload = nil
             return outcome.reply = .imageError(20)  // no `off`: INVALID_OFFSET
+        }
+        if configuration.lyingOffset, offset != 0 {
+            // Hostile fault (docs/conformance-mcuboot.md, H3): no real server does this.
+            upload = nil
+            return outcome.reply = .body(.map(["off": .int(0)]))
         }
         if offset == 0 {
             guard data.count >= MCUbootImage.headerSize else { return fail(22, &outcome) }  // INVALID_IMAGE_HEADER

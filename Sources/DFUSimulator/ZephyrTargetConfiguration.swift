@@ -76,6 +76,14 @@ public struct ZephyrTargetConfiguration: Sendable {
     /// Fault: the device resets (losing the upload state in RAM, as a watchdog or power loss would) once this
     /// many image bytes were written, before answering that chunk.
     public var resetAfterUploadBytes: Int?
+    /// Hostile fault, not modelled on any real device: the MCUmgr parameters answer this buf_size (any integer),
+    /// while the receive buffers stay `bufferSize`.
+    public var reportedBufferSize: Int?
+    /// Hostile fault, not modelled on any real device: the MCUmgr parameters answer this buf_count (any integer).
+    public var reportedBufferCount: Int?
+    /// Hostile fault, not modelled on any real device: every upload chunk at an offset other than 0 is answered with
+    /// `off` 0 and the upload state dropped, so a client that follows the device starts over for ever.
+    public var lyingOffset = false
 
     /// The `smp_svr` sample with its Bluetooth overlay: one image, 472 KB slots (nRF52840 DK partitions).
     public init() {}

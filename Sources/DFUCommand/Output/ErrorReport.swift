@@ -47,8 +47,8 @@ extension ErrorReport {
         if case .transport(_, .hostUnavailable) = error { return .unavailable }
         if error.isConnectionFailure { return .deviceNotFound }
         return switch error {
-        case .remote, .crcMismatch, .unexpectedResponse, .unsupportedDevice: .deviceRejected
-        case .timeout, .disconnected, .deviceNotFound, .bootloaderNotFound: .deviceNotFound
+        case .remote, .crcMismatch, .unexpectedResponse, .unsupportedDevice, .outOfRange, .offsetMovedBack: .deviceRejected
+        case .timeout, .disconnected, .deviceNotFound, .bootloaderNotFound, .deadlineExceeded: .deviceNotFound
         case .transport(_, let cause):
             switch cause {
             case .disconnected, .timedOut, .deviceNotFound: .deviceNotFound

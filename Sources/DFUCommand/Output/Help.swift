@@ -4,7 +4,7 @@ enum Help {
     static let exitCodes: [(ExitCode, String)] = [
         (.success, "success"),
         (.deviceRejected, "the device rejected the update (the remote error is named)"),
-        (.deviceNotFound, "device not found, or it stopped answering within its timeouts"),
+        (.deviceNotFound, "device not found, or it stopped answering within its timeouts or --deadline"),
         (.usage, "usage error: unknown option, bad value, missing argument"),
         (.badPackage, "bad package or firmware file, hash or signature check failed"),
         (.noInput, "a file named on the command line cannot be read (or an output written)"),

@@ -70,6 +70,9 @@ struct UploadSettings: Sendable {
                    default: OptionSpec.seconds(defaults.connectTimeout)),
             .value("retries", "N", help: "N + 1 Connect calls per connection, N reconnections after a lost link",
                    default: String(defaults.reconnectAttempts)),
+            .value("deadline", "SECONDS|auto",
+                   help: "end a device's update that has not finished after this long (1-86400 s); auto = 300 s + 4 ms per firmware byte",
+                   default: DFUDeadline.automatic.description),
             .flag("no-resume", help: "start every object over instead of resuming an interrupted upload"),
             .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: packets by WriteValue, notifications by signals"),
             .value("packet-size", "BYTES", help: "largest data packet (default: the MTU allows, multiple of 4)"),
@@ -169,6 +172,12 @@ struct UploadSettings: Sendable {
         if let retries = try arguments.integer("retries", in: 0...20) {
             options.reconnectAttempts = retries
             options.connectionAttempts = retries + 1
+        }
+        if let text = arguments.value("deadline"), text != "auto" {
+            guard let value = Double(text), value.isFinite, value >= 1, value <= 86_400 else {
+                throw usage("option --deadline: '\(text)' is not auto or a number of seconds from 1 to 86400")
+            }
+            options.deadline = .fixed(.milliseconds(Int((value * 1000).rounded())))
         }
         options.resume = !arguments.flag("no-resume")
         if let size = try arguments.integer("packet-size", in: 20...512) {

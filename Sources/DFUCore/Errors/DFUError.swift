@@ -30,6 +30,13 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
     case invalidPart(PartKind, reason: String)
     /// The update was cancelled (Abort was sent where the protocol allows it).
     case aborted(step: DFUStep)
+    /// The device sent a number outside what its protocol allows (``DeviceFieldRange``): `field` names it,
+    /// `value` is what was sent and `allowed` the range. Only this device's update ends.
+    case outOfRange(field: String, value: String, allowed: String)
+    /// An SMP device moved the upload offset back more often than a working link needs (``SMPUploadMachine``).
+    case offsetMovedBack(image: Int, times: Int)
+    /// The device's update did not finish within its overall deadline (`--deadline`).
+    case deadlineExceeded(step: DFUStep, after: Duration)
 
     /// Whether the device rejected the init packet (the step multi-part uploads may skip past).
     public var isInitPacketRejection: Bool {
@@ -103,6 +110,12 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
             return "the firmware does not fit the device: \(reason)"
         case .invalidPart(let kind, let reason):
             return "the \(kind.rawValue) part cannot be sent: \(reason)"
+        case .outOfRange(let field, let value, let allowed):
+            return "the device sent \(field) \(value), outside \(allowed); it does not follow its protocol, so its update was stopped"
+        case .offsetMovedBack(let image, let times):
+            return "the device moved the upload offset of image \(image) back \(times) times; it does not keep what it receives, so its update was stopped"
+        case .deadlineExceeded(let step, let after):
+            return "the update did not finish within its deadline of \(after.dfuSeconds) (while \(step)); move the device closer or raise --deadline"
         case .aborted(let step):
             return "the update was cancelled while \(step); the device stays in its bootloader until it times out, run the update again to finish"
         }

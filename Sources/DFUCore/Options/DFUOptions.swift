@@ -48,6 +48,8 @@ public struct DFUOptions: Sendable, Hashable {
     /// Holds Secure firmware packets back so the bootloader's receive buffers never overflow while its
     /// flash is busy (``FlashPacing``); nil sends packets as fast as the link takes them. Default: nRF52 maxima.
     public var flashPacing: FlashPacing? = FlashPacing()
+    /// How long one device's whole update may take (``DFUDeadline``). Default: 300 s + 4 ms per firmware byte.
+    public var deadline: DFUDeadline = .automatic
     /// Seed for the random alternative name (nil = system random); fixed in tests.
     public var nameSeed: UInt64?
 

@@ -15,6 +15,15 @@ extension DFURunner {
         var partBytes = 0
         /// How many times the flash pacer was slowed down after losses (kept across connections).
         var pacingSlowdowns = 0
+        /// When the whole update must be over (``DFUOptions/deadline``), and how long that was.
+        var deadline: RunnerClock.Instant?
+        var deadlineDuration: Duration = .zero
+
+        /// Sets the deadline for `bytes` firmware bytes from the start.
+        mutating func setDeadline(_ deadline: DFUDeadline, bytes: Int) {
+            deadlineDuration = deadline.duration(forBytes: bytes)
+            self.deadline = start.advanced(by: deadlineDuration)
+        }
     }
 
     func detectMode(_ peer: DFUPeer) async throws(DFUError) -> DFUDeviceMode {

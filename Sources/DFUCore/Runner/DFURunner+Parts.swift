@@ -84,6 +84,10 @@ extension DFURunner {
         var event = DFUMachineEvent.start
         var cancelled = false
         while true {
+            if let deadline = context.deadline, clock.now >= deadline {
+                // However busy the device keeps the machine, its update ends here.
+                throw .deadlineExceeded(step: machine.step, after: context.deadlineDuration)
+            }
             var action = machine.handle(event)
             if !cancelled, Task.isCancelled {
                 cancelled = true
@@ -107,7 +111,11 @@ extension DFURunner {
             case .lastWrite(let frame, let endpoint):
                 try? await transport.write(frame, to: endpoint, type: .withResponse)
                 event = .written
-            case .awaitNotification(let endpoint, let timeout):
+            case .awaitNotification(let endpoint, var timeout):
+                if let deadline = context.deadline {
+                    // Not past the deadline: the next turn ends the update there.
+                    timeout = max(.zero, min(timeout, clock.now.duration(to: deadline)))
+                }
                 do {
                     event = try await awaitNotification(from: endpoint, within: timeout).map { .notified($0) } ?? .timedOut
                 } catch .disconnected {

@@ -21,6 +21,7 @@ extension DFURunner {
         guard !plan.images.isEmpty else { throw .invalidPart(.application, reason: "there is no MCUboot image to send") }
         var context = UpdateContext(start: clock.now, totalParts: 1, names: DFUAlternativeNameGenerator(seed: options.nameSeed))
         context.partBytes = plan.totalBytes
+        context.setDeadline(options.deadline, bytes: plan.totalBytes)
         report(.connecting, part: 1, context: context, bytes: 0, total: plan.totalBytes)
         var peer = try await connect(DFUConnectParameters(
             selector: device, scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout,

@@ -40,6 +40,7 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
                                reason: "the package has no part in the \(options.scope.rawValue) scope")
         }
         var context = UpdateContext(start: clock.now, totalParts: parts.count, names: DFUAlternativeNameGenerator(seed: options.nameSeed))
+        context.setDeadline(options.deadline, bytes: parts.reduce(0) { $0 + $1.image.count })
         report(.connecting, part: 1, context: context, bytes: 0, total: firstPart.image.count)
         let selector = withBootloaderFallback(device)
         var peer = try await connect(DFUConnectParameters(

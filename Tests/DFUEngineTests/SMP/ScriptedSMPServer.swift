@@ -34,6 +34,8 @@ final class ScriptedSMPServer {
     var alwaysMismatch = false
     /// Speak only SMP version 1: a version 2 request gets MGMT_ERR_UNSUPPORTED_TOO_NEW (zephyr `smp.c`).
     var onlyVersion1 = false
+    /// Hostile: every chunk at an offset other than 0 is answered with off 0 and the upload dropped.
+    var lyingOffset = false
     /// The version of every request taken.
     private(set) var versions: [SMPVersion] = []
 
@@ -109,6 +111,10 @@ final class ScriptedSMPServer {
             return respond(frame, .map(["err": .map(["group": .int(1), "rc": .int(error)])]))
         }
         guard let chunk = try? SMPUploadChunk(body: body) else { return respond(frame, .map(["rc": .int(3)])) }
+        if lyingOffset, chunk.offset != 0 {
+            uploading = false
+            return respond(frame, .map(["off": .int(0)]))
+        }
         if chunk.offset == 0 {
             guard chunk.data.count >= 32 else {  // IMG_MGMT_ERR_INVALID_IMAGE_HEADER
                 return respond(frame, .map(["err": .map(["group": .int(1), "rc": .int(22)])]))

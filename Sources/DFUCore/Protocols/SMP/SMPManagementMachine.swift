@@ -89,7 +89,7 @@ public struct SMPManagementMachine: Sendable {
             do {
                 answer = try SMPResponse(frame: frame, answering: request.command)
             } catch {
-                return .fail(.unexpectedResponse(step: step, bytes: frame.bytes))
+                return .fail(error.dfuError(step: step, frame: frame))
             }
             if case .failure(.management(.versionTooNew, _)) = answer, version == .version2 {
                 version = .version1

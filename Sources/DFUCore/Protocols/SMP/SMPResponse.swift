@@ -30,6 +30,19 @@ public enum SMPResponse: Sendable, Hashable, CustomStringConvertible {
         case missingField(String)
         /// A field has the wrong CBOR type.
         case wrongType(field: String, found: String)
+        /// An integer field is outside its range (``SMPFieldRange``).
+        case outOfRange(field: String, value: String)
+
+        /// The engine's error for this decoding error of `frame`: a number out of range is named
+        /// (``DFUError/outOfRange(field:value:allowed:)``), anything else is an unexpected answer.
+        func dfuError(step: DFUStep, frame: SMPFrame) -> DFUError {
+            guard case .outOfRange(let field, let value) = self else {
+                return .unexpectedResponse(step: step, bytes: frame.bytes)
+            }
+            let range = SMPFieldRange.all.first { $0.field == field }
+            return .outOfRange(field: field, value: value,
+                               allowed: range.map { "\($0.allowed.lowerBound)…\($0.allowed.upperBound)" } ?? "its range")
+        }
 
         /// One line.
         public var description: String {
@@ -39,6 +52,8 @@ public enum SMPResponse: Sendable, Hashable, CustomStringConvertible {
             case .missingField(let field): "SMP response lacks \"\(field)\""
             case .wrongType(let field, let found):
                 "SMP response field \"\(field)\" has the wrong type: \(String(found.prefix(60)))"
+            case .outOfRange(let field, let value):
+                "SMP response field \"\(field)\" is out of range: \(value)"
             }
         }
     }
@@ -59,14 +74,14 @@ public enum SMPResponse: Sendable, Hashable, CustomStringConvertible {
         case .reset:
             self = .reset
         case .parameters:
-            self = .parameters(SMPParameters(bufferSize: try body.requiredInt("buf_size"),
-                                             bufferCount: try body.requiredInt("buf_count")))
+            self = .parameters(SMPParameters(bufferSize: try body.requiredInt(SMPFieldRange.bufferSize),
+                                             bufferCount: try body.requiredInt(SMPFieldRange.bufferCount)))
         case .imageState, .setImageState:
             self = .imageState(try body.requiredArray("images").map { (entry) throws(DecodingError) in
                 guard case .map = entry else { throw .wrongType(field: "images", found: entry.description) }
                 guard let version = try entry.optionalText("version") else { throw .missingField("version") }
                 return SMPImageSlotState(
-                    image: try entry.optionalInt("image") ?? 0, slot: try entry.requiredInt("slot"),
+                    image: try entry.optionalInt(SMPFieldRange.image) ?? 0, slot: try entry.requiredInt(SMPFieldRange.slot),
                     version: version, hash: try entry.optionalBytes("hash"),
                     bootable: try entry.optionalBool("bootable") ?? false,
                     pending: try entry.optionalBool("pending") ?? false,
@@ -75,17 +90,17 @@ public enum SMPResponse: Sendable, Hashable, CustomStringConvertible {
                     permanent: try entry.optionalBool("permanent") ?? false)
             })
         case .upload:
-            self = .upload(offset: try body.optionalInt("off"), match: try body.optionalBool("match"))
+            self = .upload(offset: try body.optionalInt(SMPFieldRange.offset), match: try body.optionalBool("match"))
         case .erase:
             self = .erase
         case .slotInfo:
             self = .slotInfo(try body.requiredArray("images").map { (entry) throws(DecodingError) in
                 let slots = try entry.requiredArray("slots").map { (slot) throws(DecodingError) in
-                    SMPSlotInfo.Slot(slot: try slot.requiredInt("slot"), size: try slot.requiredInt("size"),
-                                     uploadImageID: try slot.optionalInt("upload_image_id"))
+                    SMPSlotInfo.Slot(slot: try slot.requiredInt(SMPFieldRange.slot), size: try slot.requiredInt(SMPFieldRange.size),
+                                     uploadImageID: try slot.optionalInt(SMPFieldRange.uploadImageID))
                 }
-                return SMPSlotInfo(image: try entry.requiredInt("image"), slots: slots,
-                                   maxImageSize: try entry.optionalInt("max_image_size"))
+                return SMPSlotInfo(image: try entry.requiredInt(SMPFieldRange.image), slots: slots,
+                                   maxImageSize: try entry.optionalInt(SMPFieldRange.maxImageSize))
             })
         }
     }
@@ -94,14 +109,14 @@ public enum SMPResponse: Sendable, Hashable, CustomStringConvertible {
     static func error(in body: CBOR) throws(DecodingError) -> SMPError? {
         if let err = body["err"] {
             guard case .map = err else { throw .wrongType(field: "err", found: err.description) }
-            let group = try err.requiredInt("group")
-            let rc = try err.requiredInt("rc")
+            let group = try err.requiredInt(SMPFieldRange.group)
+            let rc = try err.requiredInt(SMPFieldRange.rc)
             guard rc != 0 else { return nil }
             if group == Int(SMPGroup.image.rawValue) { return .image(SMPImageError(rawValue: rc)) }
-            guard let id = UInt16(exactly: group) else { throw .wrongType(field: "group", found: "\(group)") }
+            guard let id = UInt16(exactly: group) else { throw .outOfRange(field: "group", value: "\(group)") }
             return .group(SMPGroup(rawValue: id), rc: rc)
         }
-        if let rc = try body.optionalInt("rc"), rc != 0 {
+        if let rc = try body.optionalInt(SMPFieldRange.rc), rc != 0 {
             return .management(SMPManagementError(rawValue: rc), reason: try body.optionalText("rsn"))
         }
         return nil

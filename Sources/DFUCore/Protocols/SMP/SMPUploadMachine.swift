@@ -85,6 +85,10 @@ public struct SMPUploadMachine: Sendable {
     private var pending: Pending?
     private var window: SMPUploadWindow?
     private var stalls = 0
+    /// Times the device moved the current image's upload offset back to one it had already taken.
+    private var offsetMovedBack = 0
+    /// How often an image's upload offset may move back before the device's update fails.
+    public static let offsetMovesBackAllowed = 4
     private var statuses: [SMPImageStatus] = []
     private var transferReported = false
     private var cancelled = false
@@ -207,7 +211,7 @@ public struct SMPUploadMachine: Sendable {
             do {
                 response = try SMPResponse(frame: frame, answering: pending.request.command)
             } catch {
-                return .fail(.unexpectedResponse(step: step, bytes: frame.bytes))
+                return .fail(error.dfuError(step: step, frame: frame))
             }
             return answered(response, to: pending.request, frame: frame)
         }
@@ -333,6 +337,7 @@ public struct SMPUploadMachine: Sendable {
         phase = .uploading(index)
         step = .sendingFirmware
         transferReported = false
+        offsetMovedBack = 0
         let framing = SMPFraming(frameLimit: frameLimit, writeLength: writeLength, basis: framingBasis)
         guard framing != self.framing else { return fillWindow() }
         self.framing = framing
@@ -382,7 +387,7 @@ public struct SMPUploadMachine: Sendable {
         do {
             response = try SMPResponse(frame: frame, answering: .upload)
         } catch {
-            return .finished(.fail(.unexpectedResponse(step: step, bytes: frame.bytes)))
+            return .finished(.fail(error.dfuError(step: step, frame: frame)))
         }
         let offset: Int?
         let match: Bool?
@@ -394,6 +399,7 @@ public struct SMPUploadMachine: Sendable {
         default:
             return .finished(.fail(.unexpectedResponse(step: step, bytes: frame.bytes)))
         }
+        let acknowledgedBefore = upload.acknowledged
         let answer = upload.answer(sequence: frame.header.sequence, offset: offset, match: match)
         window = upload
         if !transferReported {
@@ -410,8 +416,18 @@ public struct SMPUploadMachine: Sendable {
         case .progressed, .freshStart:
             stalls = 0
             return .moved
-        case .resynchronised:
+        case .resynchronised(let to):
             stalls += 1
+            if to < acknowledgedBefore {
+                // Below an offset the device had already acknowledged (lost chunks only ever hold it where it is). A
+                // working server does that only after losing its upload state (a reset, another client): a few times
+                // at most; one that keeps doing it would keep dfu sending for ever, since the progress in between
+                // resets the stall count.
+                offsetMovedBack += 1
+                if offsetMovedBack > Self.offsetMovesBackAllowed {
+                    return .finished(.fail(.offsetMovedBack(image: plan.images[index].image, times: offsetMovedBack)))
+                }
+            }
             if stalls > plan.attempts * 4 {
                 return .finished(.fail(.timeout(step: step, after: responseTimeout * plan.attempts)))
             }
@@ -425,7 +441,11 @@ public struct SMPUploadMachine: Sendable {
         case .hashMismatch:
             return .finished(.fail(.remote(step: step, request: request,
                                            status: .smpImage(.hashMismatch(image: plan.images[index].image)))))
-        case .invalidOffset:
+        case .invalidOffset(let offset?):
+            // Beyond the image (or negative): the server's `off` can never be that.
+            let range = DeviceFieldRange(SMPFieldRange.offset.field, 0...plan.images[index].bytes.count)
+            return .finished(.fail(range.failure(String(offset))))
+        case .invalidOffset(nil):
             return .finished(.fail(.unexpectedResponse(step: step, bytes: frame.bytes)))
         }
     }

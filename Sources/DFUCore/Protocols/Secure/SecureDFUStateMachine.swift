@@ -353,7 +353,8 @@ public struct SecureDFUStateMachine: Sendable {
     }
 
     private mutating func selectedCommand(maxSize: UInt32, offset: UInt32, crc: UInt32) -> SecureDFUAction {
-        guard maxSize > 0, initPacket.count <= Int(maxSize) else {
+        do { _ = try SecureFieldRange.maxObjectSize.checked(Int(maxSize)) } catch { return fail(error) }
+        guard initPacket.count <= Int(maxSize) else {
             return fail(.invalidPart(kind,
                 reason: "the init packet (\(initPacket.count) bytes) is larger than the bootloader accepts (\(maxSize) bytes)"))
         }
@@ -398,8 +399,7 @@ public struct SecureDFUStateMachine: Sendable {
     }
 
     private mutating func selectedData(maxSize: UInt32, offset reported: UInt32, crc: UInt32, bytes: [UInt8]) -> SecureDFUAction {
-        guard maxSize > 0 else { return fail(.unexpectedResponse(step: step, bytes: bytes)) }
-        dataMaxSize = Int(maxSize)
+        do { dataMaxSize = try SecureFieldRange.maxObjectSize.checked(Int(maxSize)) } catch { return fail(error) }
         let offset = Int(reported)
         let total = image.count
         if configuration.resume, offset > 0, offset <= total, CRC32.checksum(image[0..<offset]) == crc {
