@@ -168,6 +168,31 @@ struct RigLockSafetyTests {
         #expect(Self.mode(folder.path).map { $0 & 0o077 } == 0, "no access for group and others")
     }
 
+    @Test(.enabled(if: DFUSimRun.available))
+    func smpCommandsToADeviceAnUploadHoldsAreBusyAndEveryLockFileIsRemovedThroughBluetoothdsStandIn() async throws {
+        let folder = try Self.lockFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dfu = TestData.dfuExecutable.path
+        let address = "C0:FF:EE:00:00:10"
+        // The upload holds the device while its connection takes 5 s; reset and images come a second later.
+        let script = """
+            export DFU_LOCK_DIR="$2"
+            "$0" upload "$1" -d \(address) --no-reset -q & sleep 1
+            "$0" reset -d \(address); echo reset=$?
+            "$0" images -d \(address) >/dev/null; echo images=$?
+            wait $!; echo upload=$?
+            "$0" images -d \(address) >/dev/null; echo later=$?
+            ls -A "$2" | wc -l | sed 's/^ */left=/'
+            """
+        let run = try await DFUSimRun.run(devices: ["smp,connect_delay_ms=5000"],
+                                          command: ["/bin/sh", "-c", script, dfu, SMPFirmware.image, folder.path])
+        #expect(run.output.contains("reset=75"), "\(run.output) \(run.error)")
+        #expect(run.output.contains("images=75"), "\(run.output) \(run.error)")
+        #expect(run.output.contains("upload=0"), "\(run.output) \(run.error)")
+        #expect(run.output.contains("later=0"), "\(run.output) \(run.error)")
+        #expect(run.output.contains("left=0"), "no lock file left behind: \(run.output)")
+    }
+
     // MARK: Point 7: only unix: system bus addresses
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: TestData.dfuExecutable.path)))
