@@ -76,7 +76,7 @@ struct RigLockSafetyTests {
         let rig = SimulatedRig([Self.device: SimulatedRig.secureDevice()])
         let run = await Self.upload(rig, folder: folder)
         #expect(run.code.rawValue == Self.unsafeSetup, "\(run.error)")
-        #expect(run.error.contains("lock \(folder.path) folder belongs to user 65534"), "\(run.error)")
+        #expect(run.error.contains("\(folder.path): the lock folder belongs to user 65534"), "\(run.error)")
         #expect(rig.packetBytes() == 0, "nothing sent")
     }
 

@@ -37,7 +37,7 @@ final class DeviceLock: Sendable {
                 let holder = pid.map { "another dfu process (pid \($0))" } ?? "another dfu process"
                 return "busy: \(holder) is updating this device; nothing was sent, try again when it has finished"
             case .unsafe(let path, let reason):
-                return "lock \(path) \(reason); nothing was sent (set DFU_LOCK_DIR to a folder only this user can write)"
+                return "\(path): \(reason); refused, nothing was sent (DFU_LOCK_DIR may name a folder only this user can write)"
             }
         }
     }
@@ -87,28 +87,28 @@ final class DeviceLock: Sendable {
     /// Opens the lock folder (creating it, 0700, when absent) and checks it is this user's own.
     private static func openFolder(_ path: String) throws(Failure) -> Int32 {
         if mkdir(path, 0o700) != 0, errno != EEXIST {
-            throw .unsafe(path: path, reason: "folder cannot be created: \(errorText(errno))")
+            throw .unsafe(path: path, reason: "the lock folder cannot be created: \(errorText(errno))")
         }
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
             let reason = switch code {
-            case ELOOP: "folder is a symbolic link"
-            case ENOTDIR: "folder is not a folder"
-            default: "folder cannot be opened: \(errorText(code))"
+            case ELOOP: "the lock folder is a symbolic link"
+            case ENOTDIR: "the lock folder is not a folder"
+            default: "the lock folder cannot be opened: \(errorText(code))"
             }
             throw .unsafe(path: path, reason: reason)
         }
         var status = stat()
         var reason: String?
         if fstat(fd, &status) != 0 {
-            reason = "folder cannot be read: \(errorText(errno))"
+            reason = "the lock folder cannot be read: \(errorText(errno))"
         } else if status.st_mode & S_IFMT != S_IFDIR {
-            reason = "folder is not a folder"
+            reason = "the lock folder is not a folder"
         } else if status.st_uid != geteuid() {
-            reason = "folder belongs to user \(status.st_uid), not to this user (\(geteuid()))"
+            reason = "the lock folder belongs to user \(status.st_uid), not to this user (\(geteuid()))"
         } else if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-            reason = "folder is writable by other users (mode " + String(status.st_mode & 0o7777, radix: 8) + ")"
+            reason = "the lock folder is writable by other users (mode " + String(status.st_mode & 0o7777, radix: 8) + ")"
         }
         if let reason {
             close(fd)
@@ -124,22 +124,22 @@ final class DeviceLock: Sendable {
         guard fd >= 0 else {
             let code = errno
             let reason = switch code {
-            case ELOOP: "is a symbolic link"
-            case EISDIR: "is a folder, not a lock file"
-            default: "cannot be opened: \(errorText(code))"
+            case ELOOP: "the lock file is a symbolic link"
+            case EISDIR: "the lock file is a folder"
+            default: "the lock file cannot be opened: \(errorText(code))"
             }
             throw .unsafe(path: path, reason: reason)
         }
         var status = stat()
         var reason: String?
         if fstat(fd, &status) != 0 {
-            reason = "cannot be read: \(errorText(errno))"
+            reason = "the lock file cannot be read: \(errorText(errno))"
         } else if status.st_mode & S_IFMT != S_IFREG {
-            reason = "is not a regular file"
+            reason = "the lock file is not a regular file"
         } else if status.st_uid != geteuid() {
-            reason = "belongs to user \(status.st_uid), not to this user (\(geteuid()))"
+            reason = "the lock file belongs to user \(status.st_uid), not to this user (\(geteuid()))"
         } else if status.st_nlink != 1 {
-            reason = "has \(status.st_nlink) links (a hard link to another file)"
+            reason = "the lock file has \(status.st_nlink) links (a hard link to another file)"
         }
         if let reason {
             close(fd)
@@ -149,7 +149,7 @@ final class DeviceLock: Sendable {
             let code = errno
             guard code == EWOULDBLOCK else {
                 close(fd)
-                throw .unsafe(path: path, reason: "cannot be locked: \(errorText(code))")
+                throw .unsafe(path: path, reason: "the lock file cannot be locked: \(errorText(code))")
             }
             var buffer = [UInt8](repeating: 0, count: 16)
             let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
