@@ -57,13 +57,16 @@ struct DeviceUpload: Sendable {
             return DeviceOutcome(device: device, result: .failed(code, message))
         }
         let connected = Mutex<String?>(nil)
+        let base: any DFUTransport = locks.map { LockingTransport(base: session.transport, locks: $0) } ?? session.transport
         let result = await withTaskExecutorPreference(session.executor) {
-            await drive(clock: session.clock, base: locks.map { LockingTransport(base: session.transport, locks: $0) } ?? session.transport) { address in
+            await drive(clock: session.clock, base: base) { address in
                 connected.withLock { $0 = $0 ?? address.description }
             }
         }
         await session.close()
-        if let failure = locks?.failure {
+        // A lock the transport could not take stopped the engine (as an interrupt would): say why.
+        let updated = if case .updated = result { true } else { false }
+        if let failure = locks?.failure, !updated {
             return DeviceOutcome(device: device, result: Self.lockRefusal(failure), address: connected.withLock { $0 })
         }
         return DeviceOutcome(device: device, result: result, address: connected.withLock { $0 })
