@@ -144,7 +144,25 @@ struct RigLockSafetyTests {
             await Self.upload(rig, folder: folder)
         }
         #expect(run.code == .busy, "\(run.error)")
+        #expect(run.error.contains("busy: another dfu process (pid 4242) is updating C0:FF:EE:00:00:02"), "\(run.error)")
         #expect(rig.packetBytes() == 0, "no firmware sent to the bootloader another dfu holds")
+    }
+
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.fileExists(atPath: "/run/lock")))
+    func aLockInTheSharedRunLockFolderNoLongerStopsRootsUpload() async throws {
+        // Any user may create and flock files in /run/lock (mode 1777); root's locks are in /run/dfu now.
+        let shared = "/run/lock/" + Self.lockName
+        let fd = open(shared, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+        defer {
+            close(fd)
+            unlink(shared)
+        }
+        #expect(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        let rig = SimulatedRig([Self.device: SimulatedRig.secureDevice()])
+        let run = await rig.dfu(["upload", UploadCommandTests.app, "--device", Self.device], locksDevices: true)
+        #expect(run.code == .success, "\(run.error)")
+        var status = stat()
+        #expect(stat("/run/dfu", &status) == 0 && status.st_uid == 0 && status.st_mode & 0o077 == 0, "root's own folder")
     }
 
     // MARK: Point 6: lock files are removed

@@ -103,7 +103,7 @@ struct SMPDeviceRequest: Sendable {
             await Self.send(kind, to: target.selector, transport: transport, clock: session.clock, options: options)
         }
         await session.close()
-        if let failure = locks?.failure { throw failure }
+        if let failure = locks?.failure { throw failure.failure }
         if context.interrupts.isInterrupted, case .failure = result {
             throw InterruptedError(description: "\(Self.commandName(kind)) interrupted; " + Self.leftAfterInterrupt(kind))
         }

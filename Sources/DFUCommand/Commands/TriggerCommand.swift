@@ -101,7 +101,7 @@ enum TriggerCommand: Subcommand {
             if case .connected(let peer) = observation { application.withLock { $0 = $0 ?? peer } }
         }
         await session.close()
-        if let failure = locks?.failure { throw failure }
+        if let failure = locks?.failure { throw failure.failure }
         if context.interrupts.isInterrupted, (try? result.get()) == nil {
             let state = asked.withLock { $0 }
                 ? "it was asked to restart into its bootloader and may be waiting there"

@@ -201,12 +201,14 @@ extension String {
 /// the engine connects to (the DFU bootloader at the address + 1 after a jump). Released together.
 final class DeviceLocks: Sendable {
     private let environment: [String: String]
-    private let state = Mutex<(held: [DFUDeviceAddress: DeviceLock], failure: DeviceLock.Failure?)>(([:], nil))
+    private let state = Mutex<(held: [DFUDeviceAddress: DeviceLock], failure: (DFUDeviceAddress, DeviceLock.Failure)?)>(([:], nil))
 
     init(environment: [String: String]) { self.environment = environment }
 
-    /// The first lock that could not be taken, if any.
-    var failure: DeviceLock.Failure? { state.withLock { $0.failure } }
+    /// The first lock that could not be taken, if any, and the address it is for.
+    var failure: (address: DFUDeviceAddress, failure: DeviceLock.Failure)? {
+        state.withLock { $0.failure.map { (address: $0.0, failure: $0.1) } }
+    }
 
     /// Takes the lock of `address` unless already held.
     func claim(_ address: DFUDeviceAddress) throws(DeviceLock.Failure) {
@@ -216,7 +218,7 @@ final class DeviceLocks: Sendable {
                 state.held[address] = try DeviceLock.take(address, environment: environment)
                 return .success(())
             } catch {
-                state.failure = state.failure ?? error
+                state.failure = state.failure ?? (address, error)
                 return .failure(error)
             }
         }

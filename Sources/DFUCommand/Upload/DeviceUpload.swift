@@ -66,8 +66,15 @@ struct DeviceUpload: Sendable {
         await session.close()
         // A lock the transport could not take stopped the engine (as an interrupt would): say why.
         let updated = if case .updated = result { true } else { false }
-        if let failure = locks?.failure, !updated {
-            return DeviceOutcome(device: device, result: Self.lockRefusal(failure), address: connected.withLock { $0 })
+        if let (address, failure) = locks?.failure, !updated {
+            var refusal = Self.lockRefusal(failure)
+            if case .busy(let pid) = failure, address != resolved, let first = connected.withLock({ $0 }), first != address.description {
+                // Another address than the device's own: its bootloader (address + 1) after the jump.
+                let holder = pid.map { "another dfu process (pid \($0))" } ?? "another dfu process"
+                refusal = .failed(.busy, "busy: \(holder) is updating \(address), where this device went on to; "
+                    + "nothing was sent to it, try again when it has finished")
+            }
+            return DeviceOutcome(device: device, result: refusal, address: connected.withLock { $0 })
         }
         return DeviceOutcome(device: device, result: result, address: connected.withLock { $0 })
     }
