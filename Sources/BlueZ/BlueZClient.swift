@@ -38,6 +38,12 @@ public struct BlueZClient: Sendable {
         }
     }
 
+    /// Why `address` (the value of `DBUS_SYSTEM_BUS_ADDRESS`) is not used for the system bus, or nil when it
+    /// is: only `unix:` addresses are (``DBusConnection/systemBusAddressDefect(_:)``).
+    public static func systemBusAddressDefect(_ address: String) -> String? {
+        DBusConnection.systemBusAddressDefect(address)
+    }
+
     /// Closes the bus connection ``open(busAddress:)`` made (a client over another's bus leaves it open).
     public func close() {
         ownedConnection?.close()

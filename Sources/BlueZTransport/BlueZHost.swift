@@ -15,6 +15,12 @@ public enum BlueZHost {
         }
     }
 
+    /// Why `address` (the value of `DBUS_SYSTEM_BUS_ADDRESS`) is not used for the system bus, or nil when it
+    /// is: only `unix:` addresses are; ``open(adapter:)`` refuses the others before opening anything.
+    public static func systemBusAddressDefect(_ address: String) -> String? {
+        BlueZClient.systemBusAddressDefect(address)
+    }
+
     /// Scans on `transport`'s adapter for `duration` and returns every device heard, strongest first
     /// (devices without a valid address are left out).
     public static func scan(_ transport: BlueZTransport, for duration: Duration) async throws(DFUTransportError)

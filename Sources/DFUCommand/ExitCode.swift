@@ -26,6 +26,9 @@ public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConver
     public static let outputFailed = ExitCode(rawValue: 74)
     /// The device is being updated by another `dfu` process (`EX_TEMPFAIL`: try again later).
     public static let busy = ExitCode(rawValue: 75)
+    /// A setting `dfu` will not use because it is unsafe (`EX_CONFIG`): a lock folder or lock file another
+    /// user owns or can write, or that is a link; a `DBUS_SYSTEM_BUS_ADDRESS` that is not a `unix:` address.
+    public static let unsafeSetup = ExitCode(rawValue: 78)
     /// An internal error: a bug in `dfu` (`EX_SOFTWARE`).
     public static let software = ExitCode(rawValue: 70)
     /// Interrupted by Ctrl-C or SIGTERM.

@@ -122,10 +122,10 @@ final class SimulatedRig: Sendable {
     /// Runs `dfu ARGUMENTS` against the rig; with `interruptAfterPacketBytes`, interrupts the run
     /// (as Ctrl-C would) once a device received that many bytes on its Packet characteristic.
     func dfu(_ arguments: [String], environment: [String: String] = [:], errorIsTerminal: Bool = false,
-             columns: Int? = nil, interruptAfterPacketBytes: Int? = nil) async -> RecordedRun {
+             columns: Int? = nil, interruptAfterPacketBytes: Int? = nil, locksDevices: Bool = false) async -> RecordedRun {
         let interrupts = InterruptController()
         state.withLock { $0.interrupt = interruptAfterPacketBytes.map { ($0, interrupts) } }
         return await RecordedRun.dfu(arguments: arguments, environment: environment, errorIsTerminal: errorIsTerminal,
-                                     transports: provider, interrupts: interrupts, columns: columns)
+                                     transports: provider, interrupts: interrupts, columns: columns, locksDevices: locksDevices)
     }
 }

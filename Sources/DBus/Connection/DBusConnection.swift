@@ -41,9 +41,34 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
     /// Connects to the system bus: `DBUS_SYSTEM_BUS_ADDRESS` if set, else the standard socket.
     ///
     /// Blocking: until the bus has authenticated the connection and answered `Hello`.
+    /// Throws a ``DBusError`` named ``DBusError/Names/badAddress`` when `DBUS_SYSTEM_BUS_ADDRESS` is not a
+    /// `unix:` address (``systemBusAddressDefect(_:)``): nothing is opened.
     public static func systemBus() throws(DBusError) -> DBusConnection {
         let address = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) }
+        if let address, let defect = systemBusAddressDefect(address) {
+            throw DBusError(name: DBusError.Names.badAddress, message: defect)
+        }
         return try DBusConnection(address: address ?? "unix:path=/run/dbus/system_bus_socket")
+    }
+
+    /// Why `address`, the value of `DBUS_SYSTEM_BUS_ADDRESS`, is not used for the system bus, or nil when
+    /// it is: only `unix:` addresses (every `;`-separated entry) are, as the system bus is a local socket.
+    /// libdbus would run the program of a `unixexec:` entry, and reach the network for `tcp:` or `nonce-tcp:`;
+    /// the environment of a root `dfu` (sudo -E, CI variables) is not trusted with either.
+    public static func systemBusAddressDefect(_ address: String) -> String? {
+        let entries = address.split(separator: ";", omittingEmptySubsequences: true)
+        if entries.isEmpty { return "DBUS_SYSTEM_BUS_ADDRESS is empty; unset it or give a unix: address" }
+        for entry in entries where !entry.hasPrefix("unix:") {
+            let transport = entry.split(separator: ":", maxSplits: 1).first.map(String.init) ?? String(entry)
+            let why = switch transport {
+            case "unixexec": "'unixexec:' runs a program"
+            case "tcp", "nonce-tcp": "'\(transport):' reaches the network"
+            case "autolaunch", "launchd", "systemd": "'\(transport):' finds a session bus, not the system bus"
+            default: "'\(transport.prefix(40))' is not a unix: address"
+            }
+            return "DBUS_SYSTEM_BUS_ADDRESS is not used: \(why); only unix: addresses (a local socket) are accepted"
+        }
+        return nil
     }
 
     /// Opens a private connection to the bus at `address` and registers with it.

@@ -49,7 +49,7 @@ struct SMPDeviceRequest: Sendable {
 
     /// The exit codes these commands can return.
     static let exitCodes: [ExitCode] = [
-        .success, .deviceRejected, .deviceNotFound, .usage, .unavailable, .outputFailed, .software, .interrupted,
+        .success, .deviceRejected, .deviceNotFound, .usage, .unavailable, .outputFailed, .busy, .unsafeSetup, .software, .interrupted,
     ]
 
     /// Reads the shared options.
@@ -82,12 +82,17 @@ struct SMPDeviceRequest: Sendable {
     /// more than one device advertises is refused first (``AmbiguousNameError``). An interrupt stops it
     /// (``DFUError/aborted(step:)``); the link is closed either way.
     func run(_ kind: Kind, context: CommandContext) async throws -> Answer {
-        try await target.requireUniqueName(adapter: adapter, context: context, action: Self.action(kind))
+        let resolved = try await target.requireUniqueName(adapter: adapter, context: context, action: Self.action(kind))
+        // The device's lock, as an upload takes it: never a request to a device another dfu is updating.
+        let locks = context.locksDevices ? DeviceLocks(environment: context.environment) : nil
+        defer { locks?.releaseAll() }
+        if let locks, let resolved { try locks.claim(resolved) }
         let session = try await context.transports.open(adapter, target.label, preferences: preferences)
         let label = target.label
         let verbosity = verbosity
         let connected = Mutex<DFUDeviceAddress?>(nil)
-        let observed = ObservedTransport(base: session.transport) { observation in
+        let base: any DFUTransport = locks.map { LockingTransport(base: session.transport, locks: $0) } ?? session.transport
+        let observed = ObservedTransport(base: base) { observation in
             if case .connected(let peer) = observation { connected.withLock { $0 = $0 ?? peer.address } }
             if verbosity >= 2 || (verbosity == 1 && { if case .connected = observation { true } else { false } }()) {
                 context.writeError(TerminalText.escaped("\(label): \(observation.traceLine)") + "\n")
@@ -98,6 +103,7 @@ struct SMPDeviceRequest: Sendable {
             await Self.send(kind, to: target.selector, transport: transport, clock: session.clock, options: options)
         }
         await session.close()
+        if let failure = locks?.failure { throw failure.failure }
         if context.interrupts.isInterrupted, case .failure = result {
             throw InterruptedError(description: "\(Self.commandName(kind)) interrupted; " + Self.leftAfterInterrupt(kind))
         }

@@ -46,7 +46,7 @@ enum TriggerCommand: Subcommand {
     }()
 
     static let exitCodes: [ExitCode] = [
-        .success, .deviceRejected, .deviceNotFound, .usage, .unavailable, .outputFailed, .software, .interrupted,
+        .success, .deviceRejected, .deviceNotFound, .usage, .unavailable, .outputFailed, .busy, .unsafeSetup, .software, .interrupted,
     ]
 
     struct Answer: Encodable {
@@ -82,11 +82,15 @@ enum TriggerCommand: Subcommand {
         let verbosity = arguments.count("verbose")
         if quiet && verbosity > 0 { throw UsageError("options --quiet and --verbose exclude each other", command: name) }
         let preferences = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"))
-        try await target.requireUniqueName(adapter: adapter, context: context, action: "switch")
+        let resolved = try await target.requireUniqueName(adapter: adapter, context: context, action: "switch")
+        // The device's lock (and its bootloader's, once connected to), as an upload takes them.
+        let locks = context.locksDevices ? DeviceLocks(environment: context.environment) : nil
+        defer { locks?.releaseAll() }
+        if let locks, let resolved { try locks.claim(resolved) }
         let session = try await context.transports.open(adapter, target.label, preferences: preferences)
         let asked = Mutex(false)
         let application = Mutex<DFUPeer?>(nil)
-        let result = await switchDevice(target, session: session, options: options, interrupts: context.interrupts,
+        let result = await switchDevice(target, session: session, locks: locks, options: options, interrupts: context.interrupts,
                                         clock: session.clock) { observation in
             if verbosity >= 2 || (verbosity == 1 && { if case .connected = observation { true } else { false } }()) {
                 context.writeError(TerminalText.escaped("\(target.label): \(observation.traceLine)") + "\n")
@@ -97,6 +101,7 @@ enum TriggerCommand: Subcommand {
             if case .connected(let peer) = observation { application.withLock { $0 = $0 ?? peer } }
         }
         await session.close()
+        if let failure = locks?.failure { throw failure.failure }
         if context.interrupts.isInterrupted, (try? result.get()) == nil {
             let state = asked.withLock { $0 }
                 ? "it was asked to restart into its bootloader and may be waiting there"
@@ -135,11 +140,12 @@ enum TriggerCommand: Subcommand {
     }
 
     private static func switchDevice<C: Clock>(
-        _ target: DeviceTarget, session: TransportSession, options: DFUOptions, interrupts: InterruptController, clock: C,
+        _ target: DeviceTarget, session: TransportSession, locks: DeviceLocks?, options: DFUOptions, interrupts: InterruptController, clock: C,
         observe: @escaping @Sendable (TransportObservation) -> Void
     ) async -> Result<(bootloader: DFUPeer, switched: Bool), any Error> where C.Duration == Duration {
         // After Ctrl-C every call on the link fails, so the runner stops at its next step.
-        let transport = InterruptibleTransport(base: ObservedTransport(base: session.transport, observe: observe),
+        let base: any DFUTransport = locks.map { LockingTransport(base: session.transport, locks: $0) } ?? session.transport
+        let transport = InterruptibleTransport(base: ObservedTransport(base: base, observe: observe),
                                                interrupts: interrupts)
         let runner = DFURunner(transport: transport, clock: clock, options: options)
         do throws(DFUError) {

@@ -27,6 +27,9 @@ enum ErrorReport {
         case let error as ECDSAP256.KeyError: (.badPackage, error.description)
         case let error as BadInputError: (.badPackage, error.description)
         case let error as TransportUnavailableError: (.unavailable, error.description)
+        case let error as UnsafeSetupError: (.unsafeSetup, error.description)
+        case let error as DeviceLock.Failure:
+            if case .busy = error { (.busy, error.description) } else { (.unsafeSetup, error.description) }
         case let error as DeviceStateError: (.deviceRejected, error.description)
         case let error as InterruptedError: (.interrupted, error.description)
         // bluetoothd refused to open the adapter or to scan (not a device's answer).

@@ -12,6 +12,7 @@ enum Help {
         (.software, "internal error (a bug in dfu; please report it)"),
         (.outputFailed, "standard output could not be written (e.g. a full disk)"),
         (.busy, "the device is being updated by another dfu process"),
+        (.unsafeSetup, "unsafe setup refused: lock folder or file not the user's own, or a non-unix: D-Bus address"),
         (.interrupted, "interrupted (Ctrl-C or SIGTERM)"),
     ]
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import BlueZTransport
 import DFUCore
 
@@ -26,6 +29,18 @@ enum BlueZProvider {
 
     /// Opens the adapter; a missing bus, bluetoothd or adapter becomes ``TransportUnavailableError`` (exit 69).
     private static func open(adapter: String?) async throws -> BlueZTransport {
+        try refuseUnsafeBusAddress()
+        return try await openHost(adapter: adapter)
+    }
+
+    /// Refuses a `DBUS_SYSTEM_BUS_ADDRESS` that is not `unix:` before libdbus sees it: a `unixexec:` address
+    /// would run a program (``UnsafeSetupError``, exit 78).
+    private static func refuseUnsafeBusAddress() throws(UnsafeSetupError) {
+        guard let value = getenv("DBUS_SYSTEM_BUS_ADDRESS") else { return }
+        if let defect = BlueZHost.systemBusAddressDefect(String(cString: value)) { throw UnsafeSetupError(reason: defect) }
+    }
+
+    private static func openHost(adapter: String?) async throws -> BlueZTransport {
         do {
             return try await BlueZHost.open(adapter: adapter)
         } catch .hostUnavailable(let reason) {

@@ -1,54 +1,174 @@
+import DFUCore
+import Synchronization
+
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
 
-/// An advisory lock on one device, held for the whole update so that two `dfu` processes never
-/// write to the same device: a lock file per device and system bus in the lock folder
-/// (`DFU_LOCK_DIR`, else `/run/lock`, else `/tmp`), locked with `flock`. The kernel drops it when
-/// the process ends, however it ends.
+/// An advisory lock on one device, held while `dfu` talks to it so that two `dfu` processes never
+/// write to the same device: a lock file per device address (and system bus) in a lock folder private
+/// to the user (``folder(environment:)``), locked with `flock`. The kernel drops the lock when the
+/// process ends, however it ends; ``release()`` also removes the file.
+///
+/// Nothing in the folder is trusted: the folder must be a real folder owned by this user and writable
+/// by no one else, and the lock file a regular file of this user's with no other link, else the lock is
+/// refused (``Failure/unsafe(path:reason:)``, exit 78) rather than followed or skipped.
 final class DeviceLock: Sendable {
     private let fd: Int32
+    private let folderFD: Int32
+    private let name: String
 
-    private init(fd: Int32) { self.fd = fd }
+    private init(fd: Int32, folderFD: Int32, name: String) {
+        self.fd = fd
+        self.folderFD = folderFD
+        self.name = name
+    }
 
     /// Why a lock could not be taken.
-    enum Failure: Error {
+    enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// Another process holds it; its pid when it wrote one.
         case busy(pid: Int32?)
+        /// The lock folder or file is not safe to use (another user's, writable by others, a link…).
+        case unsafe(path: String, reason: String)
+
+        var description: String {
+            switch self {
+            case .busy(let pid):
+                let holder = pid.map { "another dfu process (pid \($0))" } ?? "another dfu process"
+                return "busy: \(holder) is updating this device; nothing was sent, try again when it has finished"
+            case .unsafe(let path, let reason):
+                return "\(path): \(reason); refused, nothing was sent (DFU_LOCK_DIR may name a folder only this user can write)"
+            }
+        }
     }
 
-    /// The folder lock files go in.
+    /// The folder lock files go in: `DFU_LOCK_DIR` when set, else `/run/dfu` for root, else
+    /// `$XDG_RUNTIME_DIR/dfu`, else `/tmp/dfu-UID`.
     static func folder(environment: [String: String]) -> String {
         if let folder = environment["DFU_LOCK_DIR"], !folder.isEmpty { return folder }
-        return access("/run/lock", W_OK) == 0 ? "/run/lock" : "/tmp"
+        if geteuid() == 0 { return "/run/dfu" }
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/dfu" }
+        return "/tmp/dfu-\(geteuid())"
     }
 
-    /// Takes the lock of `device` (an address or a name) without waiting. A lock file that cannot
-    /// be created (a read-only folder) gives no lock rather than no update.
-    ///
-    /// The corresponding C functions are `open`, `flock`, `ftruncate` and `write`.
-    static func take(_ device: String, environment: [String: String]) throws(Failure) -> DeviceLock? {
-        let key = device.unicodeScalars.map { scalar in
-            scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) ? String(scalar).uppercased() : "_"
-        }.joined()
+    /// The lock file's name for `address` on the bus `environment` names: `dfu-C0_FF_EE_00_00_10.lock`.
+    static func fileName(_ address: DFUDeviceAddress, environment: [String: String]) -> String {
+        let key = address.description.uppercased().replacingColons()
         // Devices on another bus (dfu-sim's private ones) are other devices.
         let bus = environment["DBUS_SYSTEM_BUS_ADDRESS"].map { "-" + fnv1a($0) } ?? ""
-        let path = folder(environment: environment) + "/dfu-" + key + bus + ".lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { return nil }
-        // Others may take it over once we are gone, whoever created the file.
-        fchmod(fd, 0o666)
+        return "dfu-" + key + bus + ".lock"
+    }
+
+    /// Takes the lock of the device at `address` without waiting.
+    ///
+    /// The corresponding C functions are `mkdir`, `open`, `openat`, `fstat`, `flock`, `fstatat` and `pwrite`.
+    static func take(_ address: DFUDeviceAddress, environment: [String: String]) throws(Failure) -> DeviceLock {
+        let folder = folder(environment: environment)
+        let folderFD = try openFolder(folder)
+        let name = fileName(address, environment: environment)
+        let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+        do throws(Failure) {
+            // A process that held the file and removed it just after this one opened it: open the new one once more.
+            for _ in 0..<2 {
+                if let fd = try lockFile(name, path: path, in: folderFD) {
+                    let pid = Array("\(getpid())\n".utf8)
+                    ftruncate(fd, 0)
+                    _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+                    return DeviceLock(fd: fd, folderFD: folderFD, name: name)
+                }
+            }
+            throw .busy(pid: nil)
+        } catch {
+            close(folderFD)
+            throw error
+        }
+    }
+
+    /// Opens the lock folder (creating it, 0700, when absent) and checks it is this user's own.
+    private static func openFolder(_ path: String) throws(Failure) -> Int32 {
+        if mkdir(path, 0o700) != 0, errno != EEXIST {
+            throw .unsafe(path: path, reason: "the lock folder cannot be created: \(errorText(errno))")
+        }
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            let reason = switch code {
+            case ELOOP: "the lock folder is a symbolic link"
+            case ENOTDIR: "the lock folder is not a folder"
+            default: "the lock folder cannot be opened: \(errorText(code))"
+            }
+            throw .unsafe(path: path, reason: reason)
+        }
+        var status = stat()
+        var reason: String?
+        if fstat(fd, &status) != 0 {
+            reason = "the lock folder cannot be read: \(errorText(errno))"
+        } else if status.st_mode & S_IFMT != S_IFDIR {
+            reason = "the lock folder is not a folder"
+        } else if status.st_uid != geteuid() {
+            reason = "the lock folder belongs to user \(status.st_uid), not to this user (\(geteuid()))"
+        } else if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
+            reason = "the lock folder is writable by other users (mode " + String(status.st_mode & 0o7777, radix: 8) + ")"
+        }
+        if let reason {
+            close(fd)
+            throw .unsafe(path: path, reason: reason)
+        }
+        return fd
+    }
+
+    /// Opens, checks and locks the file `name` in the folder; nil when the name no longer refers to the
+    /// file locked (removed or replaced by its last holder meanwhile).
+    private static func lockFile(_ name: String, path: String, in folderFD: Int32) throws(Failure) -> Int32? {
+        let fd = openat(folderFD, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let code = errno
+            let reason = switch code {
+            case ELOOP: "the lock file is a symbolic link"
+            case EISDIR: "the lock file is a folder"
+            default: "the lock file cannot be opened: \(errorText(code))"
+            }
+            throw .unsafe(path: path, reason: reason)
+        }
+        var status = stat()
+        var reason: String?
+        if fstat(fd, &status) != 0 {
+            reason = "the lock file cannot be read: \(errorText(errno))"
+        } else if status.st_mode & S_IFMT != S_IFREG {
+            reason = "the lock file is not a regular file"
+        } else if status.st_uid != geteuid() {
+            reason = "the lock file belongs to user \(status.st_uid), not to this user (\(geteuid()))"
+        } else if status.st_nlink != 1 {
+            reason = "the lock file has \(status.st_nlink) links (a hard link to another file)"
+        }
+        if let reason {
+            close(fd)
+            throw .unsafe(path: path, reason: reason)
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            guard code == EWOULDBLOCK else {
+                close(fd)
+                throw .unsafe(path: path, reason: "the lock file cannot be locked: \(errorText(code))")
+            }
             var buffer = [UInt8](repeating: 0, count: 16)
             let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
             close(fd)
             let text = count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
             throw .busy(pid: Int32(String(text.filter(\.isNumber))))
         }
-        let pid = Array("\(getpid())\n".utf8)
-        ftruncate(fd, 0)
-        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        return DeviceLock(fd: fd)
+        var named = stat()
+        guard fstatat(folderFD, name, &named, AT_SYMLINK_NOFOLLOW) == 0,
+            named.st_dev == status.st_dev, named.st_ino == status.st_ino
+        else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
+    private static func errorText(_ code: Int32) -> String {
+        String(cString: strerror(code))
     }
 
     /// A short stable digest of `text` (64-bit FNV-1a, hex).
@@ -61,9 +181,105 @@ final class DeviceLock: Sendable {
         return String(hash, radix: 16)
     }
 
-    /// Releases the lock.
+    /// Releases the lock: removes the file while still holding it (a process that opened it meanwhile
+    /// sees the name gone and opens a new one), then unlocks.
     func release() {
-        flock(fd, LOCK_UN)
+        unlinkat(folderFD, name, 0)
         close(fd)
+        close(folderFD)
+    }
+}
+
+extension String {
+    /// `C0:FF:EE:00:00:10` as `C0_FF_EE_00_00_10`, for a file name.
+    fileprivate func replacingColons() -> String {
+        String(map { $0 == ":" ? "_" : $0 })
+    }
+}
+
+/// The locks one device's run holds: the address it was named by or resolved to, and any other address
+/// the engine connects to (the DFU bootloader at the address + 1 after a jump). Released together.
+final class DeviceLocks: Sendable {
+    private let environment: [String: String]
+    private let state = Mutex<(held: [DFUDeviceAddress: DeviceLock], failure: (DFUDeviceAddress, DeviceLock.Failure)?)>(([:], nil))
+
+    init(environment: [String: String]) { self.environment = environment }
+
+    /// The first lock that could not be taken, if any, and the address it is for.
+    var failure: (address: DFUDeviceAddress, failure: DeviceLock.Failure)? {
+        state.withLock { $0.failure.map { (address: $0.0, failure: $0.1) } }
+    }
+
+    /// Takes the lock of `address` unless already held.
+    func claim(_ address: DFUDeviceAddress) throws(DeviceLock.Failure) {
+        let result: Result<Void, DeviceLock.Failure> = state.withLock { state in
+            if state.held[address] != nil { return .success(()) }
+            do throws(DeviceLock.Failure) {
+                state.held[address] = try DeviceLock.take(address, environment: environment)
+                return .success(())
+            } catch {
+                state.failure = state.failure ?? (address, error)
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
+    /// Releases every lock held.
+    func releaseAll() {
+        let locks = state.withLock { state in
+            defer { state.held = [:] }
+            return Array(state.held.values)
+        }
+        for lock in locks { lock.release() }
+    }
+}
+
+/// A ``DFUTransport`` that takes the lock of every device it connects to before anything is written:
+/// the addresses asked for before connecting, and the one connected to (a name's device, a bootloader
+/// at a fallback address) once known. A lock that cannot be taken ends the run as interrupted; the
+/// caller reports ``DeviceLocks/failure``.
+struct LockingTransport: DFUTransport {
+    let base: any DFUTransport
+    let locks: DeviceLocks
+
+    func connect(_ parameters: DFUConnectParameters) async throws(DFUTransportError) -> DFUPeer {
+        do throws(DeviceLock.Failure) {
+            for address in parameters.selector.addresses { try locks.claim(address) }
+        } catch {
+            throw .interrupted
+        }
+        let peer = try await base.connect(parameters)
+        do throws(DeviceLock.Failure) {
+            try locks.claim(peer.address)
+        } catch {
+            await base.disconnect()
+            throw .interrupted
+        }
+        return peer
+    }
+
+    func enableNotifications(on endpoint: DFUEndpoint) async throws(DFUTransportError) {
+        try await base.enableNotifications(on: endpoint)
+    }
+
+    func write(_ bytes: [UInt8], to endpoint: DFUEndpoint, type: DFUWriteType) async throws(DFUTransportError) {
+        try await base.write(bytes, to: endpoint, type: type)
+    }
+
+    func read(_ endpoint: DFUEndpoint) async throws(DFUTransportError) -> [UInt8] {
+        try await base.read(endpoint)
+    }
+
+    func nextNotification(within timeout: Duration) async throws(DFUTransportError) -> DFUNotification {
+        try await base.nextNotification(within: timeout)
+    }
+
+    func waitForDisconnection(within timeout: Duration) async -> Bool {
+        await base.waitForDisconnection(within: timeout)
+    }
+
+    func disconnect() async {
+        await base.disconnect()
     }
 }

@@ -42,10 +42,18 @@ struct DeviceTarget: Sendable, Hashable {
     /// before connecting): listens for ``nameCheckScan`` on `adapter`. An address, a unique or absent
     /// name (the engine then reports it as not found), or a stack that cannot scan passes. `action`
     /// ends the message: "give the address of the one to \(action)".
-    func requireUniqueName(adapter: String?, context: CommandContext, action: String) async throws(AmbiguousNameError) {
-        guard address == nil, let heard = try? await context.transports.scan(adapter, Self.nameCheckScan) else { return }
-        let addresses = Set(heard.filter { $0.name == label }.map(\.address.description)).sorted()
+    ///
+    /// Returns the device's address: the one given, or the one address heard advertising the name (nil
+    /// when none was heard, or the stack cannot scan), so that its lock is taken before connecting.
+    @discardableResult
+    func requireUniqueName(adapter: String?, context: CommandContext, action: String) async throws(AmbiguousNameError)
+        -> DFUDeviceAddress? {
+        if let address { return address }
+        guard let heard = try? await context.transports.scan(adapter, Self.nameCheckScan) else { return nil }
+        let named = heard.filter { $0.name == label }
+        let addresses = Set(named.map(\.address.description)).sorted()
         if addresses.count > 1 { throw AmbiguousNameError(name: label, addresses: addresses, action: action) }
+        return named.first?.address
     }
 
     /// Parses a `--devices-from` file: one address or name per line; a `#` starts a comment (a

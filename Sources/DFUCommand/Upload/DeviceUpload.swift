@@ -30,24 +30,25 @@ struct DeviceUpload: Sendable {
         if Task.isCancelled || context.interrupts.isInterrupted {
             return DeviceOutcome(device: device, result: .interrupted(Self.notStarted))
         }
+        let resolved: DFUDeviceAddress?
         do throws(AmbiguousNameError) {
-            try await target.requireUniqueName(adapter: adapter, context: context, action: "update")
+            resolved = try await target.requireUniqueName(adapter: adapter, context: context, action: "update")
         } catch {
             return DeviceOutcome(device: device, result: .failed(.usage, error.description))
         }
-        // Never two writers: a device another dfu process is updating is left alone.
-        var lock: DeviceLock?
-        do throws(DeviceLock.Failure) {
-            if context.locksDevices { lock = try DeviceLock.take(device, environment: context.environment) }
-        } catch {
-            switch error {
-            case .busy(let pid):
-                let holder = pid.map { "another dfu process (pid \($0))" } ?? "another dfu process"
-                return DeviceOutcome(device: device, result: .failed(
-                    .busy, "busy: \(holder) is updating this device; nothing was sent, try again when it has finished"))
+        // Never two writers: a device another dfu process is updating is left alone. Locked by address
+        // (the one given, or the one the name was heard at) before connecting; any other address the
+        // engine connects to (the name's device when the scan missed it, the bootloader at the address + 1)
+        // is locked by the transport before anything is written to it.
+        let locks = context.locksDevices ? DeviceLocks(environment: context.environment) : nil
+        defer { locks?.releaseAll() }
+        if let locks, let resolved {
+            do throws(DeviceLock.Failure) {
+                try locks.claim(resolved)
+            } catch {
+                return DeviceOutcome(device: device, result: Self.lockRefusal(error))
             }
         }
-        defer { lock?.release() }
         let session: TransportSession
         do {
             session = try await context.transports.open(adapter, device, preferences: settings.link)
@@ -56,13 +57,34 @@ struct DeviceUpload: Sendable {
             return DeviceOutcome(device: device, result: .failed(code, message))
         }
         let connected = Mutex<String?>(nil)
+        let base: any DFUTransport = locks.map { LockingTransport(base: session.transport, locks: $0) } ?? session.transport
         let result = await withTaskExecutorPreference(session.executor) {
-            await drive(clock: session.clock, base: session.transport) { address in
+            await drive(clock: session.clock, base: base) { address in
                 connected.withLock { $0 = $0 ?? address.description }
             }
         }
         await session.close()
+        // A lock the transport could not take stopped the engine (as an interrupt would): say why.
+        let updated = if case .updated = result { true } else { false }
+        if let (address, failure) = locks?.failure, !updated {
+            var refusal = Self.lockRefusal(failure)
+            if case .busy(let pid) = failure, address != resolved, let first = connected.withLock({ $0 }), first != address.description {
+                // Another address than the device's own: its bootloader (address + 1) after the jump.
+                let holder = pid.map { "another dfu process (pid \($0))" } ?? "another dfu process"
+                refusal = .failed(.busy, "busy: \(holder) is updating \(address), where this device went on to; "
+                    + "nothing was sent to it, try again when it has finished")
+            }
+            return DeviceOutcome(device: device, result: refusal, address: connected.withLock { $0 })
+        }
         return DeviceOutcome(device: device, result: result, address: connected.withLock { $0 })
+    }
+
+    /// The outcome of a device whose lock could not be taken: busy (75), or an unsafe lock folder or file (78).
+    static func lockRefusal(_ failure: DeviceLock.Failure) -> DeviceOutcome.Result {
+        switch failure {
+        case .busy: .failed(.busy, failure.description)
+        case .unsafe: .failed(.unsafeSetup, failure.description)
+        }
     }
 
     private func drive<C: Clock>(clock: C, base: any DFUTransport,
