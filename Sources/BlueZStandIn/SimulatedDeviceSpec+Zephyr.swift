@@ -12,7 +12,7 @@ import DFUSimulator
 /// `page_size`, `version=MAJOR.MINOR.REVISION[.BUILD]` (the images it runs at first), `public_key=FILE` (the key
 /// MCUboot verifies signatures with: ECDSA P-256, Ed25519 or RSA, PEM), and the faults `duplicate_response=N[:M…]`,
 /// `unanswered_response=N[:M…]` (answers counted from 1 over the device's life) and `reset_after_upload_bytes=N`, the
-/// hostile faults `report_buf_size=N`, `report_buf_count=N` and `lying_offset=yes|no`;
+/// hostile faults `report_buf_size=N`, `report_buf_count=N`, `lying_offset=yes|no` and `flood=N`;
 /// and how it pairs (``DevicePairing``): `security=none|encrypted|authenticated` (`smp-auth`: authenticated),
 /// `io=DisplayOnly|DisplayYesNo|KeyboardOnly|NoInputNoOutput|KeyboardDisplay` (default DisplayOnly), `passkey=N`
 /// (the passkey it shows, default 123456).
@@ -97,6 +97,10 @@ extension SimulatedDeviceSpec {
         if let size = try fields.takeInteger("report_buf_size") { configuration.reportedBufferSize = size }
         if let count = try fields.takeInteger("report_buf_count") { configuration.reportedBufferCount = count }
         if let on = try fields.takeFlag("lying_offset") { configuration.lyingOffset = on }
+        if let count = try fields.takeInteger("flood") {
+            guard (0...1000).contains(count) else { throw StandInSpecError("flood=\(count) must be 0 to 1000") }
+            configuration.floodPerAnswer = count
+        }
         if let bytes = try fields.takeInteger("reset_after_upload_bytes") {
             guard bytes > 0 else { throw StandInSpecError("reset_after_upload_bytes=\(bytes) must be positive") }
             configuration.resetAfterUploadBytes = bytes

@@ -256,6 +256,9 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         if !configuration.unansweredResponses.contains(responses) {
             let copies = configuration.duplicatedResponses.contains(responses) ? 2 : 1
             let answer = answerFrame(to: frame.header, outcome.reply)
+            for stale in 0..<configuration.floodPerAnswer {
+                notify(floodFrame(to: frame.header, index: stale), after: end - context.now, context: &context)
+            }
             for _ in 0..<copies { notify(answer, after: end - context.now, context: &context) }
         }
         if let delay = outcome.resetAfterAnswer {
@@ -292,6 +295,16 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     /// The answer frame: the request's version, group, command and sequence. A group error is
     /// `{"err": {"group", "rc"}}` for SMP version 2 and the translated `{"rc"}` for version 1
     /// (`smp_add_cmd_err` in `smp.c`; `img_mgmt_translate_error_code` in `img_mgmt.c`).
+    /// The flood fault's answer number `index` before the answer to `header`: same group and command,
+    /// a sequence number the client did not use last (128 + index on from the request's), `off` 0, `rc` 0.
+    private func floodFrame(to header: SMPHeader, index: Int) -> [UInt8] {
+        let sequence = header.sequence &+ 128 &+ UInt8(truncatingIfNeeded: index)
+        let frame = try? SMPFrame(operation: header.operation.response, version: header.version, group: header.group,
+                                  command: header.command, sequence: sequence, body: .map(["off": .int(0), "rc": .int(0)]),
+                                  containers: .indefinite)
+        return frame?.bytes ?? []
+    }
+
     private func answerFrame(to header: SMPHeader, _ reply: Reply) -> [UInt8] {
         let body: CBOR
         switch reply {

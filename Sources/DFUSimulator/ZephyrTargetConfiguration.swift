@@ -84,6 +84,9 @@ public struct ZephyrTargetConfiguration: Sendable {
     /// Hostile fault, not modelled on any real device: every upload chunk at an offset other than 0 is answered with
     /// `off` 0 and the upload state dropped, so a client that follows the device starts over for ever.
     public var lyingOffset = false
+    /// Hostile fault, not modelled on any real device: before each answer, this many answers to requests
+    /// never made (the same group and command under other sequence numbers, each saying `off` 0 and `rc` 0).
+    public var floodPerAnswer = 0
 
     /// The `smp_svr` sample with its Bluetooth overlay: one image, 472 KB slots (nRF52840 DK partitions).
     public init() {}

@@ -53,6 +53,19 @@ import Testing
         #expect(requests <= 40, "\(requests) SMP requests")
     }
 
+    /// Answers to requests never made (the flood fault: 20 before each real answer, other sequence numbers, each
+    /// saying `off` 0) are not answers: the upload goes on from the real ones, and the image lands whole.
+    @Test func aFloodOfAnswersToRequestsNeverMadeIsIgnoredAndTheUpdateCompletes() async throws {
+        let run = try await DFUSimRun.run(devices: ["smp,flood=20"],
+                                          ["upload", SMPFirmware.image, "-d", Self.address, "--no-reset"])
+        #expect(run.status == 0, "\(run.error)")
+        let slots = run.device(Self.address)?["slots"] as? [[String: Any]] ?? []
+        #expect(slots.contains { $0["slot"] as? Int == 1 && $0["hash"] as? String == SMPFirmware.imageHashHex }, "\(run.report)")
+        // Not followed back to offset 0: as many upload requests as without the flood, give or take a window.
+        let requests = try #require(Self.stats(run)["smp_requests"] as? Int, "\(run.report)")
+        #expect(requests <= 60_552 / 100, "\(requests) SMP requests")
+    }
+
     /// A device that answers, slowly, for longer than the deadline: its update ends there (exit 2), whatever it does.
     @Test func anUpdateThatOutlivesItsDeadlineFailsWithOneLineAndExit2() async throws {
         let run = try await DFUSimRun.run(devices: ["smp"], simulator: ["--link", "smp_paced=yes,interval_ms=200"],

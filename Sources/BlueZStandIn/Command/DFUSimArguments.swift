@@ -46,7 +46,7 @@ public struct DFUSimArguments: Sendable {
                       image_check=yes|no, mcumgr_params=yes|no, reset_ms, slot_size, page_size,
                       version=MAJOR.MINOR.REVISION[.BUILD], public_key=FILE (MCUboot's key),
                       duplicate_response=N[:M...], unanswered_response=N[:M...], reset_after_upload_bytes=N,
-                      hostile: report_buf_size=N, report_buf_count=N (any int64), lying_offset=yes
+                      hostile: report_buf_size=N, report_buf_count=N (any int64), lying_offset=yes, flood=N
                       (with address, name, rssi, service_changed, connect_delay_ms)
           --link KEY=VALUE[,...]   mtu, interval_ms, phy=1m|2m, packets_per_event, connect_timeout_ms,
                                    resolve_ms, discovery_ms, smp_paced=yes (SMP answers at the
