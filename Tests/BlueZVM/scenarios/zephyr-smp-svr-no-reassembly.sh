@@ -6,7 +6,7 @@
 # bluetoothd 5.66 the ATT MTU is 247, so a 384-byte frame would take two writes, which this server answers
 # MGMT_ERR_ECORRUPT (smp_process_request_packet in subsys/mgmt/mcumgr/smp/src/smp.c). Skipped (not passed)
 # while that binary is absent.
-#   1. dfu uploads image B in test mode without a reset: it asks first whether the server reassembles, and
+#   1. The image list of the fresh flash is empty; dfu uploads image B in test mode without a reset: it asks first whether the server reassembles, and
 #      -v says it does not and that every frame fits one write (244 bytes).
 #   2. The image list shows B in slot 1 with its SHA256 TLV as the hash, pending (test).
 set -u
@@ -46,13 +46,18 @@ nudged() {
     return $status
 }
 
-# --- 1. the upload with the default options -------------------------------------------------------
+# --- 1. the image list before, and the upload with the default options ---------------------------
+nudged smp_images images-before "${device[@]}" || bluezvm_fail "dfu images failed"
+smp_slots_check "the fresh flash has no image" images-before 'length == 0'
+bluezvm_check "the central drops any link btvirt kept (power off and on)" \
+    eval 'bluezvm_set_powered "$central" false && bluezvm_set_powered "$central" true'
 bluezvm_check "dfu uploads image B (test, no reset) with its default options" \
     nudged smp_dfu dfu-upload upload b.bin "${device[@]}" --no-reset --json -v
+# With --json, -v's lines are "log" events on standard output.
 bluezvm_check "dfu -v says the server does not reassemble and every frame fits one write" \
-    grep -q "one write each: the device does not reassemble" dfu-upload.err
+    grep -q "one write each: the device does not reassemble" dfu-upload.out
 smp_upload_rate dfu-upload "$b_bytes"
-bluezvm_record "no_reassembly framing=\"$(grep -o 'SMP frames of[^(]*' dfu-upload.err | head -n 1)\" bytes=$b_bytes"
+bluezvm_record "no_reassembly framing=\"$(grep -o 'SMP frames of[^(:]*' dfu-upload.out | head -n 1)\" bytes=$b_bytes"
 
 # --- 2. the image list --------------------------------------------------------------------------------
 bluezvm_check "the central drops any link btvirt kept (power off and on)" \
