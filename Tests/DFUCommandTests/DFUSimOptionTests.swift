@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The options whose effect needs more of the stand-in than ``DFUSimEndToEndTests`` uses: how
@@ -163,15 +164,17 @@ import Testing
     }
 
     @Test func connectTimeoutBoundsASlowConnect() async throws {
-        // Every Connect to this device takes 1.5 s.
-        let device = "secure,address=\(Self.address),sd_id=0xB7,connect_delay_ms=1500"
+        // Every Connect to this device takes 1.5 s (times the sanitizers' scale: a 0.5 s timeout that fires a second
+        // late under ThreadSanitizer let the slow connect complete first).
+        let delay = 1500 * TestTime.scale
+        let device = "secure,address=\(Self.address),sd_id=0xB7,connect_delay_ms=\(delay)"
         let short = try await DFUSimRun.run(devices: [device],
                                       ["upload", Self.app, "-d", Self.address, "--connect-timeout", "0.5", "--retries", "0"])
         #expect(short.status == 2, "exit 2: could not be connected; \(short.error)")
         #expect(short.stat(Self.address, "connections") == 0)
-        #expect(short.seconds < 6, "\(short.seconds) s")
+        #expect(short.seconds < 6.0 * Double(TestTime.scale), "\(short.seconds) s")
         let long = try await DFUSimRun.run(devices: [device],
-                                     ["upload", Self.app, "-d", Self.address, "--connect-timeout", "3", "--retries", "0"])
+                                     ["upload", Self.app, "-d", Self.address, "--connect-timeout", "\(3 * TestTime.scale)", "--retries", "0"])
         #expect(long.status == 0, "\(long.error)")
         #expect(long.imageSize(Self.address, "application") == 4096)
     }
