@@ -160,7 +160,8 @@ public final class DBusDaemon: Sendable {
 
     /// The keeper: starts the daemon in the background (a non-interactive shell's background job
     /// ignores SIGINT, so a Ctrl-C to the terminal's process group leaves the daemon to the keeper),
-    /// prints its process id, then reads its standard input until the end, which comes when the
+    /// prints its process id and closes its standard output (so that the pipe ends when the daemon does:
+    /// a daemon that cannot start is seen at once), then reads its standard input until the end, which comes when the
     /// last holder of the pipe's other end (this process) closes it or dies. Then it ends the
     /// daemon and removes the directory. `$1` is the directory, the rest the daemon's command.
     static let keeperScript = """
@@ -169,6 +170,7 @@ public final class DBusDaemon: Sendable {
         "$@" < /dev/null &
         daemon=$!
         echo "pid $daemon"
+        exec >&-
         while read -r _; do :; done
         kill -TERM "$daemon" 2> /dev/null
         wait "$daemon"
@@ -196,12 +198,13 @@ public final class DBusDaemon: Sendable {
             if line.hasPrefix("pid ") { daemon = Int32(line.dropFirst(4)) } else if line.hasPrefix("unix:") { address = line }
         }
         guard let daemon, let address else {
+            // The daemon's words first: once the lifeline closes, the keeper removes the folder and its log.
+            let said = Self.firstLine(of: directory + "/" + logName).map { ": \($0)" } ?? ""
             close(lifeline)
             if let daemon { kill(daemon, SIGKILL) }
             kill(pid, SIGKILL)
             var status: Int32 = 0
             _ = waitpid(pid, &status, 0)
-            let said = Self.firstLine(of: directory + "/" + logName).map { ": \($0)" } ?? ""
             throw DBusError(name: DBusError.Names.noServer, message: "dbus-daemon did not start (no address printed)\(said)")
         }
         return (pid, daemon, lifeline, address)
