@@ -92,7 +92,7 @@ extension BlueZStandIn {
         let powerHandler: DBusProperty.SetHandler = { [weak self] value in
             guard let on = value.boolValue else { throw BlueZNames.error("InvalidArguments", "Invalid arguments") }
             guard let self else { return }
-            Task { await self.setPowered(on) }
+            Task(executorPreference: self.connection.loop) { await self.setPowered(on) }
         }
         return DBusInterface(
             names.adapter,

@@ -1,6 +1,7 @@
 import DBus
 import DFUCore
 import DFUSimulator
+import IOLoop
 
 extension BlueZStandIn {
     func deviceInterface(for object: DeviceObject, radio: RadioDevice) throws(DBusError) -> DBusInterface {
@@ -96,7 +97,7 @@ extension BlueZStandIn {
         guard let index = radioAdvertising(at: object.address) else {
             object.connecting = true
             devices[path] = object
-            try? await Task.sleep(for: configuration.link.connectTimeout)
+            await pause(configuration.link.connectTimeout)
             devices[path]?.connecting = false
             throw BlueZNames.error("Failed", "le-connection-abort-by-local")
         }
@@ -109,7 +110,7 @@ extension BlueZStandIn {
             object.connecting = true
             object.connectCancelled = false
             devices[path] = object
-            try? await Task.sleep(for: delay)
+            await pause(delay)
             let cancelled = devices[path]?.connectCancelled ?? true
             devices[path]?.connecting = false
             devices[path]?.connectCancelled = false
@@ -311,8 +312,8 @@ extension BlueZStandIn {
         object.expiry = nil
         let timeout = configuration.host.temporaryTimeout
         if object.temporary, !object.connected, !object.paired, timeout > .zero {
-            object.expiry = Task { [weak self] in
-                try? await Task.sleep(for: timeout)
+            object.expiry = Task(executorPreference: connection.loop) { [weak self, loop = connection.loop] in
+                await loop.sleep(until: .now + timeout)
                 guard !Task.isCancelled else { return }
                 await self?.expire(path)
             }

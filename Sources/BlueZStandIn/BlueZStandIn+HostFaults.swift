@@ -31,7 +31,7 @@ extension BlueZStandIn {
         defaultAgents = []
         try? connection.unexport(at: names.root)
         try? await connection.releaseName(names.service)
-        try? await Task.sleep(for: Self.restartPause)
+        await pause(Self.restartPause)
         // As bluetoothd starts: it takes the name first, then announces its adapters (InterfacesAdded).
         if let interfaces = try? rootInterfaces() { try? connection.export(interfaces.map(Self.asBluetoothd), at: names.root) }
         try? await connection.requestName(names.service)

@@ -1,6 +1,7 @@
 public import DBus
 public import DFUCore
 import DFUSimulator
+import IOLoop
 
 /// bluetoothd's stand-in: serves the org.bluez D-Bus API (adapter, devices, GATT objects) on a
 /// bus from simulated nRF5 devices, so that BlueZ clients run without a radio.
@@ -106,17 +107,17 @@ public actor BlueZStandIn {
         guard !started else { return }
         started = true
         let stream = eventStream
-        eventTask = Task { [weak self] in
+        eventTask = Task(executorPreference: connection.loop) { [weak self] in
             for await event in stream {
                 guard let self else { return }
                 await self.perform(event)
             }
         }
         let paced = pacedEventStream
-        pacedTask = Task { [weak self] in
+        pacedTask = Task(executorPreference: connection.loop) { [weak self, loop = connection.loop] in
             for await (due, event) in paced {
-                // A timer, not a poll: the answer is due at its modelled time (the stand-in's timers are Task sleeps).
-                try? await Task.sleep(until: due)
+                // A timer, not a poll: the answer is due at its modelled time (a timer of the bus's loop).
+                await loop.sleep(until: due)
                 guard let self else { return }
                 await self.perform(event)
             }
@@ -132,7 +133,7 @@ public actor BlueZStandIn {
             matching: DBusMatchRule(
                 sender: try BusName("org.freedesktop.DBus"), interface: try InterfaceName("org.freedesktop.DBus"),
                 member: try member("NameOwnerChanged")))
-        ownerTask = Task { [weak self] in
+        ownerTask = Task(executorPreference: connection.loop) { [weak self] in
             for await message in owners {
                 guard message.arguments.count == 3, let name = message.arguments[0].stringValue,
                     name.hasPrefix(":"), message.arguments[2].stringValue == ""
@@ -210,20 +211,27 @@ public actor BlueZStandIn {
         pacedEvents.yield((due, event))
     }
 
+    /// Waits `duration` on a timer of the bus's loop (returns early when the task is cancelled). Like bluetoothd's
+    /// one main loop, the stand-in's answers, timers and tasks all run on that loop's thread, never behind the
+    /// shared pool's queue.
+    func pause(_ duration: Duration) async {
+        await connection.loop.sleep(until: .now + duration)
+    }
+
     private func perform(_ event: DeferredEvent) async {
         switch event {
         case .notify(let device, let generation, let characteristic, let bytes, let delay):
-            if delay > .zero { try? await Task.sleep(for: delay) }
+            if delay > .zero { await pause(delay) }
             deliverNotification(device: device, generation: generation, characteristic: characteristic, bytes: bytes)
         case .drop(let device, let generation, let reboot):
-            try? await Task.sleep(for: .milliseconds(2))
+            await pause(.milliseconds(2))
             guard devices[device]?.generation == generation, devices[device]?.connected == true else { return }
             tearDown(device, reboot: reboot, announce: true)
         case .resolve(let device, let generation):
-            try? await Task.sleep(for: configuration.link.resolveDelay)
+            await pause(configuration.link.resolveDelay)
             resolveServices(device, generation: generation)
         case .announce(let generation):
-            try? await Task.sleep(for: configuration.link.discoveryDelay)
+            await pause(configuration.link.discoveryDelay)
             guard generation == discoveryGeneration, !discoverySessions.isEmpty else { return }
             announceDevicesInRange()
         case .drain(let device, let generation):

@@ -107,11 +107,12 @@ extension DBusConnection {
         }
     }
 
-    /// Runs queued handlers: one at a time in arrival order, or in their own task if concurrent.
+    /// Runs queued handlers on the loop (they must not block): one at a time in arrival order, or in their own
+    /// task if concurrent.
     func serveIncomingCalls(_ calls: AsyncStream<IncomingCall>) async {
         for await call in calls {
             if call.method.runsConcurrently {
-                Task { await run(call) }
+                Task(executorPreference: loop) { [self] in await run(call) }
             } else {
                 await run(call)
             }

@@ -27,7 +27,7 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
     let raw: OpaquePointer
     let socketDescriptor: Int32
     /// The loop that reads the socket and runs the call deadlines.
-    let loop: EventLoop
+    public let loop: EventLoop
     let state: Mutex<ConnectionState>
     let incomingCalls: AsyncStream<IncomingCall>.Continuation
     /// Whether unix file descriptors can be passed on this connection.
@@ -130,7 +130,11 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
         let (calls, callsContinuation) = AsyncStream.makeStream(of: IncomingCall.self)
         incomingCalls = callsContinuation
         try startPump()
-        Task { [self] in
+        // Handlers run on the loop that read their calls, not on Swift's shared pool: a server in a busy
+        // process (a test run, hundreds of ready tasks on two threads) answers as soon as its call arrives,
+        // instead of after everything queued before it (a stand-in's answer once came after the caller's
+        // 25 s timeout that way).
+        Task(executorPreference: chosen) { [self] in
             await serveIncomingCalls(calls)
         }
     }

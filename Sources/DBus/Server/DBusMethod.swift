@@ -2,6 +2,9 @@
 public struct DBusMethod: Sendable {
     /// Answers one call: receives the whole call message and returns the reply arguments.
     ///
+    /// It starts on the connection's event loop thread (the task prefers the loop as its executor), so
+    /// it must not block; it may await anything.
+    ///
     /// Throwing a ``DBusError`` sends that error (name and message) to the caller; any other
     /// error is sent as `org.freedesktop.DBus.Error.Failed` with its description.
     public typealias Handler = @Sendable (DBusMessage) async throws -> [DBusValue]
