@@ -67,7 +67,7 @@ final class JSONLinesRenderer: UploadRenderer {
             }
             if let images = outcome.smpImages {
                 done.images = images.map { JSONEvent.JSONImage(image: $0.image, state: $0.state.rawValue) }
-                done.next = SMPImageText.next(images, device: outcome.device)
+                done.next = outcome.smpNext
             }
             emit(done)
         }
