@@ -16,7 +16,7 @@ final class SimulatedRig: Sendable {
         var opened: [(adapter: String?, device: String)] = []
         var open = 0
         var mostOpen = 0
-        var interrupt: (limit: Int, controller: InterruptController)?
+        var interrupt: (trigger: InterruptingTransport.Trigger, controller: InterruptController)?
         var barrier = 0
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
@@ -54,7 +54,8 @@ final class SimulatedRig: Sendable {
     var provider: TransportProvider {
         TransportProvider { [self] adapter, device in
             await waitForOthers()
-            let (transport, interrupt): (SimulatedTransport, (limit: Int, controller: InterruptController)?) = state.withLock { state in
+            let (transport, interrupt): (SimulatedTransport, (trigger: InterruptingTransport.Trigger, controller: InterruptController)?)
+                = state.withLock { state in
                 state.opened.append((adapter, device))
                 state.open += 1
                 state.mostOpen = max(state.mostOpen, state.open)
@@ -64,7 +65,7 @@ final class SimulatedRig: Sendable {
                 return (empty, state.interrupt)
             }
             let link: any DFUTransport = interrupt.map { interrupt in
-                InterruptingTransport(base: transport, limit: interrupt.limit, interrupts: interrupt.controller)
+                InterruptingTransport(base: transport, trigger: interrupt.trigger, interrupts: interrupt.controller)
             } ?? transport
             return TransportSession(transport: link, clock: transport.clock) { [self] in
                 state.withLock { $0.open -= 1 }
@@ -120,11 +121,14 @@ final class SimulatedRig: Sendable {
     }
 
     /// Runs `dfu ARGUMENTS` against the rig; with `interruptAfterPacketBytes`, interrupts the run
-    /// (as Ctrl-C would) once a device received that many bytes on its Packet characteristic.
+    /// (as Ctrl-C would) once a device received that many bytes on its Packet characteristic; with `interruptWhen`,
+    /// at that moment instead.
     func dfu(_ arguments: [String], environment: [String: String] = [:], errorIsTerminal: Bool = false,
-             columns: Int? = nil, interruptAfterPacketBytes: Int? = nil, locksDevices: Bool = false) async -> RecordedRun {
+             columns: Int? = nil, interruptAfterPacketBytes: Int? = nil, interruptWhen: InterruptingTransport.Trigger? = nil,
+             locksDevices: Bool = false) async -> RecordedRun {
         let interrupts = InterruptController()
-        state.withLock { $0.interrupt = interruptAfterPacketBytes.map { ($0, interrupts) } }
+        let trigger = interruptWhen ?? interruptAfterPacketBytes.map { .packetBytes($0) }
+        state.withLock { $0.interrupt = trigger.map { ($0, interrupts) } }
         return await RecordedRun.dfu(arguments: arguments, environment: environment, errorIsTerminal: errorIsTerminal,
                                      transports: provider, interrupts: interrupts, columns: columns, locksDevices: locksDevices)
     }

@@ -18,6 +18,10 @@ struct DeviceOutcome: Sendable {
     let result: Result
     /// The address of the device that was connected to first, when one was.
     var address: String?
+    /// SMP: where each image stood when the update ended (for an interrupted one, as far as the engine knew).
+    var smpImages: [SMPImageReport]?
+    /// SMP: the command that takes the device on from there (nil: nothing left to do).
+    var smpNext: String?
 
     /// The device for messages: its name with the address it turned out to have, or the address.
     var label: String {

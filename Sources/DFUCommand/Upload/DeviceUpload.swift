@@ -57,9 +57,10 @@ struct DeviceUpload: Sendable {
             return DeviceOutcome(device: device, result: .failed(code, message))
         }
         let connected = Mutex<String?>(nil)
+        let images = Mutex<(images: [SMPImageReport], next: String?)?>(nil)
         let base: any DFUTransport = locks.map { LockingTransport(base: session.transport, locks: $0) } ?? session.transport
         let result = await withTaskExecutorPreference(session.executor) {
-            await drive(clock: session.clock, base: base) { address in
+            await drive(clock: session.clock, base: base, images: images) { address in
                 connected.withLock { $0 = $0 ?? address.description }
             }
         }
@@ -76,7 +77,15 @@ struct DeviceUpload: Sendable {
             }
             return DeviceOutcome(device: device, result: refusal, address: connected.withLock { $0 })
         }
-        return DeviceOutcome(device: device, result: result, address: connected.withLock { $0 })
+        var outcome = DeviceOutcome(device: device, result: result, address: connected.withLock { $0 })
+        if case .updated(let report) = result, !report.smpImages.isEmpty {
+            outcome.smpImages = report.smpImages
+            outcome.smpNext = SMPImageText.next(report.smpImages, device: device)
+        } else if let (smpImages, next) = images.withLock({ $0 }) {
+            outcome.smpImages = smpImages
+            outcome.smpNext = next
+        }
+        return outcome
     }
 
     /// The outcome of a device whose lock could not be taken: busy (75), or an unsafe lock folder or file (78).
@@ -87,7 +96,7 @@ struct DeviceUpload: Sendable {
         }
     }
 
-    private func drive<C: Clock>(clock: C, base: any DFUTransport,
+    private func drive<C: Clock>(clock: C, base: any DFUTransport, images: borrowing Mutex<(images: [SMPImageReport], next: String?)?>,
                                  connected: @escaping @Sendable (DFUDeviceAddress) -> Void) async -> DeviceOutcome.Result
         where C.Duration == Duration {
         let device = target.label
@@ -148,9 +157,13 @@ struct DeviceUpload: Sendable {
             }
         } catch {
             if case .aborted = error {
+                let last = lastActive.withLock { $0 }
+                images.withLock { $0 = last?.smpImages.map { ($0, Self.smpNext(last, device: device)) } }
                 return .interrupted(whereLeft(lastActive.withLock { $0 }, firmware: firmware[index], sentAbort: transport.abortAccepted))
             }
             if context.interrupts.isInterrupted {
+                let last = lastActive.withLock { $0 }
+                images.withLock { $0 = last?.smpImages.map { ($0, Self.smpNext(last, device: device)) } }
                 return .interrupted(whereLeft(lastActive.withLock { $0 }, firmware: firmware[index], sentAbort: transport.abortAccepted))
             }
             let (code, message) = ErrorReport.classify(error)
@@ -165,8 +178,9 @@ struct DeviceUpload: Sendable {
     /// will do: only what the engine does (it skips a system part the bootloader already holds by
     /// rejecting its init packet, and resumes an object only when the bootloader kept it).
     func whereLeft(_ progress: DFUProgress?, firmware: UploadFirmware, sentAbort: Bool) -> String {
-        guard let progress, progress.state != .connecting || progress.part > 1 else { return Self.notStarted }
-        guard case .nrf5(let package) = firmware else { return Self.whereLeftSMP(progress) }
+        guard let progress, progress.state != .connecting || progress.part > 1
+            || SMPImageText.changedBeyondUpload(progress.smpImages) else { return Self.notStarted }
+        guard case .nrf5(let package) = firmware else { return Self.whereLeftSMP(progress, device: target.label) }
         var text = "interrupted in part \(progress.part)/\(progress.totalParts) while \(ProgressText.state(progress.state))"
         if progress.state == .uploading || progress.state == .validating {
             text += " at \(progress.percent)% (\(progress.bytesSent) of \(progress.totalBytes) bytes)"
@@ -188,9 +202,29 @@ struct DeviceUpload: Sendable {
 
     /// Where an interrupted SMP upload was left: SMP has no abort, so the device keeps what it received;
     /// the same command again reads the image list and the upload offset and carries on from there
-    /// (the upload's `sha` names the file, so the server resumes rather than starts over).
-    static func whereLeftSMP(_ progress: DFUProgress) -> String {
+    /// (the upload's `sha` names the file, so the server resumes rather than starts over). Once an image was
+    /// marked, reset into or confirmed, it says where each image stands and the command that takes the device on
+    /// (`device` as named on the command line).
+    static func whereLeftSMP(_ progress: DFUProgress, device: String) -> String {
         var text = "interrupted while \(ProgressText.state(progress.state))"
+        if let images = progress.smpImages, SMPImageText.changedBeyondUpload(images) {
+            if Self.resetUnseen(progress) {
+                // The reset was asked for, its outcome not seen: the device may or may not have swapped.
+                let reset = images.map { image in
+                    var image = image
+                    if image.state == .markedTest { image.state = .resetTest }
+                    if image.state == .markedConfirm { image.state = .resetConfirm }
+                    return image
+                }
+                text += "; the device was asked to reset and may not have done so (\(Self.smpNext(progress, device: device) ?? "") "
+                    + "shows which image runs); if it did, " + SMPImageText.describe(reset)
+                if let next = SMPImageText.next(reset, device: device) { text += "; next: \(next)" }
+                return text
+            }
+            text += "; " + SMPImageText.describe(images)
+            if let next = SMPImageText.next(images, device: device) { text += "; next: \(next)" }
+            return text
+        }
         if progress.state == .uploading {
             text += " at \(progress.percent)% (\(progress.bytesSent) of \(progress.totalBytes) bytes)"
             return text + "; SMP has no abort: the device keeps what it received and runs its current firmware; "
@@ -198,6 +232,22 @@ struct DeviceUpload: Sendable {
         }
         return text + "; the device runs its current firmware; the same command again reads its image list and carries on "
             + "from where it is (nothing already on the device is sent again)"
+    }
+
+    /// Whether the device was interrupted after being asked to reset with images marked, before its answer or its
+    /// dropped link said it did.
+    static func resetUnseen(_ progress: DFUProgress) -> Bool {
+        progress.state == .resetting
+            && progress.smpImages?.contains { $0.state == .markedTest || $0.state == .markedConfirm } == true
+    }
+
+    /// The command that takes an SMP device on from where an interrupt left it (nil: nothing left, or not SMP): while
+    /// a reset's outcome is unseen, `dfu images`, which shows whether the images swapped (a second reset would revert
+    /// an image on test).
+    static func smpNext(_ progress: DFUProgress?, device: String) -> String? {
+        guard let progress, let images = progress.smpImages else { return nil }
+        if resetUnseen(progress) { return "dfu images -d \(device)" }
+        return SMPImageText.next(images, device: device)
     }
 
     /// What shapes this transfer, for `-v`.

@@ -10,7 +10,8 @@ struct JSONEvent: Encodable, Sendable, Hashable {
     /// `error`, `done`: the address of the device connected to (for a device named by its name).
     var address: String?
     /// The phase (`state`): connecting, entering_bootloader, starting, uploading, validating, disconnecting,
-    /// completed, aborted (the words of the human output).
+    /// completed, aborted; for SMP also marking_for_test, confirming, resetting, waiting_for_the_device_to_come_back,
+    /// checking_the_images (the words of the human output).
     var state: String?
     /// The part being sent, from 1, and how many parts are sent.
     var part: Int?
@@ -37,6 +38,10 @@ struct JSONEvent: Encodable, Sendable, Hashable {
     var partsSkipped: [String]?
     /// `done` (updated): seconds the update took.
     var seconds: Double?
+    /// `done` (SMP): each image and where it stands, and the command that takes the device on from there (absent
+    /// when nothing is left to do).
+    var images: [JSONImage]?
+    var next: String?
     /// `summary`: devices updated and not updated.
     var updated: Int?
     var failed: [String]?
@@ -44,7 +49,13 @@ struct JSONEvent: Encodable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey {
         case event, device, address, state, part, parts, bytes, total, speed, average, elapsed, level, message
         case exitCode = "exit_code", result, partsSent = "parts_sent", partsSkipped = "parts_skipped"
-        case seconds, updated, failed
+        case seconds, updated, failed, images, next
+    }
+
+    /// One image of an SMP upload in `done`: its number and its state (``SMPImageState``'s raw values).
+    struct JSONImage: Encodable, Sendable, Hashable {
+        var image: Int
+        var state: String
     }
 
     init(_ event: String, device: String? = nil) {

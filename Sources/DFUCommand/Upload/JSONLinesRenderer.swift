@@ -49,7 +49,8 @@ final class JSONLinesRenderer: UploadRenderer {
             switch outcome.result {
             case .updated(let report):
                 done.result = "updated"
-                done.partsSent = report.partsSent.map(\.rawValue)
+                done.partsSent = report.smpImages.isEmpty ? report.partsSent.map(\.rawValue)
+                    : report.smpImages.map { SMPImageText.partName($0.image) }
                 done.partsSkipped = report.partsSkipped.map(\.rawValue)
                 done.bytes = report.bytesTransferred
                 done.seconds = Self.rounded(report.elapsed.dfuSecondsValue)
@@ -63,6 +64,10 @@ final class JSONLinesRenderer: UploadRenderer {
                 context.writeError(TerminalText.lines("dfu: \(outcome.label): \(message)\n"))
                 done.result = outcome.code == .interrupted ? "interrupted" : "failed"
                 done.message = message
+            }
+            if let images = outcome.smpImages {
+                done.images = images.map { JSONEvent.JSONImage(image: $0.image, state: $0.state.rawValue) }
+                done.next = outcome.smpNext
             }
             emit(done)
         }

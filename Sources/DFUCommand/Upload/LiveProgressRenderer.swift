@@ -76,7 +76,7 @@ final class LiveProgressRenderer: UploadRenderer {
                 switch outcome.result {
                 case .updated(let report):
                     screen.lines[outcome.device] = Line(
-                        text: ProgressText.updated(device: outcome.label, report), status: "done", colour: .green)
+                        text: ProgressText.updated(device: outcome.label, target: outcome.device, report), status: "done", colour: .green)
                 case .failed(_, let message):
                     screen.lines[outcome.device] = Line(text: "\(outcome.label): \(message)", status: "failed", colour: .red)
                 case .interrupted:

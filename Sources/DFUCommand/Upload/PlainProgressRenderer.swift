@@ -58,7 +58,7 @@ final class PlainProgressRenderer: UploadRenderer {
         case .finished(let outcome):
             switch outcome.result {
             case .updated(let report):
-                if !quiet { context.writeError(TerminalText.lines(ProgressText.updated(device: outcome.label, report) + "\n")) }
+                if !quiet { context.writeError(TerminalText.lines(ProgressText.updated(device: outcome.label, target: outcome.device, report) + "\n")) }
             case .failed(_, let message), .interrupted(let message):
                 context.writeError(TerminalText.lines("dfu: \(outcome.label): \(message)\n"))
             }

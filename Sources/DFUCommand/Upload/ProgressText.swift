@@ -12,6 +12,11 @@ enum ProgressText {
         case .uploading: "uploading"
         case .validating: "validating"
         case .disconnecting: "disconnecting"
+        case .markingForTest: "marking for test"
+        case .confirming: "confirming"
+        case .resetting: "resetting"
+        case .waitingForDevice: "waiting for the device to come back"
+        case .checkingImages: "checking the images"
         case .completed: "completed"
         case .aborted: "aborted"
         }
@@ -81,12 +86,25 @@ enum ProgressText {
     /// "C0:FF:EE:00:12:FF: updated in 3.2 s, 20300 bytes sent at 6.3 kB/s (softdevice_bootloader, application)".
     /// The bytes are those this run sent, the speed is theirs over the time they took, and only when
     /// that time was long enough to measure; bytes a resumed part already had are named apart.
-    static func updated(device: String, _ report: DFUUpdateReport) -> String {
+    ///
+    /// An SMP upload says what it did to the images, and where they stand: "updated" only when every image
+    /// runs confirmed, otherwise "uploaded", with each image's state and the command that takes it on
+    /// (`target`: the device as named on the command line), e.g. "C0:FF:EE:00:00:10: uploaded in 48 ms,
+    /// 3664 bytes sent (image 0); image 0: marked for test, not running yet: ...; next: dfu reset -d C0:FF:EE:00:00:10".
+    static func updated(device: String, target: String? = nil, _ report: DFUUpdateReport) -> String {
         let took = report.elapsed < .seconds(1) ? "\(Int((report.elapsed.dfuSecondsValue * 1000).rounded())) ms" : seconds(report.elapsed)
-        var text = "\(device): updated in \(took), \(report.bytesTransferred) bytes sent"
+        let smp = !report.smpImages.isEmpty
+        let verb = !smp || SMPImageText.allConfirmed(report.smpImages) ? "updated" : "uploaded"
+        var text = "\(device): \(verb) in \(took), \(report.bytesTransferred) bytes sent"
         if let rate = report.transferSpeed { text += " at \(speed(rate))" }
         if report.bytesSent > report.bytesTransferred {
             text += ", \(report.bytesSent - report.bytesTransferred) already on the device"
+        }
+        if smp {
+            text += " (" + report.smpImages.map { "image \($0.image)" }.joined(separator: ", ") + "); "
+            text += SMPImageText.describe(report.smpImages)
+            if let next = SMPImageText.next(report.smpImages, device: target ?? device) { text += "; next: \(next)" }
+            return text
         }
         text += " (\(report.partsSent.map(\.rawValue).joined(separator: ", ")))"
         if !report.partsSkipped.isEmpty {

@@ -19,6 +19,9 @@ public struct DFUProgress: Sendable, Hashable {
     public var transferStart = 0
     /// How the SMP upload frames its requests over the writes, once it has started (nil otherwise).
     public var smpFraming: SMPFraming?
+    /// SMP: where each image of the upload stands as far as the engine knows (nil: not an SMP upload, or nothing
+    /// known yet).
+    public var smpImages: [SMPImageReport]?
 
     /// Makes a report.
     public init(state: DFUState, part: Int, totalParts: Int, bytesSent: Int, totalBytes: Int,

@@ -18,6 +18,12 @@ extension DFURunner {
         /// When the whole update must be over (``DFUOptions/deadline``), and how long that was.
         var deadline: RunnerClock.Instant?
         var deadlineDuration: Duration = .zero
+        /// SMP: the size of each image of the plan (each one part), the index of the image being uploaded (or last
+        /// uploaded) and how many of its bytes the device holds, and where each image stands (nil until known).
+        var smpImageSizes: [Int] = []
+        var smpPart = 0
+        var smpPartBytes = 0
+        var smpImages: [SMPImageReport]?
 
         /// Sets the deadline for `bytes` firmware bytes from the start.
         mutating func setDeadline(_ deadline: DFUDeadline, bytes: Int) {

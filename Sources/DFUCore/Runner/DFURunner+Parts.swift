@@ -164,6 +164,11 @@ extension DFURunner {
             context.report.fellBackToPRN1 = true
         case .smpFraming(let framing):
             context.report.smpFraming = framing
+        case .smpPart(let index, let bytes):
+            context.smpPart = index
+            context.smpPartBytes = bytes
+        case .smpImages(let images):
+            context.smpImages = images
         }
     }
 }

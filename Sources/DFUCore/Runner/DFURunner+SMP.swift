@@ -19,8 +19,10 @@ extension DFURunner {
 
     private func runSMP(_ plan: SMPUploadPlan, device: DFUDeviceSelector) async throws(DFUError) -> DFUUpdateReport {
         guard !plan.images.isEmpty else { throw .invalidPart(.application, reason: "there is no MCUboot image to send") }
-        var context = UpdateContext(start: clock.now, totalParts: 1, names: DFUAlternativeNameGenerator(seed: options.nameSeed))
+        var context = UpdateContext(start: clock.now, totalParts: plan.images.count,
+                                    names: DFUAlternativeNameGenerator(seed: options.nameSeed))
         context.partBytes = plan.totalBytes
+        context.smpImageSizes = plan.images.map(\.bytes.count)
         context.setDeadline(options.deadline, bytes: plan.totalBytes)
         report(.connecting, part: 1, context: context, bytes: 0, total: plan.totalBytes)
         var peer = try await connect(DFUConnectParameters(
@@ -29,8 +31,11 @@ extension DFURunner {
         try await requireSMP(peer, for: "an MCUboot image")
         var restarts = 0
         var reconnections = 0
+        // Whether the last connection was lost rather than ended by the device's reset.
+        var reconnected = false
         while true {
-            report(.starting, part: 1, context: context, bytes: 0, total: plan.totalBytes)
+            // After the reset, the image list says whether the images swapped in.
+            report(restarts > 0 ? .checkingImages : .starting, part: 1, context: context, bytes: 0, total: plan.totalBytes)
             context.meter.end()
             let setup = DFUMachineSetup(part: nil, options: options, peer: peer, mode: .smpServer, restarts: restarts,
                                         smpPlan: plan)
@@ -38,21 +43,27 @@ extension DFURunner {
             case .awaitReset, .completed, .jumped:
                 await transport.disconnect()
                 context.report.partsSent = [.application]
+                context.report.smpImages = context.smpImages ?? []
                 context.report.bytesSent = plan.totalBytes
                 // The meter counts every connection's transfer (``TransferMeter/end()`` keeps what it measured).
                 context.report.bytesTransferred = context.meter.bytesSent
                 context.report.transferTime = context.meter.transferTime
                 context.report.elapsed = context.start.duration(to: clock.now)
+                context.smpPart = plan.images.count - 1
+                context.smpPartBytes = plan.images.last?.bytes.count ?? 0
                 report(.completed, part: 1, context: context, bytes: plan.totalBytes, total: plan.totalBytes)
                 return context.report
             case .restart:
                 // The machine reset the device (the swap): the next machine finds the images it marked running.
                 restarts += 1
+                reconnected = false
             case .reconnect(let error):
+                reconnected = true
                 try countReconnection(after: error, reconnections: &reconnections, context: &context)
             }
             await transport.disconnect()
-            report(.connecting, part: 1, context: context, bytes: 0, total: plan.totalBytes)
+            report(restarts > 0 && !reconnected ? .waitingForDevice : .connecting, part: 1, context: context, bytes: 0,
+                   total: plan.totalBytes)
             let parameters = DFUConnectParameters(
                 selector: DFUDeviceSelector(addresses: [peer.address], serviceUUIDs: [options.uuids.smpService]),
                 scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout, uuids: options.uuids)

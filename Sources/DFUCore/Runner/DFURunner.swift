@@ -90,7 +90,9 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
 
     func report(_ state: DFUState, part: Int, context: UpdateContext, bytes: Int, total: Int) {
         // A skipped system part keeps its number: the count of parts never changes during an update.
-        onProgress(DFUProgress(state: state, part: part, totalParts: context.totalParts, bytesSent: bytes, totalBytes: total))
+        var progress = DFUProgress(state: state, part: part, totalParts: context.totalParts, bytesSent: bytes, totalBytes: total)
+        Self.applySMPPart(to: &progress, context: context)
+        onProgress(progress)
     }
 
     func report(_ state: DFUState, part: Int, context: inout UpdateContext, bytes: Int, total: Int) {
@@ -99,6 +101,19 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
                                    currentSpeed: context.meter.current, averageSpeed: context.meter.average)
         progress.transferStart = context.meter.start
         progress.smpFraming = context.report.smpFraming
+        Self.applySMPPart(to: &progress, context: context)
         onProgress(progress)
+    }
+
+    /// An SMP upload counts its images as parts: the progress names the image being uploaded and its bytes (the
+    /// speed stays that of the whole plan), and carries where each image stands.
+    static func applySMPPart(to progress: inout DFUProgress, context: UpdateContext) {
+        guard context.smpPart < context.smpImageSizes.count else { return }
+        let before = context.smpImageSizes.prefix(context.smpPart).reduce(0, +)
+        progress.part = context.smpPart + 1
+        progress.bytesSent = context.smpPartBytes
+        progress.totalBytes = context.smpImageSizes[context.smpPart]
+        progress.transferStart = max(0, progress.transferStart - before)
+        progress.smpImages = context.smpImages
     }
 }

@@ -18,6 +18,8 @@ public struct DFUUpdateReport: Sendable, Hashable {
     public var fellBackToPRN1 = false
     /// How the last SMP upload framed its requests over the writes (nil: no SMP upload chunk was sent).
     public var smpFraming: SMPFraming?
+    /// SMP: where each image of the upload stands at the end (empty for an nRF5 update).
+    public var smpImages: [SMPImageReport] = []
 
     /// An empty report.
     public init() {}

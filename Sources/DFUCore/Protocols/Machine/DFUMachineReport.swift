@@ -13,6 +13,10 @@ public enum DFUMachineReport: Sendable, Hashable, CustomStringConvertible {
     case fellBackToPRN1
     /// How the SMP upload frames its requests over the writes, and why.
     case smpFraming(SMPFraming)
+    /// SMP: the image of the plan being uploaded (its index in the plan) and how many of its bytes the device holds.
+    case smpPart(index: Int, bytes: Int)
+    /// SMP: where each image of the plan stands, whenever that changes.
+    case smpImages([SMPImageReport])
 
     /// A short trace line.
     public var description: String {
@@ -22,6 +26,8 @@ public enum DFUMachineReport: Sendable, Hashable, CustomStringConvertible {
         case .flash(let event): "flash \(event)"
         case .fellBackToPRN1: "fell back to PRN 1"
         case .smpFraming(let framing): framing.description
+        case .smpPart(let index, let bytes): "image at index \(index) holds \(bytes) bytes"
+        case .smpImages(let images): "images " + images.map { "\($0.image) \($0.state.rawValue)" }.joined(separator: ", ")
         }
     }
 }

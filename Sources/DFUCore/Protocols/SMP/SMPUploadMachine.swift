@@ -90,6 +90,10 @@ public struct SMPUploadMachine: Sendable {
     /// How often an image's upload offset may move back before the device's update fails.
     public static let offsetMovesBackAllowed = 4
     private var statuses: [SMPImageStatus] = []
+    /// For each image of the plan, whether its mark is permanent (confirmed in the secondary slot) rather than a test.
+    private var permanent: [Bool] = []
+    /// Whether this machine asked the device to reset (and it answered or dropped the link).
+    private var resetRequested = false
     private var transferReported = false
     private var cancelled = false
     /// Whether the device joins a frame from several writes (the plan's word, or what the probe found), nil
@@ -133,7 +137,8 @@ public struct SMPUploadMachine: Sendable {
             assembler.reset()
             if phase == .resetting {
                 // The device reset before its answer got out: what the reset was for is done.
-                return .finish(.restart)
+                resetRequested = true
+                return sequenced([.report(.smpImages(imageReports)), .finish(.restart)])
             }
             return .finish(.reconnect(.disconnected(step: step, attempts: reconnectAttempts)))
         case .cancelled:
@@ -195,6 +200,9 @@ public struct SMPUploadMachine: Sendable {
                 }
             }
             guard moved else { return .awaitNotification(from: .smp, within: responseTimeout) }
+            if case .uploading(let index) = phase, let window {
+                reports.append(.report(.smpPart(index: index, bytes: window.acknowledged)))
+            }
             reports.append(.report(.progress(.uploading, bytes: bytesOnDevice)))
             return sequenced(reports + [fillWindow()])
         }
@@ -234,6 +242,9 @@ public struct SMPUploadMachine: Sendable {
         case (.readingImagesBefore, .imageState(let list)):
             imagesBefore = list
             statuses = plan.images.map { SMPImageStatus.of($0, in: list, afterReset: afterReset) }
+            permanent = plan.images.map { image in
+                list.contains { $0.image == image.image && $0.hash == image.imageHash && $0.pending && $0.permanent }
+            }
             if let index = statuses.firstIndex(of: .notRunning) { return notRunning(index) }
             return nextStep()
         case (.probingReassembly(let index), _):
@@ -242,13 +253,14 @@ public struct SMPUploadMachine: Sendable {
             return startUpload(index)
         case (.marking(let index), .imageState):
             statuses[index] = .pending
+            if index < permanent.count { permanent[index] = plan.ending.confirmsAtOnce }
             return nextStep()
         case (.confirming(let index), .imageState):
             statuses[index] = .done
             return nextStep()
         case (.resetting, .reset):
-            queue = [.finish(.restart)]
-            return .report(.progress(.disconnecting, bytes: plan.totalBytes))
+            resetRequested = true
+            return sequenced([.report(.smpImages(imageReports)), .finish(.restart)])
         case (.readingImagesAfter, .imageState(let list)):
             imagesAfter = list
             return verifyAfter(list)
@@ -260,19 +272,47 @@ public struct SMPUploadMachine: Sendable {
     }
 
     /// What is left, in order: uploads, marks, the reset, confirmations, the final image list.
+    /// Each step is preceded by where the images stand and by the phase it begins.
     private mutating func nextStep() -> DFUMachineAction {
-        if let index = statuses.firstIndex(of: .needsUpload) { return startUpload(index) }
+        let images = DFUMachineAction.report(.smpImages(imageReports))
+        if let index = statuses.firstIndex(of: .needsUpload) {
+            let upload = startUpload(index)
+            return leading([images, .report(.smpPart(index: index, bytes: 0))], upload)
+        }
         if let index = nextToMark() {
             let hash = plan.images[index].imageHash
-            return send(plan.ending.confirmsAtOnce ? .confirm(hash: hash) : .test(hash: hash), phase: .marking(index))
+            let confirm = plan.ending.confirmsAtOnce
+            let request = send(confirm ? .confirm(hash: hash) : .test(hash: hash), phase: .marking(index))
+            return leading([images, .report(.progress(confirm ? .confirming : .markingForTest, bytes: bytesOnDevice))], request)
         }
         if plan.ending.resets, statuses.contains(.pending) {
-            return send(.reset, phase: .resetting)
+            let request = send(.reset, phase: .resetting)
+            return leading([images, .report(.progress(.resetting, bytes: bytesOnDevice))], request)
         }
         if plan.ending != .testWithoutReset, let index = statuses.firstIndex(of: .needsConfirm) {
-            return send(.confirm(hash: plan.images[index].imageHash), phase: .confirming(index))
+            let request = send(.confirm(hash: plan.images[index].imageHash), phase: .confirming(index))
+            return leading([images, .report(.progress(.confirming, bytes: bytesOnDevice))], request)
         }
-        return send(.imageState, phase: .readingImagesAfter)
+        let request = send(.imageState, phase: .readingImagesAfter)
+        return leading([images, .report(.progress(.checkingImages, bytes: bytesOnDevice))], request)
+    }
+
+    /// Where each image of the plan stands, as far as this machine knows.
+    public var imageReports: [SMPImageReport] {
+        plan.images.indices.map { index in
+            let status = index < statuses.count ? statuses[index] : .needsUpload
+            let permanent = index < self.permanent.count && self.permanent[index]
+            let state: SMPImageState = switch status {
+            case .needsUpload: .notUploaded
+            // Not running after the reset: MCUboot refused or reverted it, and it is back in the secondary slot.
+            case .needsMark, .notRunning: .uploaded
+            case .pending where resetRequested: permanent ? .resetConfirm : .resetTest
+            case .pending: permanent ? .markedConfirm : .markedTest
+            case .needsConfirm: .runningTest
+            case .done: .confirmed
+            }
+            return SMPImageReport(image: plan.images[index].image, state: state)
+        }
     }
 
     /// The next image to mark for test or confirm: every other image before image 0. On an nRF5340, MCUboot skips
@@ -436,8 +476,10 @@ public struct SMPUploadMachine: Sendable {
             stalls = 0
             window = nil
             statuses[index] = .needsMark
+            reports.append(.report(.smpPart(index: index, bytes: plan.images[index].bytes.count)))
             reports.append(.report(.progress(.uploading, bytes: bytesOnDevice)))
-            return .finished(sequenced(reports + [nextStep()]))
+            let next = nextStep()
+            return .finished(leading(reports, next))
         case .hashMismatch:
             return .finished(.fail(.remote(step: step, request: request,
                                            status: .smpImage(.hashMismatch(image: plan.images[index].image)))))
@@ -451,6 +493,13 @@ public struct SMPUploadMachine: Sendable {
     }
 
     /// The first action now, the others after the runner answers each one.
+    /// `actions` first, then `action` and what it queued.
+    private mutating func leading(_ actions: [DFUMachineAction], _ action: DFUMachineAction) -> DFUMachineAction {
+        let all = actions + [action] + queue
+        queue = Array(all.dropFirst())
+        return all.first ?? action
+    }
+
     private mutating func sequenced(_ actions: [DFUMachineAction]) -> DFUMachineAction {
         guard let first = actions.first else { return .awaitNotification(from: .smp, within: responseTimeout) }
         queue = Array(actions.dropFirst())
