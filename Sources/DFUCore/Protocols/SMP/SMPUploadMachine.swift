@@ -248,6 +248,9 @@ public struct SMPUploadMachine: Sendable {
             // Before the first write: do the images fit?
             if statuses.contains(.needsUpload) { return send(.slotInfo, phase: .readingSlotInfo) }
             return nextStep()
+        case (.readingSlotInfo, .slotInfo(let info)) where info.isEmpty:
+            // No image at all says nothing a server could mean: judge by the image list.
+            return afterSlotInfoUnavailable()
         case (.readingSlotInfo, .slotInfo(let info)):
             slotInfo = info
             if let reason = misfit(slotInfo: info) { return .fail(.firmwareMismatch(reason: reason)) }
