@@ -60,3 +60,37 @@ import Testing
         #expect(Set(running.compactMap { $0["image"] as? Int }) == [0, 1])
     }
 }
+
+/// `dfu erase` (image command 5) through bluetoothd's stand-in and the simulated Zephyr/MCUboot device.
+@Suite(.enabled(if: DFUSimRun.available)) struct DFUSimSMPEraseTests {
+    static let address = DFUSimSMPTests.address
+
+    @Test func eraseEmptiesTheSecondarySlotThatHoldsThePreviousImage() async throws {
+        // After a test swap and confirm, slot 1 holds the old image, in use by nothing: erase empties it.
+        let script = """
+            "$0" upload "$1" -d \(Self.address) -q && "$0" erase -d \(Self.address) && "$0" images -d \(Self.address) --json
+            """
+        let run = try await DFUSimRun.run(devices: ["smp"], command: ["/bin/sh", "-c", script, TestData.dfuExecutable.path, SMPFirmware.image])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.error.contains("dfu: \(Self.address) erased its default slot"), "\(run.error)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data((run.output.split(separator: "\n").last ?? "").utf8)) as? [String: Any])
+        #expect((answer["slots"] as? [[String: Any]])?.map { $0["slot"] as? Int } == [0], "\(run.output)")
+        #expect(DFUSimSMPTests.slots(run).map { $0["slot"] as? Int } == [0])
+    }
+
+    @Test func erasingAPendingImageIsRefusedWithAdviceDfuCanFollow() async throws {
+        let script = """
+            "$0" upload "$1" -d \(Self.address) -q --no-reset && "$0" erase -d \(Self.address) --image 0
+            """
+        let run = try await DFUSimRun.run(devices: ["smp"], command: ["/bin/sh", "-c", script, TestData.dfuExecutable.path, SMPFirmware.image])
+        #expect(run.status == 1, "\(run.error)")
+        #expect(run.error.contains("IMG_MGMT_ERR_NO_FREE_SLOT (9)") && run.error.contains("'dfu reset' runs it"), "\(run.error)")
+        #expect(DFUSimSMPTests.slots(run).first { $0["slot"] as? Int == 1 }?["pending"] as? Bool == true, "the pending image stays")
+    }
+
+    @Test func erasingImage1OfAOneImageDeviceIsInvalidSlot() async throws {
+        let run = try await DFUSimRun.run(devices: ["smp"], ["erase", "-d", Self.address, "--image", "1"])
+        #expect(run.status == 1, "\(run.error)")
+        #expect(run.error.contains("IMG_MGMT_ERR_INVALID_SLOT (14)"), "\(run.error)")
+    }
+}
