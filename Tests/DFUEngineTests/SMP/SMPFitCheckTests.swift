@@ -41,15 +41,28 @@ import Testing
     }
 
     @Test func aServerThatNeverAnswersSlotInfoIsJudgedByItsImageList() {
-        // The image list shows image 0 only (the scripted server lists no image 1): image 1 has nowhere to go.
+        // The image list's entries carry no `image` (a one-image build): image 1 has nowhere to go.
         let images = [Tests.image(3000, seed: 6), Tests.image(2000, seed: 7, number: 1)]
         let server = Tests.server(for: [images[0]])
         server.validImages[images[1].fileSHA256] = images[1].imageHash
+        server.numbersImages = false
         server.slotInfoUnanswered = true
         let run = SMPTestRun(plan: SMPUploadPlan(images: images), server: server)
-        #expect(run.result == .failed(.firmwareMismatch(reason: "the device has 1 image (its image list; it answers no slot "
-            + "info); the package's image 1 (2000 bytes) has no slot there; nothing was written")), "\(run.result)")
+        #expect(run.result == .failed(.firmwareMismatch(reason: "the device has 1 image (its image list names no image "
+            + "numbers, as a one-image build writes it; it answers no slot info); the package's image 1 (2000 bytes) has no "
+            + "slot there; nothing was written")), "\(run.result)")
         #expect(run.uploadedBytes.isEmpty)
+    }
+
+    @Test func aListThatNumbersItsImagesIsNotRefusedForAnImageItDoesNotShow() {
+        // A build of several images names them (an nRF5340's network core primary may not be listed): the server
+        // itself refuses an image number without slots, so dfu does not guess; image 0 goes first.
+        let images = [Tests.image(3000, seed: 9), Tests.image(2000, seed: 10, number: 1)]
+        let server = Tests.server(for: [images[0]])
+        server.validImages[images[1].fileSHA256] = images[1].imageHash
+        let run = SMPTestRun(plan: SMPUploadPlan(images: images), server: server)
+        if case .failed(.firmwareMismatch) = run.result { Issue.record("refused: \(run.result)") }
+        #expect(!run.uploadedBytes.isEmpty)
     }
 
     @Test func anEmptySlotInfoListFallsBackToTheImageList() {

@@ -1,3 +1,5 @@
+internal import CBOR
+
 /// The SMP (MCUmgr) image upload over one connection, as a pure state machine in the runner's
 /// vocabulary (``DFUMachineEvent`` in, ``DFUMachineAction`` out), like the other protocols.
 ///
@@ -13,8 +15,9 @@
 /// 3. before anything is written, whether the images fit: the slot info (image group, command 6;
 ///    `img_mgmt_slot_info` in zephyr `subsys/mgmt/mcumgr/grp/img_mgmt/src/img_mgmt.c`) names the device's images and
 ///    their slot sizes; a server without it (MGMT_ERR_ENOTSUP: Kconfig leaves `MCUMGR_GRP_IMG_SLOT_INFO` off for one
-///    image, and Zephyr before 3.6 has none) is judged by the image numbers its image list shows. An image the device
-///    has no slots for, or one larger than its slot, fails the update before the first write
+///    image, and Zephyr before 3.6 has none) is judged by its image list, whose entries name no `image` only in a
+///    one-image build (`img_mgmt_state_encode_slot` in `img_mgmt_state.c`). An image the device has no slots for, or
+///    one larger than its slot, fails the update before the first write
 ///    (``DFUError/firmwareMismatch(reason:)``): a one-image server ignores the upload's image number and would write
 ///    another image over its own secondary slot (`img_mgmt_get_unused_slot_area_id` in `zephyr_img_mgmt.c`);
 /// 4. before the first upload, unless `--smp-chunk` fixed the frame size or buf_size fits one write, whether
@@ -100,6 +103,8 @@ public struct SMPUploadMachine: Sendable {
     /// How often an image's upload offset may move back before the device's update fails.
     public static let offsetMovesBackAllowed = 4
     private var statuses: [SMPImageStatus] = []
+    /// Whether the image list read before entries without an `image` number (a one-image build writes none).
+    private var listIsOneImageBuild = false
     private var transferReported = false
     private var cancelled = false
     /// Whether the device joins a frame from several writes (the plan's word, or what the probe found), nil
@@ -243,6 +248,7 @@ public struct SMPUploadMachine: Sendable {
             return send(.imageState, phase: .readingImagesBefore)
         case (.readingImagesBefore, .imageState(let list)):
             imagesBefore = list
+            listIsOneImageBuild = Self.listsNoImageNumbers(frame)
             statuses = plan.images.map { SMPImageStatus.of($0, in: list, afterReset: afterReset) }
             if let index = statuses.firstIndex(of: .notRunning) { return notRunning(index) }
             // Before the first write: do the images fit?
@@ -357,13 +363,22 @@ public struct SMPUploadMachine: Sendable {
         return nil
     }
 
-    /// Why the images to upload do not fit a device without slot info (nil: they may): an image number above those
-    /// its image list shows (a one-image server lists no `image`, so image 0 only).
+    /// Why the images to upload do not fit a device without slot info (nil: they may): an image other than 0 for a
+    /// one-image build, which ignores the upload's image number and would write it over image 0's secondary slot
+    /// (`img_mgmt_get_unused_slot_area_id` in `zephyr_img_mgmt.c`). A build of several images names them in its list
+    /// and refuses an image number it has no slots for itself (NO_FREE_SLOT); an empty list tells nothing.
     private func misfit(imageList list: [SMPImageSlotState]) -> String? {
-        let count = (list.map(\.image).max() ?? 0) + 1
-        guard let image = imagesToUpload.first(where: { $0.image >= count }) else { return nil }
-        return "the device has \(Self.images(count)) (its image list; it answers no slot info); the package's image "
-            + "\(image.image) (\(Self.bytes(image.bytes.count))) has no slot there; nothing was written"
+        guard listIsOneImageBuild, !list.isEmpty, let image = imagesToUpload.first(where: { $0.image != 0 }) else { return nil }
+        return "the device has 1 image (its image list names no image numbers, as a one-image build writes it; it answers "
+            + "no slot info); the package's image \(image.image) (\(Self.bytes(image.bytes.count))) has no slot there; "
+            + "nothing was written"
+    }
+
+    /// Whether every entry of an image list frame lacks the `image` key (`img_mgmt_state_encode_slot` writes it only
+    /// when `CONFIG_MCUMGR_GRP_IMG_UPDATABLE_IMAGE_NUMBER` is above 1); false for an empty list.
+    private static func listsNoImageNumbers(_ frame: SMPFrame) -> Bool {
+        guard let entries = (try? frame.decodedBody())?["images"]?.arrayValue, !entries.isEmpty else { return false }
+        return entries.allSatisfy { $0["image"] == nil }
     }
 
     private func notRunning(_ index: Int) -> DFUMachineAction {
