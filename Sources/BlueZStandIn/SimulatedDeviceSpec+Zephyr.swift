@@ -8,7 +8,8 @@ import DFUSimulator
 /// Keys: `buf_size` (`MCUMGR_TRANSPORT_NETBUF_SIZE`), `buf_count` (`MCUMGR_TRANSPORT_NETBUF_COUNT`),
 /// `reassembly=yes|no` (`MCUMGR_TRANSPORT_BT_REASSEMBLY`), `erase_progressively=yes|no`
 /// (`IMG_ERASE_PROGRESSIVELY`), `image_check=yes|no` (`IMG_ENABLE_IMAGE_CHECK`), `mcumgr_params=yes|no`
-/// (`MCUMGR_GRP_OS_MCUMGR_PARAMS`), `reset_ms` (`MCUMGR_GRP_OS_RESET_MS`), `slot_size` (image 0's slots, bytes),
+/// (`MCUMGR_GRP_OS_MCUMGR_PARAMS`), `slot_info=yes|no` (`MCUMGR_GRP_IMG_SLOT_INFO`; default: yes for `smp-nrf5340`, no
+/// for one image, as Kconfig), `reset_ms` (`MCUMGR_GRP_OS_RESET_MS`), `slot_size` (image 0's slots, bytes),
 /// `page_size`, `version=MAJOR.MINOR.REVISION[.BUILD]` (the images it runs at first), `public_key=FILE` (the key
 /// MCUboot verifies signatures with: ECDSA P-256, Ed25519 or RSA, PEM), and the faults `duplicate_response=N[:M…]`,
 /// `unanswered_response=N[:M…]` (answers counted from 1 over the device's life) and `reset_after_upload_bytes=N`, the
@@ -57,6 +58,7 @@ extension SimulatedDeviceSpec {
         if let on = try fields.takeFlag("erase_progressively") { configuration.eraseProgressively = on }
         if let on = try fields.takeFlag("image_check") { configuration.imageCheck = on }
         if let on = try fields.takeFlag("mcumgr_params") { configuration.answersParameters = on }
+        if let on = try fields.takeFlag("slot_info") { configuration.slotInfo = on }
         if let milliseconds = try fields.takeInteger("reset_ms") {
             guard (0...60_000).contains(milliseconds) else {
                 throw StandInSpecError("reset_ms=\(milliseconds) must be 0 to 60000")

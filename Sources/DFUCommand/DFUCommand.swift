@@ -7,6 +7,7 @@ public enum DFUCommand {
 
     static let subcommands: [any Subcommand.Type] = [
         UploadCommand.self, ScanCommand.self, TriggerCommand.self, ImagesCommand.self, ConfirmCommand.self, ResetCommand.self,
+        EraseCommand.self,
         InspectCommand.self, PkgGenerateCommand.self,
         PkgDisplayCommand.self, KeysGenerateCommand.self, KeysDisplayCommand.self,
     ]

@@ -67,6 +67,13 @@ public struct SimulatedMCUbootSlots: Sendable {
         secondaryBlank = true
     }
 
+    /// The image group's erase of the whole secondary (`img_mgmt_erase_slot`): its trailer goes with it, so a mark
+    /// for test or permanent is gone too.
+    mutating func eraseWholeSecondary() {
+        eraseSecondary()
+        if nextBoot == .test || nextBoot == .permanent { nextBoot = .none }
+    }
+
     /// Writes `data` at `offset` of the secondary.
     mutating func writeSecondary(_ data: [UInt8], at offset: Int) {
         if secondary.count < offset { secondary += [UInt8](repeating: 0xFF, count: offset - secondary.count) }

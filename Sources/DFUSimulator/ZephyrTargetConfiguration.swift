@@ -88,6 +88,13 @@ public struct ZephyrTargetConfiguration: Sendable {
     /// never made (the same group and command under other sequence numbers, each saying `off` 0 and `rc` 0).
     public var floodPerAnswer = 0
 
+    /// `MCUMGR_GRP_IMG_SLOT_INFO`: the image group's slot info command (6) is built in; nil: Kconfig's default,
+    /// on only with more than one updatable image (zephyr `subsys/mgmt/mcumgr/grp/img_mgmt/Kconfig`: `default y if
+    /// MCUMGR_GRP_IMG_UPDATABLE_IMAGE_NUMBER > 1`). Zephyr 3.4 (nRF Connect SDK 2.4/2.5) has no such command.
+    public var slotInfo: Bool?
+    /// Whether slot info is answered (``slotInfo``, or its Kconfig default).
+    public var answersSlotInfo: Bool { slotInfo ?? (images.count > 1) }
+
     /// The `smp_svr` sample with its Bluetooth overlay: one image, 472 KB slots (nRF52840 DK partitions).
     public init() {}
 }

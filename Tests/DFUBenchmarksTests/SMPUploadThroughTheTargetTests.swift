@@ -91,8 +91,8 @@ import Testing
 
     @Test func anUnansweredProbeKeepsEveryFrameWithinOneWrite() async throws {
         var configuration = ZephyrTargetConfiguration()
-        // Answers: parameters, image list, then the probe's echo, which never goes out.
-        configuration.unansweredResponses = [3]
+        // Answers: parameters, image list, slot info (MGMT_ERR_ENOTSUP), then the probe's echo, which never goes out.
+        configuration.unansweredResponses = [4]
         let plan = ModelledSMPUpload.plan(size: Self.size)
         let outcome = try await ModelledSMPUpload(plan: plan).run(configuration: configuration)
         #expect(try installed(outcome, plan))

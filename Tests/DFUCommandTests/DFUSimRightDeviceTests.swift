@@ -18,7 +18,7 @@ import Testing
 
     // MARK: - SMP devices never move
 
-    @Test(arguments: [["reset"], ["images"], ["confirm"], ["confirm", "--hash", SMPFirmware.imageHashHex]])
+    @Test(arguments: [["reset"], ["images"], ["confirm"], ["confirm", "--hash", SMPFirmware.imageHashHex], ["erase"]])
     func anSMPCommandNamingAnAbsentAddressLeavesTheSMPDeviceAtAddressPlusOneAlone(_ command: [String]) async throws {
         let run = try await DFUSimRun.run(devices: ["smp,address=\(Self.next)"], command + ["-d", Self.named] + Self.scan)
         #expect(run.status == 2, "device not found: \(run.error)")
@@ -104,7 +104,7 @@ import Testing
 
     // MARK: - Ambiguous names
 
-    @Test(arguments: [["reset"], ["images"], ["confirm"], ["trigger"]])
+    @Test(arguments: [["reset"], ["images"], ["confirm"], ["trigger"], ["erase"]])
     func aNameTwoSMPDevicesAdvertiseIsRefusedByEveryCommand(_ command: [String]) async throws {
         // Every nRF Connect SDK sample advertises "Zephyr"; two of them at C0:FF:EE:00:00:10 and …:20.
         let run = try await DFUSimRun.run(devices: ["smp", "smp"], command + ["-d", "Zephyr"] + Self.scan)

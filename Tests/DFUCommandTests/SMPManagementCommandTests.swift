@@ -136,7 +136,7 @@ import Testing
 
     @Test func anNRF5DeviceIsNoSMPServerForImagesOrReset() async throws {
         let rig = SimulatedRig([Self.device: SimulatedRig.secureDevice()])
-        for command in ["images", "reset", "confirm"] {
+        for command in ["images", "reset", "confirm", "erase"] {
             let run = await rig.dfu([command, "-d", Self.device])
             #expect(run.code == .deviceRejected, "\(command)")
             #expect(run.error.contains("not an SMP (MCUmgr) server"), "\(run.error)")

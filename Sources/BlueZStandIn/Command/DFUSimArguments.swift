@@ -43,7 +43,8 @@ public struct DFUSimArguments: Sendable {
                       uuid.ROLE=UUID (custom UUID for ROLE, one of dfu upload --uuid's roles: secure-service,
                       secure-control-point, secure-packet, buttonless-without-bonds, legacy-service, ...)
                 SMP keys: buf_size, buf_count, reassembly=yes|no, erase_progressively=yes|no,
-                      image_check=yes|no, mcumgr_params=yes|no, reset_ms, slot_size, page_size,
+                      image_check=yes|no, mcumgr_params=yes|no, slot_info=yes|no, reset_ms, slot_size,
+                      page_size,
                       version=MAJOR.MINOR.REVISION[.BUILD], public_key=FILE (MCUboot's key),
                       duplicate_response=N[:M...], unanswered_response=N[:M...], reset_after_upload_bytes=N,
                       hostile: report_buf_size=N, report_buf_count=N (any int64), lying_offset=yes, flood=N

@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// One SMP (MCUmgr) management request to one device, as `dfu images`, `dfu confirm` and `dfu reset`
+/// One SMP (MCUmgr) management request to one device, as `dfu images`, `dfu confirm`, `dfu reset` and `dfu erase`
 /// make it: the options they share, and the run (open the link, connect, check the device is an SMP
 /// server, send, close).
 struct SMPDeviceRequest: Sendable {
@@ -18,6 +18,8 @@ struct SMPDeviceRequest: Sendable {
         case setState(SMPRequest)
         /// Reset the device.
         case reset
+        /// Erase a slot (counted over all images; nil: the device's default, the running image's other slot).
+        case erase(slot: Int?)
     }
 
     /// The device (only the one named: SMP devices never move to another address).
@@ -125,6 +127,7 @@ struct SMPDeviceRequest: Sendable {
         case .images: "read"
         case .setState: "confirm"
         case .reset: "reset"
+        case .erase: "erase"
         }
     }
 
@@ -133,6 +136,7 @@ struct SMPDeviceRequest: Sendable {
         case .images: "images"
         case .setState: "confirm"
         case .reset: "reset"
+        case .erase: "erase"
         }
     }
 
@@ -142,6 +146,7 @@ struct SMPDeviceRequest: Sendable {
         case .images: "nothing on the device was changed"
         case .setState: "the device may or may not have taken the request; 'dfu images' shows its state"
         case .reset: "the device may or may not have reset"
+        case .erase: "the device may or may not have erased the slot; 'dfu images' shows its state"
         }
     }
 
@@ -155,6 +160,9 @@ struct SMPDeviceRequest: Sendable {
             case .setState(let request): return .success(try await runner.setImageState(request, device: device))
             case .reset:
                 try await runner.reset(device: device)
+                return .success(nil)
+            case .erase(let slot):
+                try await runner.erase(slot: slot, device: device)
                 return .success(nil)
             }
         } catch {

@@ -1,4 +1,4 @@
-// SMP (MCUmgr) management outside an upload: the image list, test/confirm, reset; one request per
+// SMP (MCUmgr) management outside an upload: the image list, test/confirm, reset, erase; one request per
 // connection, through the same loop as the uploads.
 
 extension DFURunner {
@@ -30,6 +30,14 @@ extension DFURunner {
     /// the link (or the response timeout passed).
     public func reset(device: DFUDeviceSelector) async throws(DFUError) {
         _ = try await manage(.reset, device: device)
+    }
+
+    /// Erases a slot of the SMP server `device` selects (image group, command 5; zephyr `img_mgmt_erase` in
+    /// `img_mgmt.c`): `slot` counted over all images (image × 2 + 0 or 1), nil for the server's default (the running
+    /// image's other slot). The server refuses a slot in use (the running one, a pending one, the image a revert
+    /// needs) with IMG_MGMT_ERR_NO_FREE_SLOT.
+    public func erase(slot: Int?, device: DFUDeviceSelector) async throws(DFUError) {
+        _ = try await manage(.erase(slot: slot), device: device)
     }
 
     /// Connects, checks the device is an SMP server, sends `request` and returns its answer (nil for a reset

@@ -36,6 +36,13 @@ final class ScriptedSMPServer {
     var onlyVersion1 = false
     /// Hostile: every chunk at an offset other than 0 is answered with off 0 and the upload dropped.
     var lyingOffset = false
+    /// The slot info answer's body (image command 6, `img_mgmt_slot_info`); nil: MGMT_ERR_ENOTSUP, as without
+    /// CONFIG_MCUMGR_GRP_IMG_SLOT_INFO.
+    var slotInfo: CBOR?
+    /// Write `image` in the image list's entries (false: as a one-image build, `img_mgmt_state_encode_slot`).
+    var numbersImages = true
+    /// Never answer slot info (a server that drops unknown commands; not Zephyr).
+    var slotInfoUnanswered = false
     /// The version of every request taken.
     private(set) var versions: [SMPVersion] = []
 
@@ -99,6 +106,10 @@ final class ScriptedSMPServer {
             return respond(frame, .map(["err": .map(["group": .int(1), "rc": .int(3)])]))
         case (.image, 1):
             return upload(frame, body)
+        case (.image, 6) where slotInfoUnanswered:
+            return nil
+        case (.image, 6) where slotInfo != nil:
+            return respond(frame, slotInfo ?? .map([]))
         default:
             return respond(frame, .map(["rc": .int(8)]))
         }
@@ -163,6 +174,7 @@ final class ScriptedSMPServer {
                     CBOR.Entry(.text("image"), .int(image)), CBOR.Entry(.text("slot"), .int(slotNumber)),
                     CBOR.Entry(.text("version"), .text(slot.version)), CBOR.Entry(.text("hash"), .bytes(slot.hash)),
                 ]
+                if !numbersImages { fields.removeFirst() }
                 if slotNumber == 0 { fields.append(CBOR.Entry(.text("active"), .bool(true))) }
                 if slot.confirmed { fields.append(CBOR.Entry(.text("confirmed"), .bool(true))) }
                 if slot.pending { fields.append(CBOR.Entry(.text("pending"), .bool(true))) }

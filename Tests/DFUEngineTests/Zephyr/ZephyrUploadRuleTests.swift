@@ -131,13 +131,6 @@ import Testing
         #expect(try device.send(request) == .failure(.image(.currentVersionIsNewer)))
     }
 
-    @Test func anImageNumberWithoutSlotsIsNoFreeSlot() throws {
-        var device = ZephyrTargetHarness()
-        let image = zephyrImage(2)
-        let request = SMPRequest.upload(SMPUploadChunk(image: 1, length: image.count, offset: 0, data: Array(image.prefix(400))))
-        #expect(try device.send(request) == .failure(.image(.noFreeSlot)))
-    }
-
     @Test func aChunkWithoutAnOffsetIsInvalidOffset() throws {
         var device = ZephyrTargetHarness()
         let frame = try SMPFrame(operation: .write, group: .image, command: 1, sequence: 9, body: .map(["data": .bytes([1, 2])]))

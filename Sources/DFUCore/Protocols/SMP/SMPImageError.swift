@@ -42,7 +42,9 @@ public struct SMPImageError: RawRepresentable, Sendable, Hashable, CustomStringC
          "The slot's image is damaged; upload it again."),
         ("HASH_NOT_FOUND", "the image in the slot has no hash TLV", "Sign the image with imgtool and upload it again."),
         ("NO_FREE_SLOT", "there is no free slot for the image",
-         "Every slot is in use (an update may be pending); reset the device or erase the secondary slot, then retry."),
+         "The slot the image goes to is in use: it holds an image marked to run at the next reset "
+         + "('dfu reset' runs it), or the image a tested one reverts to ('dfu confirm' keeps the running one); "
+         + "'dfu images' shows which. Then retry."),
         ("FLASH_OPEN_FAILED", "opening the flash area failed", "The device could not open its flash; reset it and retry."),
         ("FLASH_READ_FAILED", "reading the flash area failed", "The device could not read its flash; reset it and retry."),
         ("FLASH_WRITE_FAILED", "writing the flash area failed",

@@ -1,3 +1,5 @@
+internal import CBOR
+
 /// The SMP (MCUmgr) image upload over one connection, as a pure state machine in the runner's
 /// vocabulary (``DFUMachineEvent`` in, ``DFUMachineAction`` out), like the other protocols.
 ///
@@ -10,17 +12,25 @@
 ///    have ``SMPParameters/fallback``;
 /// 2. the image list (before): for each image of the plan, whether it is still to be uploaded,
 ///    marked, swapped in by a reset, or confirmed (``SMPImageStatus``);
-/// 3. before the first upload, unless `--smp-chunk` fixed the frame size or buf_size fits one write, whether
+/// 3. before anything is written, whether the images fit: the slot info (image group, command 6;
+///    `img_mgmt_slot_info` in zephyr `subsys/mgmt/mcumgr/grp/img_mgmt/src/img_mgmt.c`) names the device's images and
+///    their slot sizes; a server without it (MGMT_ERR_ENOTSUP: Kconfig leaves `MCUMGR_GRP_IMG_SLOT_INFO` off for one
+///    image, and Zephyr before 3.6 has none) is judged by its image list, whose entries name no `image` only in a
+///    one-image build (`img_mgmt_state_encode_slot` in `img_mgmt_state.c`). An image the device has no slots for, or
+///    one larger than its slot, fails the update before the first write
+///    (``DFUError/firmwareMismatch(reason:)``): a one-image server ignores the upload's image number and would write
+///    another image over its own secondary slot (`img_mgmt_get_unused_slot_area_id` in `zephyr_img_mgmt.c`);
+/// 4. before the first upload, unless `--smp-chunk` fixed the frame size or buf_size fits one write, whether
 ///    the device joins a frame written in two pieces (``SMPReassemblyProbe``): Zephyr's default build does not
 ///    (``SMPFraming``), and then every frame is kept within one write;
-/// 4. the uploads, one image after the other, with up to the window of chunk requests in flight
+/// 5. the uploads, one image after the other, with up to the window of chunk requests in flight
 ///    (``SMPUploadWindow``): sequence numbers match answers to requests (late and duplicated answers
 ///    are ignored), the server's `off` resumes or resynchronises, `match` false starts afresh,
 ///    and a timeout sends the chunks in flight again;
-/// 5. the ending (``SMPEnding``): every image marked (test or confirm by its hash; the answer is the
+/// 6. the ending (``SMPEnding``): every image marked (test or confirm by its hash; the answer is the
 ///    image list), then one reset for all of them (`.finish(.restart)`: the runner reconnects and
 ///    runs a new machine, which finds the images running and confirms them after a test);
-/// 6. the image list again (after), which must show the swap.
+/// 7. the image list again (after), which must show the swap.
 ///
 /// Requests and notifications are frames split across writes and notifications by the
 /// characteristic's write length and joined by ``SMPFrameAssembler`` (zephyr `smp_transport.rst`).
@@ -44,6 +54,7 @@ public struct SMPUploadMachine: Sendable {
         case enablingNotifications
         case readingParameters
         case readingImagesBefore
+        case readingSlotInfo
         case probingReassembly(Int)
         case uploading(Int)
         case marking(Int)
@@ -66,6 +77,8 @@ public struct SMPUploadMachine: Sendable {
     public private(set) var parameters: SMPParameters?
     /// The image list read before anything was changed.
     public private(set) var imagesBefore: [SMPImageSlotState]?
+    /// The slot info read before the first upload (nil: not read, or the device has no slot info command).
+    public private(set) var slotInfo: [SMPSlotInfo]?
     /// The image list read at the end.
     public private(set) var imagesAfter: [SMPImageSlotState]?
     /// Counters.
@@ -94,6 +107,8 @@ public struct SMPUploadMachine: Sendable {
     private var permanent: [Bool] = []
     /// Whether this machine asked the device to reset (and it answered or dropped the link).
     private var resetRequested = false
+    /// Whether the image list read before entries without an `image` number (a one-image build writes none).
+    private var listIsOneImageBuild = false
     private var transferReported = false
     private var cancelled = false
     /// Whether the device joins a frame from several writes (the plan's word, or what the probe found), nil
@@ -241,12 +256,25 @@ public struct SMPUploadMachine: Sendable {
             return send(.imageState, phase: .readingImagesBefore)
         case (.readingImagesBefore, .imageState(let list)):
             imagesBefore = list
+            listIsOneImageBuild = Self.listsNoImageNumbers(frame)
             statuses = plan.images.map { SMPImageStatus.of($0, in: list, afterReset: afterReset) }
             permanent = plan.images.map { image in
                 list.contains { $0.image == image.image && $0.hash == image.imageHash && $0.pending && $0.permanent }
             }
             if let index = statuses.firstIndex(of: .notRunning) { return notRunning(index) }
+            // Before the first write: do the images fit?
+            if statuses.contains(.needsUpload) { return send(.slotInfo, phase: .readingSlotInfo) }
             return nextStep()
+        case (.readingSlotInfo, .slotInfo(let info)) where info.isEmpty:
+            // No image at all says nothing a server could mean: judge by the image list.
+            return afterSlotInfoUnavailable()
+        case (.readingSlotInfo, .slotInfo(let info)):
+            slotInfo = info
+            if let reason = misfit(slotInfo: info) { return .fail(.firmwareMismatch(reason: reason)) }
+            return nextStep()
+        case (.readingSlotInfo, .failure):
+            // MGMT_ERR_ENOTSUP: no slot info command; the image list tells which images there are.
+            return afterSlotInfoUnavailable()
         case (.probingReassembly(let index), _):
             let yes = probe?.reassembles(given: response) ?? false
             reassembly = yes ? .reassembles : .doesNotReassemble
@@ -336,6 +364,61 @@ public struct SMPUploadMachine: Sendable {
         }
         phase = .finished
         return .finish(.completed)
+    }
+
+    // MARK: - Fit
+
+    /// Without slot info: the images the image list shows, or the next step.
+    private mutating func afterSlotInfoUnavailable() -> DFUMachineAction {
+        if let reason = misfit(imageList: imagesBefore ?? []) { return .fail(.firmwareMismatch(reason: reason)) }
+        return nextStep()
+    }
+
+    /// The images still to upload, as "image N (X bytes)".
+    private var imagesToUpload: [SMPUploadImage] {
+        plan.images.indices.filter { statuses[$0] == .needsUpload }.map { plan.images[$0] }
+    }
+
+    private static func bytes(_ count: Int) -> String { count == 1 ? "1 byte" : "\(count) bytes" }
+    private static func images(_ count: Int) -> String { count == 1 ? "1 image" : "\(count) images" }
+
+    /// Why the images to upload do not fit the slots that slot info lists (nil: they fit).
+    private func misfit(slotInfo info: [SMPSlotInfo]) -> String? {
+        for image in imagesToUpload {
+            guard let slots = info.first(where: { $0.image == image.image }) else {
+                let numbers = info.map { String($0.image) }.joined(separator: ", ")
+                return "the device has \(Self.images(info.count)) (slot info lists image \(numbers)); "
+                    + "the package's image \(image.image) (\(Self.bytes(image.bytes.count))) has no slot there; nothing was written"
+            }
+            guard let secondary = slots.slots.first(where: { $0.slot == 1 }) ?? slots.slots.first else { continue }
+            if image.bytes.count > secondary.size {
+                return "image \(image.image) is \(Self.bytes(image.bytes.count)); the device's slot \(secondary.slot) of image "
+                    + "\(image.image) holds \(Self.bytes(secondary.size)); nothing was written"
+            }
+            if let limit = slots.maxImageSize, limit > 0, image.bytes.count > limit {
+                return "image \(image.image) is \(Self.bytes(image.bytes.count)); the device takes at most "
+                    + "\(Self.bytes(limit)) for image \(image.image) (max_image_size); nothing was written"
+            }
+        }
+        return nil
+    }
+
+    /// Why the images to upload do not fit a device without slot info (nil: they may): an image other than 0 for a
+    /// one-image build, which ignores the upload's image number and would write it over image 0's secondary slot
+    /// (`img_mgmt_get_unused_slot_area_id` in `zephyr_img_mgmt.c`). A build of several images names them in its list
+    /// and refuses an image number it has no slots for itself (NO_FREE_SLOT); an empty list tells nothing.
+    private func misfit(imageList list: [SMPImageSlotState]) -> String? {
+        guard listIsOneImageBuild, !list.isEmpty, let image = imagesToUpload.first(where: { $0.image != 0 }) else { return nil }
+        return "the device has 1 image (its image list names no image numbers, as a one-image build writes it; it answers "
+            + "no slot info); the package's image \(image.image) (\(Self.bytes(image.bytes.count))) has no slot there; "
+            + "nothing was written"
+    }
+
+    /// Whether every entry of an image list frame lacks the `image` key (`img_mgmt_state_encode_slot` writes it only
+    /// when `CONFIG_MCUMGR_GRP_IMG_UPDATABLE_IMAGE_NUMBER` is above 1); false for an empty list.
+    private static func listsNoImageNumbers(_ frame: SMPFrame) -> Bool {
+        guard let entries = (try? frame.decodedBody())?["images"]?.arrayValue, !entries.isEmpty else { return false }
+        return entries.allSatisfy { $0["image"] == nil }
     }
 
     private func notRunning(_ index: Int) -> DFUMachineAction {
@@ -530,6 +613,10 @@ public struct SMPUploadMachine: Sendable {
                 // Some servers never answer an unknown command; go on with the fallback.
                 parameters = .fallback
                 return send(.imageState, phase: .readingImagesBefore)
+            }
+            if phase == .readingSlotInfo {
+                self.pending = nil
+                return afterSlotInfoUnavailable()
             }
             return .fail(.timeout(step: step, after: responseTimeout))
         }
