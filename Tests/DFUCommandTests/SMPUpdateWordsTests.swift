@@ -40,8 +40,13 @@ import ZipArchive
         #expect(images.count == 1)
         #expect(images.first?["image"] as? Int == 0 && images.first?["state"] as? String == "marked_test", "\(images)")
         #expect(done["next"] as? String == "dfu reset -d \(Self.address)")
-        #expect(done["result"] as? String == "updated", "the existing field keeps its meaning: the upload succeeded")
+        #expect(done["result"] as? String == "uploaded", "as the result line says: nothing swapped yet")
         #expect(done["parts_sent"] as? [String] == ["application"])
+        // The summary counts it as uploaded, not updated (and not failed).
+        let summary = try #require(try Self.events(run.output).last)
+        #expect(summary["event"] as? String == "summary")
+        #expect(summary["updated"] as? Int == 0 && summary["uploaded"] as? Int == 1, "\(summary)")
+        #expect(summary["failed"] as? [String] == [])
     }
 
     @Test func theNRF5340ZipCountsEachImageAsAPartAndNamesBoth() async throws {

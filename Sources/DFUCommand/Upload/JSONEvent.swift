@@ -31,7 +31,7 @@ struct JSONEvent: Encodable, Sendable, Hashable {
     var message: String?
     /// `error`, `done`, `summary`: the exit code of this device (or of the run).
     var exitCode: Int32?
-    /// `done`: `updated`, `failed` or `interrupted`.
+    /// `done`: `updated`, `uploaded` (SMP: sent and marked, not yet running confirmed), `failed` or `interrupted`.
     var result: String?
     /// `done` (updated): the parts sent and the parts the bootloader skipped.
     var partsSent: [String]?
@@ -42,14 +42,16 @@ struct JSONEvent: Encodable, Sendable, Hashable {
     /// when nothing is left to do).
     var images: [JSONImage]?
     var next: String?
-    /// `summary`: devices updated and not updated.
+    /// `summary`: devices updated, devices uploaded (SMP, not yet running confirmed; absent when none), and devices
+    /// that failed.
     var updated: Int?
+    var uploaded: Int?
     var failed: [String]?
 
     enum CodingKeys: String, CodingKey {
         case event, device, address, state, part, parts, bytes, total, speed, average, elapsed, level, message
         case exitCode = "exit_code", result, partsSent = "parts_sent", partsSkipped = "parts_skipped"
-        case seconds, updated, failed, images, next
+        case seconds, updated, uploaded, failed, images, next
     }
 
     /// One image of an SMP upload in `done`: its number and its state (``SMPImageState``'s raw values).
