@@ -89,7 +89,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto", "TestSupport", "CBOR"],
+            name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto", "IOLoop", "TestSupport", "CBOR"],
             swiftSettings: strict),
         .testTarget(
             name: "BlueZPeripheralTests",

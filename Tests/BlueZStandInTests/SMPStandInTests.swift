@@ -4,6 +4,7 @@ import DFUCore
 import DFUCrypto
 import DFUSimulator
 import Glibc
+import TestSupport
 import Testing
 
 /// The SMP kinds on the stand-in, driven by hand over D-Bus with frames from DFUCore's codec: the SMP
@@ -171,8 +172,12 @@ struct SMPStandInTests {
             var sizes: [Int] = []
             var answer: SMPFrame?
             while answer == nil {
-                var entry = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-                try #require(poll(&entry, 1, 5000) == 1, "an answer datagram")
+                // Waited for on a thread of its own: the test runs on the loop the stand-in answers on.
+                let ready = try await offThePool {
+                    var entry = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+                    return poll(&entry, 1, 5000)
+                }
+                try #require(ready == 1, "an answer datagram")
                 var buffer = [UInt8](repeating: 0, count: 512)
                 let count = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
                 try #require(count > 0)

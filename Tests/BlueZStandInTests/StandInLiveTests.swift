@@ -3,6 +3,7 @@ import DBus
 import DFUCrypto
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// The stand-in served in this process on a private dbus-daemon, driven through the `DBus` client
@@ -186,8 +187,12 @@ struct StandInLiveTests {
             _ = try await bus.call(
                 controlPoint, BlueZNames.gattCharacteristic, "WriteValue",
                 [.byteArray(SecureDFUByHand.select(0x01)), Self.request])
-            var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            #expect(poll(&entry, 1, 5000) == 1)
+            // Waited for on a thread of its own: the test runs on the loop the stand-in answers on.
+            let ready = try await offThePool {
+                var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                return poll(&entry, 1, 5000)
+            }
+            #expect(ready == 1)
             var buffer = [UInt8](repeating: 0, count: 512)
             let count = buffer.withUnsafeMutableBytes { Glibc.read(socket, $0.baseAddress, $0.count) }
             // 60 06 01, max size 256, offset 0, CRC 0.
