@@ -25,7 +25,9 @@ BIN      = .build/release/dfu
 # Leak checking is off under test-asan: LeakSanitizer reports leaks in Foundation, XCTest and test
 # fixtures, and misreads Swift enum payloads (Sanitizers/README.md); ASAN_OPTIONS=detect_leaks=1 shows them.
 # TSan suppresses only the false positives of Swift's Mutex on Linux (Sanitizers/tsan.supp).
-ASAN_OPTIONS ?= detect_leaks=0
+# A crash (a Swift trap is SIGILL) is reported by ASan itself, with a symbolised stack: Swift's own backtracer
+# reads the crashed process's memory in a way ASan takes for an overflow, and its report was lost that way.
+ASAN_OPTIONS ?= detect_leaks=0:handle_sigill=1:handle_abort=1
 TSAN_OPTIONS ?= halt_on_error=0:suppressions=$(CURDIR)/Sanitizers/tsan.supp
 
 .PHONY: all build deps lint test test-unit test-clients test-sanitize test-asan test-tsan demo install uninstall clean
@@ -59,7 +61,7 @@ test-sanitize: test-asan test-tsan
 
 test-asan: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
-	ASAN_OPTIONS=$(ASAN_OPTIONS) DFU_TEST_TIME_SCALE=4 \
+	ASAN_OPTIONS=$(ASAN_OPTIONS) SWIFT_BACKTRACE=enable=no DFU_TEST_TIME_SCALE=4 \
 	    $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
 
 test-tsan: deps
