@@ -70,11 +70,13 @@ public actor PeripheralHost {
     private var isRebooting = false
     private var packetBytes = 0
     private var disconnectedOnPurpose = false
-    /// Set from the moment the link is "lost" on purpose until bluetoothd reports it down
-    /// (bluetoothd delays Disconnect by 2 s): writes are lost as over the air, and no answer or
-    /// notification follows them. Requests are still acknowledged at once: bluetoothd 5.66
-    /// crashed when a WriteValue reply was held until after the link went down.
+    /// Set from the moment the link is "lost" on purpose until bluetoothd reports it down: writes
+    /// are lost as over the air, and no answer or notification follows them. Requests are still
+    /// acknowledged at once: bluetoothd 5.66 crashed when a WriteValue reply was held until after
+    /// the link went down.
     private var linkLost = false
+    /// Whether Device1.Disconnect was asked for since the link was "lost" (see ``requestDisconnect(after:because:)``).
+    private var disconnectRequested = false
     private var centralConnected = false
     /// True while a role is being registered or unregistered (the actor is re-entered at awaits).
     private var registering = false
@@ -456,7 +458,14 @@ public actor PeripheralHost {
     }
 
     private func write(_ bytes: [UInt8], to path: ObjectPath, options: DBusValue?, acquired: Bool) throws(DBusError) {
-        if linkLost { return }
+        if linkLost {
+            // A Write Request that arrives while the link is being lost: acknowledged (the reply goes out when
+            // this returns), its answer lost, and only now is the link dropped, with nothing of ours pending.
+            if !acquired, !disconnectRequested, layout?.characteristic(at: path)?.writeType == .request {
+                requestDisconnect(after: .milliseconds(100), because: "a Write Request was acknowledged")
+            }
+            return
+        }
         if !acquired {
             processAcquiredPackets()
             noteOptions(options)
@@ -476,7 +485,32 @@ public actor PeripheralHost {
                 disconnectedOnPurpose = true
                 linkLost = true
                 log("disconnecting the central after \(packetBytes) packet bytes")
-                Task { await self.disconnectCentral() }
+                // The link must not go down while bluetoothd serves one of our Write Requests. bluetoothd 5.66 keeps
+                // the ATT channel of a Write Request in the `async_write_op` of `src/shared/gatt-server.c`
+                // `write_cb` without a reference. When the link drops before our WriteValue reply reaches it,
+                // `src/gatt-database.c` `pending_disconnect_cb` has cleared the operation's `owner_queue`, so
+                // `write_reply_cb` only logs "Pending write was canceled when object got removed" and never calls
+                // `gatt_db_attribute_write_result`; 5 s later `src/shared/gatt-db.c` `write_timeout` completes the
+                // write with -ETIMEDOUT and `write_complete_cb` sends an error response on the freed channel:
+                // bluetoothd segfaults (seen once in the VM; cf. bluez/bluez#2447). A real device that drops the link
+                // meets a user's bluetoothd in its GATT client role, which this does not change; the server role is
+                // exercised only because this peripheral runs on bluetoothd. And Device1.Disconnect drops the link 2 s later (`src/device.c`
+                // `device_request_disconnect`, DISCONNECT_TIMER), while the central keeps writing. So with a
+                // characteristic that takes Write Requests, the link is dropped only once the central waits for an
+                // answer that will not come: after the next Write Request is acknowledged (above; a Secure DFU
+                // central asks for the checksum at the latest 1 s after its last packet, then waits 10 s), or after
+                // 3 s without one. Data writes in between are lost, so to the target the link is still lost at
+                // this byte. Without such a characteristic (SMP: Write Commands only, which never use the
+                // channel after the write) the link is dropped at once.
+                if layout?.characteristics.contains(where: { $0.writeType == .request }) ?? false {
+                    let generation = self.generation
+                    Task {
+                        try? await Task.sleep(for: .seconds(3))
+                        self.requestDisconnectIfStillLost(generation: generation)
+                    }
+                } else {
+                    requestDisconnect(after: .zero, because: "no characteristic takes Write Requests")
+                }
             }
         }
         var context = context()
@@ -642,6 +676,7 @@ public actor PeripheralHost {
     private func linkDropped() {
         processAcquiredPackets()
         linkLost = false
+        disconnectRequested = false
         report.disconnections += 1
         var context = context()
         var firmware = peripheral.firmware
@@ -657,6 +692,24 @@ public actor PeripheralHost {
                 try? connection.setProperty(names.notifying, to: .boolean(false), interface: names.gattCharacteristic, at: characteristic.path)
             }
         }
+    }
+
+    /// Asks bluetoothd, once, to drop the link that is being lost on purpose, `delay` from now: long enough for
+    /// the reply to the WriteValue call being answered to go out first (it is sent when the handler returns).
+    private func requestDisconnect(after delay: Duration, because reason: String) {
+        guard linkLost, !disconnectRequested else { return }
+        disconnectRequested = true
+        log("asking bluetoothd to drop the link: \(reason)")
+        Task {
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            await self.disconnectCentral()
+        }
+    }
+
+    /// The fallback when no Write Request came after the link was "lost": the central waits for something.
+    private func requestDisconnectIfStillLost(generation: Int) {
+        guard generation == self.generation else { return }
+        requestDisconnect(after: .zero, because: "no Write Request in 3 s")
     }
 
     /// Asks bluetoothd to drop the link to the central (Device1.Disconnect on our adapter's side).
