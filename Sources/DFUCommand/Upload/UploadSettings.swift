@@ -73,7 +73,7 @@ struct UploadSettings: Sendable {
             .value("deadline", "SECONDS|auto",
                    help: "end a device's update that has not finished after this long (1-86400 s); auto = 300 s + 4 ms per firmware byte",
                    default: DFUDeadline.automatic.description),
-            .flag("no-resume", help: "start every object over instead of resuming an interrupted upload"),
+            .flag("no-resume", help: "nRF5: start every object over instead of resuming an interrupted upload (SMP: 'dfu erase' first)"),
             .flag("no-acquire", help: "no AcquireWrite/AcquireNotify: packets by WriteValue, notifications by signals"),
             .value("packet-size", "BYTES", help: "largest data packet (default: the MTU allows, multiple of 4)"),
             .value("first-object-delay", "MS",
