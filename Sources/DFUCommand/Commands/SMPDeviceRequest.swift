@@ -94,9 +94,12 @@ struct SMPDeviceRequest: Sendable {
         let verbosity = verbosity
         let connected = Mutex<DFUDeviceAddress?>(nil)
         let base: any DFUTransport = locks.map { LockingTransport(base: session.transport, locks: $0) } ?? session.transport
+        let tracer = TransportTracer()
         let observed = ObservedTransport(base: base) { observation in
             if case .connected(let peer) = observation { connected.withLock { $0 = $0 ?? peer.address } }
-            if verbosity >= 2 || (verbosity == 1 && { if case .connected = observation { true } else { false } }()) {
+            if verbosity >= 2 {
+                for line in tracer.lines(for: observation) { context.writeError(TerminalText.escaped("\(label): \(line)") + "\n") }
+            } else if verbosity == 1, case .connected = observation {
                 context.writeError(TerminalText.escaped("\(label): \(observation.traceLine)") + "\n")
             }
         }
