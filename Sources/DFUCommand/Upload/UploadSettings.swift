@@ -80,7 +80,7 @@ struct UploadSettings: Sendable {
                    help: "wait MS after creating the first data object (default: no fixed wait, packets are paced to the flash)"),
             .value("object-delay", "MS", help: "wait after creating every data object",
                    default: OptionSpec.milliseconds(defaults.objectDelay)),
-            .value("key", "PUBLIC.pem", help: "ECDSA P-256 public key: refuse to upload unless the signature verifies"),
+            .value("key", "PUBLIC.pem", help: "public key (PEM): refuse to upload unless the signature verifies (ECDSA P-256; for MCUboot also Ed25519, RSA)"),
         ] + PasskeyOption.options + [
             .flag("json", help: "JSON Lines events on standard output (schema in docs/cli.md)"),
             .flag("quiet", short: "q", help: "print only errors"),
