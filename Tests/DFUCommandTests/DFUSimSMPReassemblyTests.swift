@@ -29,7 +29,7 @@ import Testing
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
         let running = try #require((answer["slots"] as? [[String: Any]])?.first { $0["slot"] as? Int == 0 }, "\(run.output)")
         #expect(running["hash"] as? String == (try Self.imageHashHex()))
-        #expect(running["version"] as? String == "1.2.3.4")
+        #expect(running["version"] as? String == "1.2.3+4", "MCUboot's form of Zephyr's \"1.2.3.4\"")
         #expect(running["active"] as? Bool == true && running["confirmed"] as? Bool == true)
         // -v names the framing: every frame within one 244-byte write, and why.
         #expect(run.error.contains("\(Self.address): SMP frames of at most 244 bytes, one write each: the device does not "

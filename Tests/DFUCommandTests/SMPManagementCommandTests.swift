@@ -20,7 +20,7 @@ import Testing
         #expect(lines.count == 2)
         #expect(lines.first?.hasPrefix("IMAGE  SLOT  VERSION") == true)
         // image 0, slot 0, the initial version 1.0.0, running and confirmed.
-        #expect(lines.last?.hasPrefix("0      0     1.0.0             active, confirmed") == true, "\(run.output)")
+        #expect(lines.last?.hasPrefix("0      0     1.0.0+0           active, confirmed") == true, "\(run.output)")
         #expect(lines.last?.hasSuffix(hex) == true)
         #expect(target.resets == 0)
     }
@@ -38,7 +38,7 @@ import Testing
         #expect(slots[0]["slot"] as? Int == 0 && slots[0]["active"] as? Bool == true)
         // The uploaded image waits in the secondary slot, marked for test.
         #expect(slots[1]["slot"] as? Int == 1)
-        #expect(slots[1]["version"] as? String == "2.0.0")
+        #expect(slots[1]["version"] as? String == "2.0.0+0")
         #expect(slots[1]["pending"] as? Bool == true && slots[1]["permanent"] as? Bool == false)
         #expect(slots[1]["hash"] as? String == SMPFirmware.imageHashHex)
     }

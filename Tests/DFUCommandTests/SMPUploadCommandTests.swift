@@ -87,7 +87,7 @@ import ZipArchive
         (["--no-alt-name"], "option --no-alt-name is for nRF5 packages; IMAGE is an MCUboot image (sent over SMP)"),
         (["--test", "--confirm"], "options --test and --confirm exclude each other"),
         (["--smp-window", "0"], "option --smp-window: '0' is not a whole number from 1 to 64"),
-        (["--smp-chunk", "32"], "option --smp-chunk: '32' is not a whole number from 64 to 65535"),
+        (["--smp-chunk", "32"], "option --smp-chunk: '32' is not a whole number from 116 to 65535"),
         (["--image", "16"], "option --image: '16' is not a whole number from 0 to 15"),
         (["--passkey", "1000000"], "option --passkey: '1000000' is not a whole number from 0 to 999999"),
     ])

@@ -94,9 +94,12 @@ struct SMPDeviceRequest: Sendable {
         let verbosity = verbosity
         let connected = Mutex<DFUDeviceAddress?>(nil)
         let base: any DFUTransport = locks.map { LockingTransport(base: session.transport, locks: $0) } ?? session.transport
+        let tracer = TransportTracer()
         let observed = ObservedTransport(base: base) { observation in
             if case .connected(let peer) = observation { connected.withLock { $0 = $0 ?? peer.address } }
-            if verbosity >= 2 || (verbosity == 1 && { if case .connected = observation { true } else { false } }()) {
+            if verbosity >= 2 {
+                for line in tracer.lines(for: observation) { context.writeError(TerminalText.escaped("\(label): \(line)") + "\n") }
+            } else if verbosity == 1, case .connected = observation {
                 context.writeError(TerminalText.escaped("\(label): \(observation.traceLine)") + "\n")
             }
         }
@@ -184,7 +187,7 @@ struct SMPDeviceRequest: Sendable {
         }
         let ordered = slots.sorted { ($0.image, $0.slot) < ($1.image, $1.slot) }
         let answer = Answer(device: device, slots: ordered.map {
-            Slot(image: $0.image, slot: $0.slot, version: $0.version, hash: $0.hashHex, active: $0.active, pending: $0.pending,
+            Slot(image: $0.image, slot: $0.slot, version: $0.displayVersion, hash: $0.hashHex, active: $0.active, pending: $0.pending,
                  confirmed: $0.confirmed, permanent: $0.permanent, bootable: $0.bootable)
         })
         let encoder = JSONEncoder()
@@ -204,7 +207,7 @@ struct SMPDeviceRequest: Sendable {
             if entry.permanent { flags.append("permanent") }
             let state = flags.isEmpty ? "-" : flags.joined(separator: ", ")
             text += String(entry.image).padding(5) + "  " + String(entry.slot).padding(4) + "  "
-            text += TerminalText.escaped(entry.version).padding(16) + "  " + state.padding(27) + "  "
+            text += TerminalText.escaped(entry.displayVersion).padding(16) + "  " + state.padding(27) + "  "
             text += (entry.hash == nil ? "-" : entry.hashHex) + "\n"
         }
         return text

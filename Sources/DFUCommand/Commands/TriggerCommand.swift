@@ -90,9 +90,12 @@ enum TriggerCommand: Subcommand {
         let session = try await context.transports.open(adapter, target.label, preferences: preferences)
         let asked = Mutex(false)
         let application = Mutex<DFUPeer?>(nil)
+        let tracer = TransportTracer()
         let result = await switchDevice(target, session: session, locks: locks, options: options, interrupts: context.interrupts,
                                         clock: session.clock) { observation in
-            if verbosity >= 2 || (verbosity == 1 && { if case .connected = observation { true } else { false } }()) {
+            if verbosity >= 2 {
+                for line in tracer.lines(for: observation) { context.writeError(TerminalText.escaped("\(target.label): \(line)") + "\n") }
+            } else if verbosity == 1, case .connected = observation {
                 context.writeError(TerminalText.escaped("\(target.label): \(observation.traceLine)") + "\n")
             }
             if case .write(let endpoint, let bytes) = observation, Self.isSwitchRequest(bytes, to: endpoint) {

@@ -105,10 +105,11 @@ struct DeviceUpload: Sendable {
         if verbosity >= 1 {
             renderer.handle(.log(device, .info, "\(adapter.map { "on \($0), " } ?? "")looking for \(target.selector); " + describeTransfer()))
         }
+        let tracer = TransportTracer()
         let observed = ObservedTransport(base: base) { observation in
             if case .connected(let peer) = observation { connected(peer.address) }
             if verbosity >= 2 {
-                renderer.handle(.log(device, .trace, observation.traceLine))
+                for line in tracer.lines(for: observation) { renderer.handle(.log(device, .trace, line)) }
             } else if verbosity == 1, case .connected = observation {
                 renderer.handle(.log(device, .info, observation.traceLine))
             }

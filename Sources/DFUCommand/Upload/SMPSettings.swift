@@ -43,6 +43,7 @@ struct SMPSettings: Sendable, Hashable {
         }
         image = try arguments.integer("image", in: 0...15)
         window = try arguments.integer("smp-window", in: 1...64)
-        frameSize = try arguments.integer("smp-chunk", in: 64...65535)
+        // A smaller frame cannot carry the first chunk with the image header: refused here, not after connecting.
+        frameSize = try arguments.integer("smp-chunk", in: SMPUploadChunk.smallestFirstFrame...65535)
     }
 }

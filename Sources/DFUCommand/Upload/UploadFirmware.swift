@@ -48,7 +48,14 @@ enum UploadFirmware: Sendable {
             return .nrf5(package)
         case .mcuboot(let report):
             if !mixed, let option = settings.nrf5OnlyOptionGiven {
-                throw UsageError("option --\(option) is for nRF5 packages; \(path) is an MCUboot image (sent over SMP)", command: UploadCommand.name)
+                // An SMP server resumes only an upload of the same file (its SHA-256) and forgets it when its slot
+                // is erased (img_mgmt_erase calls img_mgmt_reset_upload) or it resets (the state is in RAM).
+                let fresh = option == "no-resume"
+                    ? "; an SMP upload resumes only an interrupted upload of the same file: to start over, run 'dfu erase' "
+                        + "on the device first (or reset it)"
+                    : ""
+                throw UsageError("option --\(option) is for nRF5 packages; \(path) is an MCUboot image (sent over SMP)" + fresh,
+                                 command: UploadCommand.name)
             }
             do {
                 try report.check()

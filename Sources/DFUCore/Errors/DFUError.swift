@@ -80,7 +80,7 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
                     + "version or SoftDevice list (sd_req) does not fit the device, and an image whose CRC-16 does not match it"
             }
             if case .buttonless(.notBonded) = status { text += "; pair with the device first" }
-            if case .smp(let error) = status { text += "; " + error.advice }
+            if case .smp(let error) = status { text += "; " + error.adviceClause }
             return text
         case .timeout(let step, let after):
             return "no answer from the device within \(after.dfuSeconds) while \(step); check that it is in range and still in DFU mode, or raise the timeout"

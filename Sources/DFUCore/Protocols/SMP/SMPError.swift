@@ -28,6 +28,15 @@ public enum SMPError: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The advice as a clause to follow a semicolon, as every error sentence of `dfu` continues: the first
+    /// letter lower-case (unless it starts an acronym such as "SMP"), no full stop.
+    public var adviceClause: String {
+        var text = advice
+        if text.hasSuffix(".") { text.removeLast() }
+        guard let first = text.first, text.dropFirst().first?.isLowercase == true else { return text }
+        return first.lowercased() + text.dropFirst()
+    }
+
     /// e.g. "IMG_MGMT_ERR_NO_FREE_SLOT (9): there is no free slot for the image"; a reason text is
     /// added in quotes with control characters removed.
     public var description: String {

@@ -40,11 +40,14 @@ public struct SMPImageError: RawRepresentable, Sendable, Hashable, CustomStringC
          "The image was not made by imgtool as MCUboot expects; sign it again."),
         ("TLV_INVALID_SIZE", "the image in the slot has a TLV of invalid size",
          "The slot's image is damaged; upload it again."),
-        ("HASH_NOT_FOUND", "the image in the slot has no hash TLV", "Sign the image with imgtool and upload it again."),
+        // img_mgmt_state_write: the hash of a test or confirm request names no image in any slot
+        // (img_mgmt_find_by_hash found none; an image without a hash TLV is skipped there, not reported).
+        ("HASH_NOT_FOUND", "no image on the device has the hash given",
+         "The image is not (or no longer) on the device: 'dfu images' lists the hashes it holds; upload the image again."),
         ("NO_FREE_SLOT", "there is no free slot for the image",
          "The slot the image goes to is in use: it holds an image marked to run at the next reset "
          + "('dfu reset' runs it), or the image a tested one reverts to ('dfu confirm' keeps the running one); "
-         + "'dfu images' shows which. Then retry."),
+         + "'dfu images' shows which; then retry."),
         ("FLASH_OPEN_FAILED", "opening the flash area failed", "The device could not open its flash; reset it and retry."),
         ("FLASH_READ_FAILED", "reading the flash area failed", "The device could not read its flash; reset it and retry."),
         ("FLASH_WRITE_FAILED", "writing the flash area failed",
@@ -70,7 +73,7 @@ public struct SMPImageError: RawRepresentable, Sendable, Hashable, CustomStringC
         ("CURRENT_VERSION_IS_NEWER", "the running application is newer than the image",
          "Upload a newer image, or upload without the upgrade-only option to downgrade."),
         ("IMAGE_ALREADY_PENDING", "an image is already pending",
-         "Reset the device to run (or drop) the pending image before uploading another."),
+         "Reset the device to run (or drop) the pending image, then retry."),
         ("INVALID_IMAGE_VECTOR_TABLE", "the image's vector table is invalid",
          "The image was built for another device or slot; build it for this one."),
         ("INVALID_IMAGE_TOO_LARGE", "the image is too large for the slot",

@@ -6,7 +6,7 @@ public struct SMPImageSlotState: Sendable, Hashable, CustomStringConvertible {
     public var image: Int
     /// 0 primary (running), 1 secondary.
     public var slot: Int
-    /// The version as imgtool set it, e.g. "1.2.3" or "1.2.3.4".
+    /// The version as the device wrote it: Zephyr writes "1.2.3", or "1.2.3.4" for build number 4.
     public var version: String
     /// The image's SHA256 TLV (not a hash of the file).
     public var hash: [UInt8]?
@@ -35,12 +35,18 @@ public struct SMPImageSlotState: Sendable, Hashable, CustomStringConvertible {
         self.permanent = permanent
     }
 
+    /// The version in MCUboot's form, as `dfu inspect` shows an image's: "1.2.3+4", "1.2.3+0" for Zephyr's
+    /// "1.2.3"; a text in no form Zephyr writes as sent.
+    public var displayVersion: String {
+        MCUbootVersion(imageListText: version)?.description ?? version
+    }
+
     /// The hash in lower-case hex ("" when absent).
     public var hashHex: String {
         (hash ?? []).map { byte in String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16) }.joined()
     }
 
-    /// e.g. "image 0 slot 1: 1.2.0, pending, hash 3a4b…".
+    /// e.g. "image 0 slot 1: 1.2.0+0, pending, hash 3a4b…".
     public var description: String {
         var flags: [String] = []
         if active { flags.append("active") }
@@ -49,7 +55,7 @@ public struct SMPImageSlotState: Sendable, Hashable, CustomStringConvertible {
         if permanent { flags.append("permanent") }
         if bootable { flags.append("bootable") }
         let shortHash = hash.map { _ in " hash " + String(hashHex.prefix(8)) + "…" } ?? ""
-        return "image \(image) slot \(slot): \(version)" + (flags.isEmpty ? "" : ", " + flags.joined(separator: ", "))
+        return "image \(image) slot \(slot): \(displayVersion)" + (flags.isEmpty ? "" : ", " + flags.joined(separator: ", "))
             + shortHash
     }
 }

@@ -74,6 +74,18 @@ public struct SMPUploadChunk: Sendable, Hashable, CustomStringConvertible {
         return 0
     }
 
+    /// The smallest frame (header included) whose first chunk carries the 32-byte image header, which Zephyr
+    /// requires in it (`img_mgmt_upload_inspect`: a shorter first chunk is IMG_MGMT_ERR_INVALID_IMAGE_HEADER),
+    /// with every first-chunk field at its longest: image 15, a length up to 4 GiB, the file's SHA-256, upgrade.
+    /// `--smp-chunk` is checked against it with the other options, before anything connects.
+    public static let smallestFirstFrame: Int = {
+        let first = SMPUploadChunk(image: 15, length: Int(UInt32.max), offset: 0, sha: [UInt8](repeating: 0, count: 32),
+                                   data: [], upgrade: true)
+        var limit = SMPHeader.size
+        while first.maxDataLength(frameLimit: limit) < 32 { limit += 1 }
+        return limit
+    }()
+
     /// e.g. "off 4096, 2380 bytes (first: image 0, len 150000, sha)".
     public var description: String {
         var text = "off \(offset), \(data.count) bytes"
