@@ -225,6 +225,12 @@ extension BlueZStandIn {
             // agent (or the default one) for the user's step.
             let generation = object.generation
             let method = try await authenticate(path, radio: index, caller: message.sender?.rawValue, bonding: true)
+            if let current = devices[path]?.radio, radios[current].spec.pairing.dropsWeakPairing,
+                !radios[current].spec.pairing.admits(authenticated: method.isAuthenticated)
+            {
+                // A device that ends the link rather than take keys too weak for it (``DevicePairing``).
+                tearDown(path, reboot: nil, announce: true)
+            }
             guard devices[path]?.generation == generation, devices[path]?.connected == true else {
                 // The link went during the pairing (`MGMT_STATUS_DISCONNECTED`).
                 throw BlueZNames.error("AuthenticationCanceled", "Authentication Canceled")

@@ -109,7 +109,12 @@ extension BlueZStandIn {
         if let method = try? await authenticate(device, radio: radio, caller: nil, bonding: false),
             devices[device]?.generation == generation, devices[device]?.connected == true
         {
-            try? bond(device, radio: radio, method: method)
+            if radios[radio].spec.pairing.dropsWeakPairing, !radios[radio].spec.pairing.admits(authenticated: method.isAuthenticated) {
+                // A device that ends the link rather than take keys too weak for it (``DevicePairing``).
+                tearDown(device, reboot: nil, announce: true)
+            } else {
+                try? bond(device, radio: radio, method: method)
+            }
         }
         guard devices[device]?.generation == generation, let current = devices[device]?.radio else {
             throw BlueZNames.error("Failed", "Not connected")

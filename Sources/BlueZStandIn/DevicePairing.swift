@@ -22,6 +22,13 @@ public struct DevicePairing: Sendable, Equatable {
     /// The passkey it shows (or types, when the host shows one).
     public var passkey: UInt32 = 123_456
 
+    /// Whether the link ends when a pairing cannot give the SMP characteristic the security it needs (key
+    /// `weak_pairing=disconnect`; default `bond`: the weaker bond is kept and the characteristic stays refused).
+    /// Follows what a Zephyr server that needs authenticated keys was seen doing with a Just Works pairing in the
+    /// field (issue 26, point 6): its log shows the link ended with reason 0x05, authentication failure, and no
+    /// bond; which side ended the link was not read from the Zephyr or kernel sources, so only that is modelled.
+    public var dropsWeakPairing = false
+
     /// Whether a bond (authenticated or not) opens the SMP characteristic.
     public func admits(authenticated: Bool) -> Bool {
         security != .authenticated || authenticated

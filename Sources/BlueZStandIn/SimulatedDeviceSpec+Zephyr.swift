@@ -16,7 +16,7 @@ import DFUSimulator
 /// hostile faults `report_buf_size=N`, `report_buf_count=N`, `lying_offset=yes|no` and `flood=N`;
 /// and how it pairs (``DevicePairing``): `security=none|encrypted|authenticated` (`smp-auth`: authenticated),
 /// `io=DisplayOnly|DisplayYesNo|KeyboardOnly|NoInputNoOutput|KeyboardDisplay` (default DisplayOnly), `passkey=N`
-/// (the passkey it shows, default 123456).
+/// (the passkey it shows, default 123456), `weak_pairing=bond|disconnect` (``DevicePairing/dropsWeakPairing``).
 extension SimulatedDeviceSpec {
     static func zephyrConfiguration(kind: SimulatedDeviceKind, name: String?, fields: inout SpecFields)
         throws(StandInSpecError) -> (ZephyrTargetConfiguration, DevicePairing)
@@ -41,6 +41,13 @@ extension SimulatedDeviceSpec {
         if let passkey = try fields.takeInteger("passkey") {
             guard (0...999_999).contains(passkey) else { throw StandInSpecError("passkey=\(passkey) must be 0 to 999999") }
             pairing.passkey = UInt32(passkey)
+        }
+        if let text = fields.take("weak_pairing") {
+            switch text.lowercased() {
+            case "bond": pairing.dropsWeakPairing = false
+            case "disconnect": pairing.dropsWeakPairing = true
+            default: throw StandInSpecError("weak_pairing=\(text) must be bond or disconnect")
+            }
         }
         configuration.requiresEncryption = pairing.security != .none
         if let name { configuration.name = name }

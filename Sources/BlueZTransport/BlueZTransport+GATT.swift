@@ -72,10 +72,15 @@ extension BlueZTransport {
         let wasPaired = device.map { $0.isPaired || $0.isBonded } ?? false
         if !wasPaired { await ensureAgent() }
         var paired = false
+        pairingAsked = false
         if !wasPaired, pairingPasskey != nil, let address {
             // A passkey given on the command line says how this device pairs: with the transport's agent,
             // whichever agent bluetoothd would ask for a pairing of its own.
-            try await pair(context, address: address)
+            do {
+                try await pair(context, address: address)
+            } catch .disconnected {
+                throw await authenticationDropped(context, address: address, removingBond: true)
+            }
             paired = true
         }
         while true {
@@ -89,16 +94,39 @@ extension BlueZTransport {
                 failure = error
             }
             context.valueWatch[characteristic.path] = nil
-            if context.events.isDown { throw .disconnected }
-            guard failure.needsPairing, let address else { throw Self.transportError(failure) }
-            if paired || wasPaired {
-                throw .pairingFailed(
-                    "\(address) refuses its SMP characteristic on a link paired with this host: "
-                        + (wasPaired
-                            ? "it may have lost the bond; remove it (bluetoothctl remove \(address)) and retry"
-                            : "it needs an authenticated pairing; give the passkey it shows with --passkey"))
+            // The link's end may reach this before its Connected signal does: "Not connected" says it too.
+            if context.events.isDown || Self.transportError(failure) == .disconnected {
+                // The link went while it was being paired (or secured with the new keys): an authentication
+                // failure, not a lost signal (see ``authenticationDropped(_:address:removingBond:)``).
+                if paired || pairingAsked, let address {
+                    throw await authenticationDropped(context, address: address, removingBond: !wasPaired)
+                }
+                throw .disconnected
             }
-            try await pair(context, address: address)
+            guard failure.needsPairing, let address else { throw Self.transportError(failure) }
+            if wasPaired {
+                throw .pairingFailed(
+                    "\(address) refuses its SMP characteristic on a link paired with this host: its bond with this "
+                        + "host may be lost or not authenticated; remove it (bluetoothctl remove \(address)) and retry"
+                        + (pairingPasskey == nil ? " with the passkey it shows (--passkey)" : ""))
+            }
+            if paired {
+                // This run's pairing made a bond that does not open the characteristic (Just Works keys where
+                // the device needs authenticated ones): it is removed, so a rerun with --passkey pairs afresh.
+                await removeBondMadeHere(context)
+                throw .pairingFailed(
+                    pairingPasskey == nil
+                        ? "\(address) refuses its SMP characteristic on a link paired without authentication: it needs "
+                            + "an authenticated pairing; give the passkey it shows with --passkey (the unauthenticated "
+                            + "bond this run made was removed)"
+                        : "\(address) refuses its SMP characteristic on a link this run paired with the passkey given; "
+                            + "the bond was removed, check the passkey and the device's security settings")
+            }
+            do {
+                try await pair(context, address: address)
+            } catch .disconnected {
+                throw await authenticationDropped(context, address: address, removingBond: true)
+            }
             paired = true
         }
         guard usesAcquireNotify, characteristic.canNotify else { return }

@@ -31,6 +31,7 @@ extension BlueZTransport {
     /// The agent's answer to RequestPasskey: only for the connected device, the given passkey or the prompt's.
     func passkey(for device: BlueZPath) async -> UInt32? {
         guard let link, link.device == device else { return nil }
+        pairingAsked = true
         if let pairingPasskey { return pairingPasskey }
         guard let passkeyPrompt, let address = devices[device].flatMap({ DFUDeviceAddress($0.address) }) else {
             passkeyWanted = true
@@ -45,6 +46,7 @@ extension BlueZTransport {
     /// RequestConfirmation (`shown` must be the passkey given): only for the connected device.
     func acceptsPairing(of device: BlueZPath, showing shown: UInt32?) -> Bool {
         guard let link, link.device == device else { return false }
+        pairingAsked = true
         guard let shown else { return true }
         return shown == pairingPasskey
     }
@@ -86,5 +88,35 @@ extension BlueZTransport {
             text += "; if the device shows a passkey, give it with --passkey"
         }
         return text
+    }
+
+    /// The failure for a link that went while this run paired the device (its Pair call, an agent request of
+    /// its pairing, or the first subscription on the new keys): a pairing the device did not accept, named as
+    /// such. A Zephyr server that needs authenticated keys and cannot get them sees the link end with reason
+    /// 0x05, authentication failure; bluetoothd 5.66 reports no reason for a disconnection (Device1 has no
+    /// `Disconnected` signal there), so the moment is what tells. A bond this run made (`removingBond`: the
+    /// device was not paired when the subscription began) is removed.
+    func authenticationDropped(_ context: LinkContext, address: DFUDeviceAddress, removingBond: Bool) async
+        -> DFUTransportError
+    {
+        if removingBond { await removeBondMadeHere(context) }
+        var text = "pairing with \(address) failed: the device ended the link during pairing (an authentication "
+            + "failure, not a range problem)"
+        if pairingPasskey != nil {
+            text += "; check the passkey given with --passkey"
+        } else {
+            text += "; if it needs an authenticated pairing, give the passkey it shows with --passkey"
+        }
+        return .pairingFailed(text)
+    }
+
+    /// Removes the device this run paired (Adapter1.RemoveDevice: its bond and GATT cache go with it), when
+    /// that bond does not give the device the security it needs. Only for the device of this link, and only
+    /// when it was not paired before this run: a bond that existed before is never touched.
+    func removeBondMadeHere(_ context: LinkContext) async {
+        guard let device = devices[context.device] else { return }
+        try? await client.removeDevice(device.path, adapter: adapter.path)
+        devices[device.path] = nil
+        heard.remove(device.path)
     }
 }

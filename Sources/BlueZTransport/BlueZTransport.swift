@@ -46,6 +46,8 @@ public actor BlueZTransport: DFUTransport {
     var agentTried = false
     /// The agent was asked for a passkey and had none to give (for the pairing error's advice).
     var passkeyWanted = false
+    /// Whether the agent was asked about the connected device since its subscription began (a pairing ran).
+    var pairingAsked = false
 
     /// How the transport pairs when a device needs an encrypted link: with `passkey`, or what `prompt`
     /// returns, when the device asks for one; Just Works otherwise. Set before connecting.

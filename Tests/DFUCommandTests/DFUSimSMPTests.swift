@@ -92,6 +92,49 @@ import Testing
         #expect(Self.slots(run).first { $0["slot"] as? Int == 0 }?["version"] as? String == "1.0.0", "nothing was installed")
     }
 
+    /// Without `--passkey` dfu pairs Just Works; the bond that makes does not open an authenticated server's
+    /// characteristic, so dfu removes it, and the rerun with the passkey pairs afresh instead of finding a useless bond.
+    @Test func aRunWithoutThePasskeyLeavesNoBondSoTheRerunWithThePasskeyPairs() async throws {
+        let dfu = TestData.dfuExecutable.path
+        let script = """
+            "$0" images -d \(Self.address); echo "first=$?" >&2; "$0" images -d \(Self.address) --passkey 654321 --json
+            """
+        let run = try await DFUSimRun.run(devices: ["smp-auth,passkey=654321"], command: ["/bin/sh", "-c", script, dfu])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.error.contains("first=1"), "\(run.error)")
+        let failure = run.error.split(separator: "\n").filter { $0.hasPrefix("dfu: ") }
+        #expect(failure.count == 1 && failure.first?.contains("--passkey") == true, "\(run.error)")
+        #expect(failure.first?.contains("bluetoothctl") == false, "\(run.error)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any], "\(run.output)")
+        #expect((answer["slots"] as? [[String: Any]])?.first?["version"] as? String == "1.0.0", "\(run.output)")
+    }
+
+    /// A server that ends the link when a pairing cannot give it authenticated keys (reason 0x05 in its log):
+    /// the failure is a pairing's, with the option that fixes it, never a range problem or an upload that resumes.
+    @Test func aServerEndingTheLinkDuringPairingIsNamedAnAuthenticationFailure() async throws {
+        let run = try await DFUSimRun.run(devices: ["smp-auth,passkey=654321,weak_pairing=disconnect"], ["images", "-d", Self.address])
+        #expect(run.status == 1, "\(run.error)")
+        let failure = run.error.split(separator: "\n").filter { $0.hasPrefix("dfu: ") }
+        #expect(failure.count == 1, "\(run.error)")
+        let line = String(failure.first ?? "")
+        #expect(line.contains("pairing with \(Self.address) failed") && line.contains("authentication"), "\(run.error)")
+        #expect(line.contains("--passkey"), "\(run.error)")
+        #expect(!line.contains("move closer") && !line.contains("upload"), "\(run.error)")
+    }
+
+    /// After that failure no bond is left, and the same server pairs with the passkey it shows.
+    @Test func aServerThatEndedAWeakPairingPairsWithThePasskeyOnTheRerun() async throws {
+        let dfu = TestData.dfuExecutable.path
+        let script = """
+            "$0" images -d \(Self.address); "$0" images -d \(Self.address) --passkey 654321 --json
+            """
+        let run = try await DFUSimRun.run(devices: ["smp-auth,passkey=654321,weak_pairing=disconnect"],
+                                          command: ["/bin/sh", "-c", script, dfu])
+        #expect(run.status == 0, "\(run.error)")
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any], "\(run.output)")
+        #expect((answer["slots"] as? [[String: Any]])?.first?["version"] as? String == "1.0.0", "\(run.output)")
+    }
+
     @Test func aMixedFleetUpdatesTheSMPServerAndRefusesTheNRF5Device() async throws {
         let run = try await DFUSimRun.run(devices: ["smp", "buttonless,sd_id=0xB7"],
                                     ["upload", SMPFirmware.image, "-d", Self.address, "-d", Self.second, "--json"])

@@ -36,6 +36,12 @@ import Testing
         #expect(testCase.error.errorDescription == testCase.sentence)
     }
 
+    /// A command that uploads nothing (`dfu images`, `confirm`, `reset`, `erase`) promises no upload that resumes.
+    @Test func aLostLinkOfACommandThatUploadsNothingPromisesNoResumedUpload() {
+        let sentence = DFUError.disconnected(step: .enablingNotifications, attempts: 1).description(uploading: false)
+        #expect(sentence == "the device disconnected while enabling notifications and could not be reconnected (1 attempt); move closer and retry")
+    }
+
     @Test func onlyInitPacketRejectionsLetMultiPartUploadsSkipAhead() {
         #expect(DFUError.remote(step: .executingInitPacket, request: "", status: .secure(.invalidObject, nil)).isInitPacketRejection)
         #expect(DFUError.remote(step: .sendingInitParameters, request: "", status: .legacy(.operationFailed)).isInitPacketRejection)

@@ -112,7 +112,14 @@ struct SMPDeviceRequest: Sendable {
         if context.interrupts.isInterrupted, case .failure = result {
             throw InterruptedError(description: "\(Self.commandName(kind)) interrupted; " + Self.leftAfterInterrupt(kind))
         }
+        if case .failure(let error) = result { throw RequestFailure(error: error) }
         return Answer(slots: try result.get(), address: connected.withLock { $0 })
+    }
+
+    /// A request's failure: the engine's error, told without an upload's advice (nothing is uploaded).
+    struct RequestFailure: Error, CustomStringConvertible {
+        let error: DFUError
+        var description: String { error.description(uploading: false) }
     }
 
     /// The same request for the device that answered `answer`: a second request (`dfu confirm` reads the

@@ -36,6 +36,7 @@ enum ErrorReport {
         case let error as DFUTransportError:
             if case .hostUnavailable = error { (.unavailable, error.description) } else { (.deviceNotFound, error.description) }
         case let error as DFUError: (exitCode(for: error), error.description)
+        case let failure as SMPDeviceRequest.RequestFailure: (exitCode(for: failure.error), failure.description)
         default: (.software, "internal error: \(String(describing: error))")
         }
     }

@@ -58,7 +58,11 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
     }
 
     /// One sentence: what happened, and what to try.
-    public var description: String {
+    public var description: String { description(uploading: true) }
+
+    /// The sentence for a command that moves no firmware (`uploading` false: `dfu images`, `confirm`, `reset`,
+    /// `erase`): its advice never promises an upload that resumes.
+    public func description(uploading: Bool) -> String {
         switch self {
         case .remote(let step, let request, let status):
             var text: String
@@ -88,7 +92,8 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
             if step == .settingAdvertisingName {
                 return "the device disconnected instead of accepting the bootloader name; its firmware may not support it, retry with --no-alt-name"
             }
-            return "the device disconnected while \(step) and could not be reconnected (\(attempts) attempt\(attempts == 1 ? "" : "s")); move closer and retry, the upload resumes where it stopped"
+            let lost = "the device disconnected while \(step) and could not be reconnected (\(attempts) attempt\(attempts == 1 ? "" : "s"))"
+            return lost + (uploading ? "; move closer and retry, the upload resumes where it stopped" : "; move closer and retry")
         case .crcMismatch(let step, let object, let eo, let ro, let ec, let rc, let attempts):
             return "the checksum of the \(object) did not match after \(attempts) attempt\(attempts == 1 ? "" : "s") while \(step) (sent \(eo) bytes with CRC 0x\(ec.hex8), device reports \(ro) bytes with CRC 0x\(rc.hex8)); the link is losing data, retry with a lower --prn or a smaller packet size"
         case .unexpectedResponse(let step, let bytes):
