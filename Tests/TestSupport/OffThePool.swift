@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Runs blocking work (a child process waited for, a pipe read to its end, a poll loop) on a thread
 /// of its own and awaits its result, so that it never holds one of the few threads of Swift's shared

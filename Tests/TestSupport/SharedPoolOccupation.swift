@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// Occupies every thread of Swift's shared pool (one blocked task per processor, the pool's width on Linux) while
