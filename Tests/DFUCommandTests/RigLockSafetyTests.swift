@@ -192,13 +192,17 @@ struct RigLockSafetyTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let dfu = TestData.dfuExecutable.path
         let address = "C0:FF:EE:00:00:10"
-        // The upload holds the device while its connection takes 5 s; reset and images come a second later.
+        // The upload holds the device while its connection takes 5 s; reset and images come once it holds the lock:
+        // the kernel lists the upload's flock in /proc/locks (a fixed "sleep 1" was too short for a loaded
+        // machine's start-up under ASan, and reset ran first). At most 30 s, then reset runs anyway and fails the test.
         let script = """
             export DFU_LOCK_DIR="$2"
-            "$0" upload "$1" -d \(address) --no-reset -q & sleep 1
+            "$0" upload "$1" -d \(address) --no-reset -q & upload=$!
+            tries=0
+            until grep -q " FLOCK .* WRITE $upload " /proc/locks || [ $tries -ge 600 ]; do sleep 0.05; tries=$((tries + 1)); done
             "$0" reset -d \(address); echo reset=$?
             "$0" images -d \(address) >/dev/null; echo images=$?
-            wait $!; echo upload=$?
+            wait $upload; echo upload=$?
             "$0" images -d \(address) >/dev/null; echo later=$?
             ls -A "$2" | wc -l | sed 's/^ */left=/'
             """
