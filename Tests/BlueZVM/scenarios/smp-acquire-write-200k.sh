@@ -30,7 +30,7 @@ update() {
     smp_upload_rate "$label" "$bytes"
     smp_images "$label-images" "${device[@]}" || bluezvm_fail "dfu images failed"
     smp_slots_check "slot 0 runs $version (its SHA256 TLV), confirmed" "$label-images" \
-        "any(.[]; .slot == 0 and .hash == \"$hash\" and .version == \"$version\" and .active and .confirmed)"
+        "any(.[]; .slot == 0 and .hash == \"$hash\" and .version == \"$version+0\" and .active and .confirmed)"
     rm -f "$image"
 }
 update smp-acquire-write app-2.0.0-200k.bin 2.0.0

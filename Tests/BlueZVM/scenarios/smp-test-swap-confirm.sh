@@ -28,7 +28,7 @@ device=(--device "$target_address" --adapter "$central")
 dfusim_peripheral_start --adapter "$target" --device smp
 smp_images images-before "${device[@]}" || bluezvm_fail "dfu images failed"
 smp_slots_check "slot 0 runs 1.0.0, active and confirmed; slot 1 is empty" images-before \
-    'length == 1 and (.[0] | .slot == 0 and .version == "1.0.0" and .active and .confirmed)'
+    'length == 1 and (.[0] | .slot == 0 and .version == "1.0.0+0" and .active and .confirmed)'
 old_hash=$(smp_slots images-before | jq -r '.[0].hash')
 
 bluezvm_check "dfu uploads $image in test mode without a reset" \
@@ -36,7 +36,7 @@ bluezvm_check "dfu uploads $image in test mode without a reset" \
 smp_upload_rate upload "$(stat -c %s "$image")"
 smp_images images-tested "${device[@]}" || bluezvm_fail "dfu images failed"
 smp_slots_check "slot 1 holds the image (its SHA256 TLV), pending, not confirmed" images-tested \
-    "any(.[]; .slot == 1 and .hash == \"$hash\" and .version == \"1.4.0\" and .pending and (.confirmed | not))"
+    "any(.[]; .slot == 1 and .hash == \"$hash\" and .version == \"1.4.0+0\" and .pending and (.confirmed | not))"
 smp_slots_check "slot 0 still runs 1.0.0" images-tested "any(.[]; .slot == 0 and .hash == \"$old_hash\" and .active)"
 
 dfusim_peripheral_mark

@@ -119,7 +119,7 @@ bluezvm_check "the central drops any link btvirt kept (power off and on)" \
     eval 'bluezvm_set_powered "$central" false && bluezvm_set_powered "$central" true'
 nudged smp_images images-tested "${device[@]}" || bluezvm_fail "dfu images failed"
 smp_slots_check "slot 1 holds image B (its SHA256 TLV) in test: pending, not confirmed" images-tested \
-    "any(.[]; .slot == 1 and .hash == \"$b_hash\" and .version == \"1.2.0\" and .pending == true and .confirmed == false)"
+    "any(.[]; .slot == 1 and .hash == \"$b_hash\" and .version == \"1.2.0+0\" and .pending == true and .confirmed == false)"
 # img_mgmt_state_write: a pending choice is not changed (the simulated target's Z20 says the same).
 nudged smp_dfu confirm confirm "${device[@]}" --hash "$b_hash"
 confirm_status=$?
