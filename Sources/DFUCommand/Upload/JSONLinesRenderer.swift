@@ -50,7 +50,7 @@ final class JSONLinesRenderer: UploadRenderer {
             case .updated(let report):
                 // As the result line: "updated" only when every SMP image runs confirmed; an upload left marked
                 // (--no-reset) or running on test is "uploaded", and `images`/`next` say where it stands.
-                done.result = Self.isUpdated(report) ? "updated" : "uploaded"
+                done.result = report.isUpdated ? "updated" : "uploaded"
                 done.partsSent = report.smpImages.isEmpty ? report.partsSent.map(\.rawValue)
                     : report.smpImages.map { SMPImageText.partName($0.image) }
                 done.partsSkipped = report.partsSkipped.map(\.rawValue)
@@ -82,16 +82,11 @@ final class JSONLinesRenderer: UploadRenderer {
             guard outcome.code == .success, case .updated(let report) = outcome.result else { return nil }
             return report
         }
-        summary.updated = succeeded.filter(Self.isUpdated).count
+        summary.updated = succeeded.filter(\.isUpdated).count
         let uploaded = succeeded.count - (summary.updated ?? 0)
         summary.uploaded = uploaded > 0 ? uploaded : nil
         summary.failed = outcomes.filter { $0.code != .success }.map(\.device)
         emit(summary)
-    }
-
-    /// Whether a device that succeeded is updated: every image it was sent runs confirmed (nRF5: always).
-    private static func isUpdated(_ report: DFUUpdateReport) -> Bool {
-        report.smpImages.isEmpty || SMPImageText.allConfirmed(report.smpImages)
     }
 
     private func emit(_ event: JSONEvent) {

@@ -94,7 +94,7 @@ enum ProgressText {
     static func updated(device: String, target: String? = nil, _ report: DFUUpdateReport) -> String {
         let took = report.elapsed < .seconds(1) ? "\(Int((report.elapsed.dfuSecondsValue * 1000).rounded())) ms" : seconds(report.elapsed)
         let smp = !report.smpImages.isEmpty
-        let verb = !smp || SMPImageText.allConfirmed(report.smpImages) ? "updated" : "uploaded"
+        let verb = report.isUpdated ? "updated" : "uploaded"
         var text = "\(device): \(verb) in \(took), \(report.bytesTransferred) bytes sent"
         if let rate = report.transferSpeed { text += " at \(speed(rate))" }
         if report.bytesSent > report.bytesTransferred {

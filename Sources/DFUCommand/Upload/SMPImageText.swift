@@ -7,11 +7,6 @@ enum SMPImageText {
     /// application core), `image_N` for the others.
     static func partName(_ image: Int) -> String { image == 0 ? "application" : "image_\(image)" }
 
-    /// Whether every image runs and is confirmed: the device is updated, not only uploaded to.
-    static func allConfirmed(_ images: [SMPImageReport]) -> Bool {
-        images.allSatisfy { $0.state == .confirmed }
-    }
-
     /// Where an image in `state` stands, e.g. "marked for test, not running yet: ...".
     static func phrase(_ state: SMPImageState) -> String {
         switch state {

@@ -30,6 +30,13 @@ public struct DFUUpdateReport: Sendable, Hashable {
         return Double(bytesTransferred) / transferTime.dfuSecondsValue
     }
 
+    /// Whether the device runs what it was sent, which the result line and `--json` call "updated": a finished
+    /// nRF5 update always does; an SMP update only once every image it sent runs confirmed (an image left
+    /// marked, or running in test mode, was only "uploaded").
+    public var isUpdated: Bool {
+        smpImages.allSatisfy { $0.state == .confirmed }
+    }
+
     /// Average firmware throughput in bytes per second.
     public var throughput: Double {
         let seconds = elapsed.dfuSecondsValue
