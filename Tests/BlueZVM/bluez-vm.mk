@@ -15,13 +15,16 @@ BLUEZVM_DIR           := Tests/BlueZVM
 # buttonless with bonds at the same address (pairing, the GATT cache), 200 KiB through AcquireWrite, and an
 # upload through WriteValue (--no-acquire, several packets in flight); then MCUboot images over SMP to the
 # simulated nRF Connect SDK target: test, reset, the swap and confirm step by step, a resume after a lost
-# link, 200 KiB with the whole default flow through AcquireWrite and WriteValue, and an SMP target that
-# needs a paired, authenticated link (passkey entry); and Zephyr's own smp_svr (native_sim) on a
+# link, 200 KiB with the whole default flow through AcquireWrite and WriteValue, an SMP target that
+# needs a paired, authenticated link (passkey entry), SMP commands naming an absent address while a
+# target is at address + 1 (refused, the target untouched), and an nRF5340's two images updated at one
+# reset (the network core marked first); and Zephyr's own smp_svr (native_sim) on a
 # controller of its own through the HCI user channel (skipped without ../shared).
 BLUEZVM_DEFAULT_SCENARIOS := smoke peripheral-bluetoothctl dfu-secure-app dfu-secure-sd-bl-app dfu-legacy-app \
                              dfu-buttonless-bootloader-address dfu-disconnect-resume dfu-buttonless-alt-name \
                              dfu-buttonless-bonded dfu-acquire-write-200k dfu-write-value \
                              smp-test-swap-confirm smp-disconnect-resume smp-acquire-write-200k smp-auth-paired \
+                             smp-named-device-only smp-nrf5340-network-core-first \
                              zephyr-smp-svr zephyr-smp-svr-no-reassembly
 # `make test-bluez-dfu` adds the scenarios of BLUEZVM_DFU_SCENARIOS (none today).
 BLUEZVM_DFU_SCENARIOS :=
