@@ -205,6 +205,37 @@ struct DFUSimExecutableTests {
         }
     }
 
+    /// `run` waits for its command's end and for signals as events: an idle second costs it a handful of
+    /// context switches over all its threads, where looking every 5 ms cost about a thousand.
+    @Test func runWaitsForItsCommandWithoutWakingUp() async throws {
+        let process = Process()
+        process.executableURL = DFUSimProcess.executable
+        process.arguments = ["run", "--device", "secure", "--", "sleep", "30"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGTERM) } }
+        // Past start-up (the bus, the stand-in, the command's start): then nothing happens for a second.
+        try await Task.sleep(for: .milliseconds(800))
+        let before = Self.contextSwitches(of: process.processIdentifier)
+        try await Task.sleep(for: .seconds(1))
+        let after = Self.contextSwitches(of: process.processIdentifier)
+        #expect(after - before < 50, "dfu-sim run switched \(after - before) times in an idle second")
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(process.terminationStatus == 128 + SIGTERM, "the command ended by the SIGTERM dfu-sim forwarded")
+    }
+
+    /// Voluntary and involuntary context switches of every thread of `pid` so far (/proc/PID/task/*/status).
+    static func contextSwitches(of pid: Int32) -> Int {
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return threads.reduce(0) { sum, thread in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8)) ?? ""
+            return sum + status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
+                .compactMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }.reduce(0, +)
+        }
+    }
+
     @Test func servePrintsTheBusAddressAndStopsOnSigint() async throws {
         let (process, line) = try await DFUSimProcess.serve(["--device", "buttonless"])
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }

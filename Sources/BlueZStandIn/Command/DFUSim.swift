@@ -1,30 +1,14 @@
 import DBus
 import Glibc
-import Synchronization
 import SystemSupport
-
-/// The last SIGINT or SIGTERM caught (0: none); written by the signal handler.
-private let receivedSignal = Atomic<Int32>(0)
-/// SIGHUPs caught and not yet acted on (`serve` restarts the stand-in for each).
-private let pendingHangUps = Atomic<Int>(0)
 
 /// `dfu-sim` as a library: parse, start a private bus and the stand-in, run or serve, clean up.
 public enum DFUSim {
-    /// Catches SIGINT, SIGTERM and SIGHUP (noted for ``main(_:)`` to act on) and ignores SIGPIPE.
-    ///
-    /// Handlers rather than a blocked mask: the Swift runtime runs `main` on threads of its own,
-    /// so a mask set in one thread would not cover the others.
+    /// Takes SIGINT, SIGTERM and SIGHUP from here on (``DFUSimSignals``: `run` forwards them to its command,
+    /// `serve` stops or restarts the stand-in) and ignores SIGPIPE.
     public static func installSignalHandlers() {
         signal(SIGPIPE, SIG_IGN)
-        signal(SIGINT) { number in receivedSignal.store(number, ordering: .relaxed) }
-        signal(SIGTERM) { number in receivedSignal.store(number, ordering: .relaxed) }
-        signal(SIGHUP) { _ in pendingHangUps.add(1, ordering: .relaxed) }
-    }
-
-    /// A SIGINT or SIGTERM received since the last call, or nil.
-    private static func pendingTermination() -> Int32? {
-        let number = receivedSignal.exchange(0, ordering: .relaxed)
-        return number == 0 ? nil : number
+        _ = DFUSimSignals.shared
     }
 
     /// Runs `dfu-sim` with `arguments` (without the program name); returns the exit status.
@@ -64,9 +48,9 @@ public enum DFUSim {
             status = await run(command, address: daemon.address)
         case .serve, .help:
             writeOutput(daemon.address + "\n")
-            while pendingTermination() == nil {
-                if pendingHangUps.exchange(0, ordering: .relaxed) > 0 { await standIn.restart() }
-                try? await Task.sleep(for: .milliseconds(20))
+            for await number in DFUSimSignals.shared.arrivals {
+                guard number == SIGHUP else { break }
+                await standIn.restart()
             }
             status = 0
         }
@@ -100,20 +84,52 @@ public enum DFUSim {
             writeError("dfu-sim: \(error.description)\n")
             return 127
         }
-        var killDeadline: ContinuousClock.Instant?
-        while true {
-            if let status = child.exitStatus() { return status }
-            // `run` restarts nothing: a hang-up goes to COMMAND, as it did before dfu-sim caught SIGHUP.
-            if pendingHangUps.exchange(0, ordering: .relaxed) > 0 { child.send(SIGHUP) }
-            if let signal = pendingTermination() {
-                child.send(signal)
-                killDeadline = killDeadline ?? ContinuousClock.now + .seconds(5)
-            }
-            if let deadline = killDeadline, ContinuousClock.now > deadline {
+        // One stream of what the command waits for: the child's end (its wait on a thread of its own, as the
+        // kernel reports it), the signals that arrive, and the kill deadline after a termination signal.
+        let (events, sink) = AsyncStream.makeStream(of: RunEvent.self)
+        defer { sink.finish() }
+        do {
+            try DetachedThread.start { sink.yield(.exited(child.waitForExit()?.status ?? 1)) }
+        } catch {
+            child.send(SIGKILL)
+            writeError("dfu-sim: cannot wait for \(command[0]): \(error)\n")
+            return 70
+        }
+        let forwarder = Task {
+            for await number in DFUSimSignals.shared.arrivals { sink.yield(.signal(number)) }
+        }
+        defer { forwarder.cancel() }
+        var killing = false
+        for await event in events {
+            switch event {
+            case .exited(let status):
+                return status
+            case .signal(SIGHUP):
+                // `run` restarts nothing: a hang-up goes to COMMAND, as it did before dfu-sim caught SIGHUP.
+                child.send(SIGHUP)
+            case .signal(let number):
+                child.send(number)
+                guard !killing else { continue }
+                killing = true
+                Task {
+                    try? await Task.sleep(for: .seconds(5))
+                    sink.yield(.killDeadline)
+                }
+            case .killDeadline:
                 child.send(SIGKILL)
             }
-            try? await Task.sleep(for: .milliseconds(5))
         }
+        return 1
+    }
+
+    /// What `run` waits for.
+    private enum RunEvent: Sendable {
+        /// The command ended with this shell status.
+        case exited(Int32)
+        /// A signal arrived for dfu-sim.
+        case signal(Int32)
+        /// Five seconds after the first termination signal: the command is killed.
+        case killDeadline
     }
 
     /// Runs `body` with file descriptor 2 pointing at /dev/null, so that a process it starts inherits
