@@ -56,7 +56,7 @@ let package = Package(
         // A simulated target as a GATT peripheral on a real bluetoothd (org.bluez server side);
         // `dfu-sim peripheral`. Devices are specified as for the stand-in.
         .target(
-            name: "BlueZPeripheral", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto", "SystemSupport"],
+            name: "BlueZPeripheral", dependencies: ["BlueZStandIn", "DBus", "IOLoop", "DFUCore", "DFUSimulator", "DFUCrypto", "SystemSupport"],
             swiftSettings: strict),
         // `make bench`: the benchmark figures (never part of `make test`), and its thin executable.
         .target(

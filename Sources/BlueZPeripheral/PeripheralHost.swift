@@ -2,6 +2,7 @@ public import DBus
 public import BlueZStandIn
 public import DFUCore
 import DFUSimulator
+import IOLoop
 
 /// A simulated DFU target registered with a real bluetoothd as a GATT application plus an
 /// LE advertisement, serving the firmware of its current role and switching roles on reboot.
@@ -52,6 +53,9 @@ public actor PeripheralHost {
     public typealias Log = @Sendable (String) -> Void
 
     private let connection: DBusConnection
+    /// The connection's event loop, where the peripheral's own tasks and timers run (as bluetoothd's and a
+    /// device's firmware do, on one loop): never queued behind the shared pool's work.
+    private nonisolated var loop: EventLoop { connection.loop }
     private let configuration: Configuration
     private let names: BlueZVocabulary
     private let log: Log
@@ -166,30 +170,32 @@ public actor PeripheralHost {
                 interface: try InterfaceName("org.freedesktop.DBus.Properties"),
                 member: try MemberName("PropertiesChanged"))
             let changes = try await connection.signals(matching: rule)
-            watcher = Task { [self] in
+            watcher = Task(executorPreference: loop) { [self] in
                 for await message in changes {
                     guard let change = DBusPropertiesChanged(message) else { continue }
-                    deviceChanged(change)
+                    await deviceChanged(change)
                 }
             }
         } catch {
             throw .bluez(what: "watching devices", reason: error.description)
         }
         let stream = stream
-        notifier = Task { [self] in
+        notifier = Task(executorPreference: loop) { [self, loop] in
             for await pending in stream {
-                try? await Task.sleep(until: pending.due, clock: .continuous)
+                await loop.sleep(until: pending.due)
+                guard !Task.isCancelled else { return }
                 switch pending {
-                case .notification(let notification): send(notification)
+                case .notification(let notification): await send(notification)
                 case .reboot(let target, _): await reboot(into: target)
                 }
             }
         }
         try await registerCurrentRole()
         if let interval = configuration.readvertiseInterval {
-            readvertiser = Task { [self] in
+            readvertiser = Task(executorPreference: loop) { [self, loop] in
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
+                    await loop.sleep(until: .now + interval)
+                    guard !Task.isCancelled else { return }
                     await readvertise()
                 }
             }
@@ -504,9 +510,9 @@ public actor PeripheralHost {
                 // channel after the write) the link is dropped at once.
                 if layout?.characteristics.contains(where: { $0.writeType == .request }) ?? false {
                     let generation = self.generation
-                    Task {
-                        try? await Task.sleep(for: .seconds(3))
-                        self.requestDisconnectIfStillLost(generation: generation)
+                    Task(executorPreference: loop) { [self, loop] in
+                        await loop.sleep(until: .now + .seconds(3))
+                        await requestDisconnectIfStillLost(generation: generation)
                     }
                 } else {
                     requestDisconnect(after: .zero, because: "no characteristic takes Write Requests")
@@ -574,8 +580,10 @@ public actor PeripheralHost {
             writeSockets[path]?.close()
             writeSockets[path] = socket
             socket.watch(
-                onReadable: { Task { await self.processAcquiredPackets() } },
-                onClosed: { Task { await self.acquiredSocketClosed(path, forWriting: true, generation: wanted) } })
+                onReadable: { Task(executorPreference: self.loop) { await self.processAcquiredPackets() } },
+                onClosed: {
+                    Task(executorPreference: self.loop) { await self.acquiredSocketClosed(path, forWriting: true, generation: wanted) }
+                })
             try? connection.setProperty(names.writeAcquired, to: .boolean(true), interface: names.gattCharacteristic, at: path)
         } else {
             notifySockets[path]?.close()
@@ -583,7 +591,9 @@ public actor PeripheralHost {
             subscribed.insert(characteristic.simulatedUUID)
             socket.watch(
                 onReadable: { _ = socket.drain() },
-                onClosed: { Task { await self.acquiredSocketClosed(path, forWriting: false, generation: wanted) } })
+                onClosed: {
+                    Task(executorPreference: self.loop) { await self.acquiredSocketClosed(path, forWriting: false, generation: wanted) }
+                })
             try? connection.setProperty(names.notifyAcquired, to: .boolean(true), interface: names.gattCharacteristic, at: path)
         }
         log("\(forWriting ? "AcquireWrite" : "AcquireNotify") on \(characteristic.simulatedUUID), mtu \(mtu)")
@@ -700,9 +710,9 @@ public actor PeripheralHost {
         guard linkLost, !disconnectRequested else { return }
         disconnectRequested = true
         log("asking bluetoothd to drop the link: \(reason)")
-        Task {
-            if delay > .zero { try? await Task.sleep(for: delay) }
-            await self.disconnectCentral()
+        Task(executorPreference: loop) { [self, loop] in
+            if delay > .zero { await loop.sleep(until: .now + delay) }
+            await disconnectCentral()
         }
     }
 
