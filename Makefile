@@ -4,6 +4,8 @@
 #   make test-unit  only the Swift tests (no VM)
 #   make test-clients  clients written elsewhere: bleak against dfu-sim, dfu against bluezoo (Tests/Clients/README.md)
 #   make test-bluez only the real-BlueZ VM suite (Tests/BlueZVM/README.md)
+#   make test-under-load  the Swift tests and the client suites UNDER_LOAD_RUNS (3) times each beside
+#                   UNDER_LOAD_LOOPS (2) busy CPU loops; every run must pass (scripts/under-load.sh; not in make test)
 #   make test-sanitize  the Swift tests under AddressSanitizer (.build-asan) and ThreadSanitizer (.build-tsan);
 #                   make test-asan / make test-tsan for one (Sanitizers/README.md; not part of make test)
 #   make demo       inspect a bundled sample package, then upload it to a simulated device through dfu-sim;
@@ -54,6 +56,17 @@ test-unit: deps lint
 # bleak (PyPI) against dfu-sim and dfu against bluezoo (PyPI), with pytest in a venv under .build.
 test-clients: deps
 	SWIFT=$(SWIFT) Tests/Clients/run.sh
+
+# The unit suite and the client suites with busy CPU loops beside them, several runs each, none retried
+# (scripts/under-load.sh): timing assumptions that hold only on a quiet machine fail here.
+UNDER_LOAD_RUNS  ?= 3
+UNDER_LOAD_LOOPS ?= 2
+.PHONY: test-under-load
+test-under-load: deps lint
+	$(SWIFT) build --build-tests
+	@Tests/Fixtures/mcuboot/imgtool-venv.sh >/dev/null || echo "test-under-load: imgtool (PyPI) could not be installed; its live tests are skipped" >&2
+	scripts/under-load.sh --loops $(UNDER_LOAD_LOOPS) --runs $(UNDER_LOAD_RUNS) --label "unit suite" -- $(SWIFT) test --skip-build
+	scripts/under-load.sh --loops $(UNDER_LOAD_LOOPS) --runs $(UNDER_LOAD_RUNS) --label "client suites" -- env SWIFT=$(SWIFT) Tests/Clients/run.sh
 
 # The Swift tests under the sanitizers, each in its own build directory (the dfu and dfu-sim the
 # tests start are built with the same sanitizer). Suppressions and options: Sanitizers/README.md.
