@@ -54,15 +54,18 @@ bluez-vm-smp: bluez-vm-binaries
 	@$(BLUEZVM_DIR)/smpmgr-venv.sh > /dev/null
 	$(BLUEZVM_DIR)/smp-images.sh --bin-dir $(BLUEZVM_BIN)
 
-# The guest kernel (Debian 6.1) sometimes oopses in hci_chan_del when a bonded link is torn down,
-# killing bluetoothd (README.md, "Known problems"): that boot's failure is the guest kernel's, so the
-# suite boots once more, says so, and must then pass on its own. Any other failure stands.
+# One boot, no second chance. The guest kernel (Debian 12's 6.1) oopsed in hci_chan_del twice in this
+# project's history, each time under a trigger the harness no longer makes (a raw-HCI connection from a
+# third controller; a storm of reconnections of a bonded device: README.md, "Known problems"), and the
+# suite used to boot once more after it. Debian's 6.12 (bookworm-backports) panicked at start-up under
+# TCG, so the guest stays on 6.1. A kernel oops or BUG in the guest's dmesg fails the run, naming it,
+# even when every scenario passed: the result of a run on a broken kernel is not a result.
 BLUEZVM_RUN = $(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
 	    $(BLUEZVM_FLAGS) $(BLUEZVM_SCENARIOS)
+BLUEZVM_DMESG_CHECK = ! grep -E 'Oops|BUG:|hci_chan_del' .build/bluez-vm/out/dmesg.log \
+	    || { echo "bluez-vm: the guest kernel oopsed (the lines above, from .build/bluez-vm/out/dmesg.log): this run proves nothing" >&2; false; }
 test-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
-	$(BLUEZVM_RUN) || { grep -q 'hci_chan_del' .build/bluez-vm/out/dmesg.log 2>/dev/null \
-	    && echo "bluez-vm: the guest kernel oopsed in hci_chan_del (a known Debian 6.1 bug, not dfu's); booting once more" \
-	    && $(BLUEZVM_RUN); }
+	$(BLUEZVM_RUN); status=$$?; $(BLUEZVM_DMESG_CHECK) && exit $$status
 
 # Every scenario, the dfu ones included, in one boot.
 test-bluez-dfu: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
