@@ -37,8 +37,13 @@ BLUEZVM_BLUETOOTHD_CONF ?= $(CURDIR)/$(BLUEZVM_DIR)/guest/main.conf
 # Where the scenarios find the project's binaries, and the targets that build them.
 BLUEZVM_BIN           ?= .build/release
 BLUEZVM_PREREQUISITES ?= build bluez-vm-binaries bluez-vm-smp
+# The builds of Zephyr's smp_svr the zephyr-* scenarios run (zephyr-variants.sh): the default one linked from
+# ../shared, the variant without reassembly built from the Zephyr workspace ZEPHYR_WORKSPACE (default: this build
+# machine's /work/zephyr-build) and reused while its stamp holds. What is absent makes those scenarios SKIP.
+BLUEZVM_ZEPHYR_DIR    := $(CURDIR)/.build/bluez-vm/zephyr
 
-.PHONY: test-bluez test-bluez-dfu bench-bluez bench-bluez-zephyr bluez-vm-deps bluez-vm-binaries bluez-vm-smp
+.PHONY: test-bluez test-bluez-dfu bench-bluez bench-bluez-zephyr bluez-vm-deps bluez-vm-binaries bluez-vm-smp \
+        bluez-vm-zephyr
 
 bluez-vm-deps:
 	@$(BLUEZVM_DIR)/install.sh
@@ -54,6 +59,10 @@ bluez-vm-smp: bluez-vm-binaries
 	@$(BLUEZVM_DIR)/smpmgr-venv.sh > /dev/null
 	$(BLUEZVM_DIR)/smp-images.sh --bin-dir $(BLUEZVM_BIN)
 
+# About 30-60 s on two cores from a fresh clone, well under a second once built (README.md, "Where the servers come from").
+bluez-vm-zephyr:
+	$(BLUEZVM_DIR)/zephyr-variants.sh --out $(BLUEZVM_ZEPHYR_DIR)
+
 # One boot, no second chance. The guest kernel (Debian 12's 6.1) oopsed in hci_chan_del twice in this
 # project's history, each time under a trigger the harness no longer makes (a raw-HCI connection from a
 # third controller; a storm of reconnections of a bonded device: README.md, "Known problems"), and the
@@ -61,16 +70,16 @@ bluez-vm-smp: bluez-vm-binaries
 # TCG, so the guest stays on 6.1. A kernel oops or BUG in the guest's dmesg fails the run, naming it,
 # even when every scenario passed: the result of a run on a broken kernel is not a result.
 BLUEZVM_RUN = $(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
-	    $(BLUEZVM_FLAGS) $(BLUEZVM_SCENARIOS)
+	    --env ZEPHYR_SMP_SVR_DIR=$(BLUEZVM_ZEPHYR_DIR) $(BLUEZVM_FLAGS) $(BLUEZVM_SCENARIOS)
 BLUEZVM_DMESG_CHECK = ! grep -E 'Oops|BUG:|hci_chan_del' .build/bluez-vm/out/dmesg.log \
 	    || { echo "bluez-vm: the guest kernel oopsed (the lines above, from .build/bluez-vm/out/dmesg.log): this run proves nothing" >&2; false; }
-test-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
+test-bluez: bluez-vm-deps bluez-vm-zephyr $(BLUEZVM_PREREQUISITES)
 	$(BLUEZVM_RUN); status=$$?; $(BLUEZVM_DMESG_CHECK) && exit $$status
 
 # Every scenario, the dfu ones included, in one boot.
-test-bluez-dfu: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
+test-bluez-dfu: bluez-vm-deps bluez-vm-zephyr $(BLUEZVM_PREREQUISITES)
 	$(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
-	    $(BLUEZVM_FLAGS) $(foreach name,$(BLUEZVM_DEFAULT_SCENARIOS) $(BLUEZVM_DFU_SCENARIOS),$(BLUEZVM_DIR)/scenarios/$(name).sh)
+	    --env ZEPHYR_SMP_SVR_DIR=$(BLUEZVM_ZEPHYR_DIR) $(BLUEZVM_FLAGS) $(foreach name,$(BLUEZVM_DEFAULT_SCENARIOS) $(BLUEZVM_DFU_SCENARIOS),$(BLUEZVM_DIR)/scenarios/$(name).sh)
 
 # The harness's own check: usage errors, and one boot whose failing and hanging scenarios must be
 # reported as such (Tests/BlueZVM/selftest.sh).
@@ -89,7 +98,8 @@ bench-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
 # dfu against smpmgr (PyPI) on Zephyr's own smp_svr in the VM, in one boot: the zephyr-smp-svr scenario
 # with ZEPHYR_SMPMGR=1 (smpmgr uploads the same size first). Its figures are in out/measurements
 # ("transfer dfu_kBps=… smpmgr_kBps=…"). Needs ../shared/reference/zephyr-smp-svr (else SKIP).
-bench-bluez-zephyr: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
+bench-bluez-zephyr: bluez-vm-deps bluez-vm-zephyr $(BLUEZVM_PREREQUISITES)
 	$(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
+	    --env ZEPHYR_SMP_SVR_DIR=$(BLUEZVM_ZEPHYR_DIR) \
 	    --timeout 1800 --scenario-timeout 1200 \
 	    --command "zephyr-smp-svr=ZEPHYR_SMPMGR=1 $(CURDIR)/$(BLUEZVM_DIR)/scenarios/zephyr-smp-svr.sh"

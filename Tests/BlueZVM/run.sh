@@ -12,6 +12,8 @@ usage: Tests/BlueZVM/run.sh [options] [SCENARIO...]
   SCENARIO              an executable file the guest runs (default: scenarios/smoke.sh);
                         its name in the results is the file name without extension
   --command NAME=LINE   a shell command line run by the guest as scenario NAME
+  --env NAME=VALUE      an environment variable every scenario gets (repeatable), e.g.
+                        ZEPHYR_SMP_SVR_DIR=/abs/folder (a path the guest sees: the host's own)
   --out DIR             logs and results, emptied first (default: .build/bluez-vm/out)
   --accel auto|kvm|tcg  auto (default): KVM if a short probe boot works, otherwise TCG
   --timeout SECONDS     hard limit on the whole VM run (default: 600)
@@ -50,6 +52,7 @@ memory=1024
 cpus=2
 scenario_names=()
 scenario_commands=()
+env_settings=()
 
 say() { echo "bluez-vm: $*"; }
 usage_error() {
@@ -86,6 +89,11 @@ while [ $# -gt 0 ]; do
             [[ ${2:-} == *=* ]] || usage_error "--command needs NAME=COMMAND_LINE"
             scenario_names+=("${2%%=*}")
             scenario_commands+=("${2#*=}")
+            shift
+            ;;
+        --env)
+            [[ ${2:-} =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || usage_error "--env needs NAME=VALUE"
+            env_settings+=("${2%%=*}=${2#*=}")
             shift
             ;;
         -*) usage_error "unknown option '$1'" ;;
@@ -157,6 +165,9 @@ find "$out" -mindepth 1 -delete
     printf 'BLUEZVM_SPARE_CONTROLLERS=%q\n' "$spare"
     printf 'BLUEZVM_SCENARIO_TIMEOUT=%q\n' "$scenario_timeout_s"
     printf 'BLUEZVM_BLUETOOTHD_ARGS=%q\n' "$bluetoothd_args"
+    for setting in ${env_settings[@]+"${env_settings[@]}"}; do
+        printf 'export %s=%q\n' "${setting%%=*}" "${setting#*=}"
+    done
     declare -p scenario_names scenario_commands
 } > "$out/job.env"
 

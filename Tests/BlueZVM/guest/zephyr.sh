@@ -7,9 +7,17 @@
 # SKIP in the results) when the build is absent. Source after lib.sh:
 #   . "$(dirname "$BLUEZVM_LIB")/zephyr.sh"
 
-# Where the server is: ZEPHYR_SMP_SVR_DIR, or ../shared beside the repository (the guest sees the
+# Where the server is: ZEPHYR_SMP_SVR_DIR (make test-bluez gives .build/bluez-vm/zephyr, staged by
+# zephyr-variants.sh: the default build linked from ../shared, the variant without reassembly built from a
+# Zephyr workspace), else that folder when it exists, else ../shared beside the repository (the guest sees the
 # host's files at their own paths; a repository under /tmp, which the guest covers, sees no ../shared).
-zephyr_dir=${ZEPHYR_SMP_SVR_DIR:-$(dirname "$BLUEZVM_REPO")/shared/reference/zephyr-smp-svr}
+if [ -n "${ZEPHYR_SMP_SVR_DIR:-}" ]; then
+    zephyr_dir=$ZEPHYR_SMP_SVR_DIR
+elif [ -d "$BLUEZVM_REPO/.build/bluez-vm/zephyr" ]; then
+    zephyr_dir=$BLUEZVM_REPO/.build/bluez-vm/zephyr
+else
+    zephyr_dir=$(dirname "$BLUEZVM_REPO")/shared/reference/zephyr-smp-svr
+fi
 # ZEPHYR_SMP_SVR_EXE names another build in that folder (exported, so guest/zephyr-run.sh runs the same one),
 # e.g. the variant without reassembly (zephyr-smp-svr-no-reassembly.conf).
 zephyr_exe=$zephyr_dir/${ZEPHYR_SMP_SVR_EXE:-smp_svr-native_sim_64.exe}
@@ -29,9 +37,12 @@ zephyr_session=""
 zephyr_pid=""
 zephyr_adapter=""
 
-# zephyr_require: skips the scenario unless the server's build is there and runs here.
+# zephyr_require: skips the scenario unless the server's build is there and runs here. zephyr-variants.sh
+# leaves NAME.skip (what is absent) or NAME.failed (its build failed) beside a build it could not stage.
 zephyr_require() {
     [ -d "$zephyr_dir" ] || bluezvm_skip "Zephyr's smp_svr is absent: no $zephyr_dir (../shared beside the repository, or ZEPHYR_SMP_SVR_DIR)"
+    [ -e "$zephyr_exe.failed" ] && bluezvm_fail "$(cat "$zephyr_exe.failed")"
+    [ -e "$zephyr_exe.skip" ] && bluezvm_skip "$(cat "$zephyr_exe.skip")"
     [ -e "$zephyr_exe" ] || bluezvm_skip "this build of Zephyr's smp_svr is absent: no $zephyr_exe (its recipe: $zephyr_dir/README.md)"
     [ -x "$zephyr_exe" ] || bluezvm_fail "$zephyr_exe is not executable"
     bluezvm_log "Zephyr's smp_svr: $zephyr_exe ($(sha256sum "$zephyr_exe" | cut -c1-16)…)"

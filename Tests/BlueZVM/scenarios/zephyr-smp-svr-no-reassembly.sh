@@ -1,11 +1,11 @@
 #!/bin/bash
 # shellcheck source-path=SCRIPTDIR
 # dfu with its default options against Zephyr's own smp_svr built with Zephyr's default SMP transport: no
-# packet reassembly and 384-byte buffers (Tests/BlueZVM/zephyr-smp-svr-no-reassembly.conf says how to build
-# smp_svr-no-reassembly-native_sim_64.exe beside ../shared/reference/zephyr-smp-svr's build). Through
+# packet reassembly and 384-byte buffers (smp_svr-no-reassembly-native_sim_64.exe, built by zephyr-variants.sh
+# with Tests/BlueZVM/zephyr-smp-svr-no-reassembly.conf into ZEPHYR_SMP_SVR_DIR, .build/bluez-vm/zephyr). Through
 # bluetoothd 5.66 the ATT MTU is 247, so a 384-byte frame would take two writes, which this server answers
 # MGMT_ERR_ECORRUPT (smp_process_request_packet in subsys/mgmt/mcumgr/smp/src/smp.c). Skipped (not passed)
-# while that binary is absent.
+# while that binary is absent (zephyr-variants.sh says why: no Zephyr workspace, or a tool missing).
 #   1. The image list of the fresh flash is empty; dfu uploads image B in test mode without a reset: it asks first whether the server reassembles, and
 #      -v says it does not and that every frame fits one write (244 bytes).
 #   2. The image list shows B in slot 1 with its SHA256 TLV as the hash, pending (test).
