@@ -16,6 +16,10 @@ packages=(
     kmod                # modprobe, for module dependencies on the host and in the guest
     dbus                # the guest's system bus (dbus-daemon, dbus-send, dbus-monitor)
     systemd             # busctl, used by scenarios to read bluetoothd's object tree
+    cmake               # the four below build Zephyr's smp_svr without reassembly from a Zephyr
+    ninja-build         #   workspace (zephyr-variants.sh); the workspace itself is not a package:
+    device-tree-compiler #  without it that scenario skips and says so
+    gperf
 )
 
 exec "$(dirname "$0")/../../scripts/install-deps.sh" --for "the BlueZ VM harness" "${packages[@]}"
