@@ -57,12 +57,15 @@ legacy_crc=$(dfusim_expected_crc legacy-app.zip application)
 bluetoothd_pid=$(pidof bluetoothd) || bluezvm_fail "no bluetoothd"
 [[ $bluetoothd_pid =~ ^[0-9]+$ ]] || bluezvm_fail "more than one bluetoothd: $bluetoothd_pid"
 
-# status_kib PID FIELD: a kB field of /proc/PID/status (VmRSS, VmHWM), without a fork.
+# status_kib PID FIELD: a kB field of /proc/PID/status (VmRSS, VmHWM), without a fork; NA when PID
+# is gone.
 status_kib() {
     local key value _
+    [ -r "/proc/$1/status" ] || { echo NA; return 1; }
     while read -r key value _; do
         [ "$key" = "$2:" ] && { echo "$value"; return 0; }
     done < "/proc/$1/status"
+    echo NA
     return 1
 }
 # fd_count PID: how many descriptors PID holds, without a fork.
@@ -161,6 +164,12 @@ upload() {
         "$(status_kib "$bluetoothd_pid" VmHWM)" "$(status_kib "$bluetoothd_pid" VmData)" >> "$tsv"
     cd "$root" || return 1
     BLUEZVM_OUT=$root
+    # bluetoothd 5.66 aborted once (free(): invalid pointer) when an advertisement was unregistered
+    # while its Add Extended Advertising Parameters was pending (README.md, "Soak"): the upload in
+    # which it died fails, and so does the soak, at once.
+    if ! [ -d "/proc/$bluetoothd_pid" ]; then
+        ok=0 why="${why:+$why; }bluetoothd (pid $bluetoothd_pid) exited during this upload (see bluetoothd.log)"
+    fi
     if ((ok)); then
         bluezvm_log "upload $n: ok ($kind, $wall s, dfu peak RSS $rss KiB, dfu fds $fds_max, bluetoothd fds $(fd_count "$bluetoothd_pid") RSS $(status_kib "$bluetoothd_pid" VmRSS) KiB)"
         return 0
@@ -175,11 +184,18 @@ bluezvm_record "soak start bluetoothd_fds=$(fd_count "$bluetoothd_pid") bluetoot
 soak_started=$(bluezvm_now_cs)
 for ((n = 1; n <= uploads; n++)); do
     upload "$n" "${kinds[$(((n - 1) % ${#kinds[@]}))]}" || failures=$((failures + 1))
+    if ! [ -d "/proc/$bluetoothd_pid" ]; then
+        bluezvm_log "bluetoothd is gone: the soak stops after $n of $uploads uploads"
+        failures=$((failures + uploads - n))
+        uploads=$n
+        break
+    fi
 done
 soak_wall=$(bluezvm_seconds_since "$soak_started")
 
 # The comparison: the mean of the first `window` rows and of the last `window` rows.
 window=$((uploads >= 20 ? 10 : uploads / 2))
+((window >= 1)) || window=1
 summary=$(awk -F'\t' -v w="$window" -v n="$uploads" '
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     { row = NR - 1
