@@ -103,3 +103,21 @@ bench-bluez-zephyr: bluez-vm-deps bluez-vm-zephyr $(BLUEZVM_PREREQUISITES)
 	    --env ZEPHYR_SMP_SVR_DIR=$(BLUEZVM_ZEPHYR_DIR) \
 	    --timeout 1800 --scenario-timeout 1200 \
 	    --command "zephyr-smp-svr=ZEPHYR_SMPMGR=1 $(CURDIR)/$(BLUEZVM_DIR)/scenarios/zephyr-smp-svr.sh"
+
+# The soak of issue 27 (point 8), not part of `make test`: SOAK_UPLOADS uploads (default 100) in one
+# boot through the one bluetoothd, in a rotation of Secure (AcquireWrite and --no-acquire), Legacy and
+# SMP uploads, every fifth with the link dropped mid-upload; fails on any failed upload or on growth of
+# dfu's or bluetoothd's descriptors or memory between the first ten and the last ten
+# (Tests/BlueZVM/scenarios/soak.sh; its figures in out/scenarios/soak/soak.tsv and soak.json).
+# The limits scale with the count: 60 s per upload (they took 5-20 s under TCG) plus ten minutes.
+SOAK_UPLOADS     ?= 100
+SOAK_TIMEOUT     ?= $(shell echo $$(( $(SOAK_UPLOADS) * 60 + 600 )))
+# The memory tolerances (KiB of growth of the mean, first ten to last ten), when set; the scenario's
+# defaults otherwise (README.md, "Soak").
+SOAK_TOLERANCES   = $(if $(SOAK_DFU_RSS_TOLERANCE_KIB),SOAK_DFU_RSS_TOLERANCE_KIB=$(SOAK_DFU_RSS_TOLERANCE_KIB)) \
+                    $(if $(SOAK_BTD_RSS_TOLERANCE_KIB),SOAK_BTD_RSS_TOLERANCE_KIB=$(SOAK_BTD_RSS_TOLERANCE_KIB))
+.PHONY: soak-bluez
+soak-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
+	$(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
+	    --timeout $$(( $(SOAK_TIMEOUT) + 300 )) --scenario-timeout $(SOAK_TIMEOUT) \
+	    --command "soak=SOAK_UPLOADS=$(SOAK_UPLOADS) $(SOAK_TOLERANCES) $(CURDIR)/$(BLUEZVM_DIR)/scenarios/soak.sh"
