@@ -14,6 +14,8 @@
 #   make soak       SOAK_RUNS (500) uploads with seeded random faults through dfu-sim, SOAK_SEED=N to replay (Soak/README.md)
 #   make bench      the benchmark figures (Benchmarks/README.md); BENCH_JSON=out.json writes them as JSON
 #   make bench-bluez figure 3 through the real bluetoothd in the VM (Tests/BlueZVM/README.md)
+#   make soak-bluez SOAK_UPLOADS (100) uploads through the real bluetoothd in one VM boot, no growth of
+#                   dfu's or bluetoothd's descriptors or memory allowed (Tests/BlueZVM/README.md, "Soak")
 #   make install    PREFIX=/usr/local DESTDIR= (staging root)
 #   make deb        .build/deb/dfu_VERSION_ARCH.deb (+ -dbgsym): Swift runtime linked statically, no toolchain
 #                   needed to install it (docs/packaging.md); make dist: the same files as a tarball (.build/dist)

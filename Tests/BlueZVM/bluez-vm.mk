@@ -120,4 +120,5 @@ SOAK_TOLERANCES   = $(if $(SOAK_DFU_RSS_TOLERANCE_KIB),SOAK_DFU_RSS_TOLERANCE_KI
 soak-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
 	$(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
 	    --timeout $$(( $(SOAK_TIMEOUT) + 300 )) --scenario-timeout $(SOAK_TIMEOUT) \
-	    --command "soak=SOAK_UPLOADS=$(SOAK_UPLOADS) $(SOAK_TOLERANCES) $(CURDIR)/$(BLUEZVM_DIR)/scenarios/soak.sh"
+	    --command "soak=SOAK_UPLOADS=$(SOAK_UPLOADS) $(SOAK_TOLERANCES) $(CURDIR)/$(BLUEZVM_DIR)/scenarios/soak.sh"; \
+	    status=$$?; $(BLUEZVM_DMESG_CHECK) && exit $$status
