@@ -6,7 +6,7 @@ public struct SMPFigureRow: Sendable, Hashable, Codable {
     public var intervalMilliseconds: Int
     /// "before" (the image's length erased at the first chunk) or "during" (each page as the upload reaches it).
     public var erase: String
-    /// Transfer seconds with the machine's window (buf_count − 1 requests in flight).
+    /// Transfer seconds with the machine's window (buf_count − 2 requests in flight).
     public var windowedSeconds: Double
     /// The most requests the windowed client had in flight.
     public var window: Int

@@ -175,7 +175,9 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     }
 
     /// Requests waiting or in work hold a buffer each, and the one in work holds a second for its answer
-    /// (`smp_process_request_packet` allocates the response from the same pool): buf_count − 1 requests fit.
+    /// (`smp_process_request_packet` allocates the response from the same pool): buf_count − 1 requests fit. Not
+    /// modelled: the real server frees both only once the answer's notification has gone out (`smp_bt_tx_pkt`
+    /// waits for `smp_notify_sem`), so a request sent on the answer can find none (conformance-mcuboot.md, Z3).
     private func hasFreeBuffer(at now: Duration) -> Bool {
         let held = bufferReleaseTimes.filter { $0 > now }.count + (busyUntil > now ? 1 : 0) + (partial.isEmpty ? 0 : 1)
         return held < configuration.bufferCount

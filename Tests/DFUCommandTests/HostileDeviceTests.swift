@@ -47,7 +47,7 @@ import Testing
                                           ["upload", SMPFirmware.image, "-d", Self.address])
         #expect(run.status == 1, "\(run.error)")
         #expect(run.error.contains("moved the upload offset of image 0 back 5 times"), "\(run.error)")
-        // Five times back to 0: each round is the first chunk and at most a window (buf_count − 1 = 3) of others,
+        // Five times back to 0: each round is the first chunk and at most a window (buf_count − 2 = 2) of others,
         // so with the parameters, image list and reassembly probe well under 40 requests.
         let requests = try #require(Self.stats(run)["smp_requests"] as? Int, "\(run.report)")
         #expect(requests <= 40, "\(requests) SMP requests")

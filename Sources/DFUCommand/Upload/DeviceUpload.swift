@@ -269,7 +269,7 @@ struct DeviceUpload: Sendable {
         var text = "SMP upload of " + plan.images.map { "image \($0.image) (\($0.bytes.count) bytes)" }.joined(separator: ", ")
         text += ", then \(plan.ending.rawValue)"
         text += ", frames of " + (plan.frameSize.map { "at most \($0) bytes" } ?? "the device's buf_size if it reassembles, else one write each")
-        text += ", " + (plan.window.map { "\($0) in flight" } ?? "the device's buf_count - 1 in flight")
+        text += ", " + (plan.window.map { "\($0) in flight" } ?? "the device's buf_count - 2 in flight")
         text += ", scan timeout \(ProgressText.seconds(options.scanTimeout)), connect timeout \(ProgressText.seconds(options.connectTimeout))"
         return text + ", \(options.reconnectAttempts) reconnections"
     }

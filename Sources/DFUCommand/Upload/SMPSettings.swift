@@ -7,7 +7,7 @@ struct SMPSettings: Sendable, Hashable {
     var ending: SMPEnding = .testThenConfirm
     /// `--image N`: the image number a lone image goes to (nil: 0).
     var image: Int?
-    /// `--smp-window N`: upload requests in flight at once (nil: the device's buf_count − 1).
+    /// `--smp-window N`: upload requests in flight at once (nil: the device's buf_count − 2).
     var window: Int?
     /// `--smp-chunk BYTES`: the largest upload request frame (nil: the device's buf_size if it reassembles a frame
     /// written in pieces, otherwise one write; the upload asks the device).
@@ -22,7 +22,7 @@ struct SMPSettings: Sendable, Hashable {
         .flag("confirm", help: "MCUboot: confirm the images at once (permanent), then reset"),
         .flag("no-reset", help: "MCUboot: mark the images but do not reset; they swap in at the next reset"),
         .value("image", "N", help: "MCUboot: the image number a lone image goes to (1 = nRF5340 network core)", default: "0"),
-        .value("smp-window", "N", help: "MCUboot: upload requests in flight at once (default: the device's buf_count - 1)"),
+        .value("smp-window", "N", help: "MCUboot: upload requests in flight at once (default: the device's buf_count - 2)"),
         .value("smp-chunk", "BYTES", help: "MCUboot: largest upload request, SMP header included (default: the device's buf_size if it reassembles, else one write)"),
     ]
 

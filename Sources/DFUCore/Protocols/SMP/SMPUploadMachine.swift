@@ -8,7 +8,7 @@ internal import CBOR
 ///
 /// 1. notifications on the SMP characteristic; the MCUmgr parameters (OS group, command 6;
 ///    `os_mgmt_mcumgr_params` in zephyr `subsys/mgmt/mcumgr/grp/os_mgmt/src/os_mgmt.c`), which size the
-///    frames (buf_size) and the window (buf_count − 1); a server without the command is assumed to
+///    frames (buf_size) and the window (buf_count − 2, ``SMPUploadWindow/defaultSize(bufferCount:)``); a server without the command is assumed to
 ///    have ``SMPParameters/fallback``;
 /// 2. the image list (before): for each image of the plan, whether it is still to be uploaded,
 ///    marked, swapped in by a reset, or confirmed (``SMPImageStatus``);
@@ -449,7 +449,7 @@ public struct SMPUploadMachine: Sendable {
         let splits = framingBasis == .reassembles || framingBasis == .known(true)
         let preferred = plan.frameSize ?? (splits ? deviceLimit : writeLength)
         let frameLimit = min(preferred, deviceLimit)
-        let windowSize = plan.window ?? max(1, parameters.bufferCount - 1)
+        let windowSize = plan.window ?? SMPUploadWindow.defaultSize(bufferCount: parameters.bufferCount)
         let upload = SMPUploadWindow(image: plan.images[index], frameLimit: frameLimit, window: windowSize,
                                      upgradeOnly: plan.upgradeOnly)
         guard upload.firstChunkCapacity >= min(32, plan.images[index].bytes.count) else {

@@ -8,7 +8,7 @@ public struct SMPUploadPlan: Sendable, Hashable {
     /// Largest request frame in bytes (header included); nil: the device's buf_size if it reassembles (see
     /// ``deviceReassembles``), otherwise one write.
     public var frameSize: Int?
-    /// Requests in flight at once; nil: the device's buf_count − 1 (at least 1).
+    /// Requests in flight at once; nil: the device's buf_count − 2 (at least 1; ``SMPUploadWindow/defaultSize(bufferCount:)``).
     public var window: Int?
     /// Whether the device reassembles a request frame longer than one write (Zephyr's
     /// `CONFIG_MCUMGR_TRANSPORT_BT_REASSEMBLY`, `smp_bt_chr_write` in `smp_bt.c`): then frames are
