@@ -74,17 +74,6 @@ public struct SpawnedProcess: Sendable {
         processIdentifier = pid
     }
 
-    /// The exit status if the process ended (reaped now), nil while it runs; 1 if it was reaped
-    /// elsewhere.
-    public func exitStatus() -> Int32? {
-        var status: Int32 = 0
-        let result = waitpid(processIdentifier, &status, WNOHANG)
-        guard result == processIdentifier else {
-            return result < 0 && errno == ECHILD ? 1 : nil
-        }
-        return Self.shellStatus(status)
-    }
-
     /// Waits for the process to end (blocking this thread: for a dedicated thread or a test) and
     /// returns its status and resource use; nil if it cannot be waited for.
     public func waitForExit() -> (status: Int32, usage: rusage)? {
