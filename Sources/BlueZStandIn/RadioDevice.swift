@@ -400,6 +400,7 @@ struct RadioDevice: Sendable {
             now: time, subscribed: subscribed, isBonded: isBonded, storage: peripheral.storage, flash: link.flash)
         // A notification carries at most ATT MTU − 3 bytes (`smp_bt.c` `smp_bt_conn_get_mtu`).
         context.notificationLength = link.maximumWriteLength
+        context.notificationAcknowledgement = faults.responseDelay + link.notificationAcknowledgement
         return context
     }
 

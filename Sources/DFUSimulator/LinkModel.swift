@@ -59,6 +59,14 @@ public struct LinkModel: Sendable, Hashable {
         return .microseconds(microseconds)
     }
 
+    /// The latest a peripheral's host learns that a notification it queued now was received: the notification goes
+    /// in the next event (at most one interval away), and the central acknowledges it in its first packet of the
+    /// event after (one interval more, and that packet's air time, the longest a write can take). A write the
+    /// central sends on the notification travels in that same packet, so it reaches the peripheral no later.
+    public var notificationAcknowledgement: Duration {
+        connectionInterval * 2 + exchangeTime(attPayload: maximumWriteLength)
+    }
+
     /// How many full-size packets fit in one event.
     public var fullPacketsPerEvent: Int {
         let fit = max(1, Int(usableEventLength.nanosecondsTotal / exchangeTime(attPayload: maximumWriteLength).nanosecondsTotal))

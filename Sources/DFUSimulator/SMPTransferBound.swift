@@ -7,14 +7,15 @@ import DFUCore
 /// Two constraints must both be met: the link must carry every upload frame (frames as large as the
 /// target's buf_size allows, split into full writes, as many exchanges per connection event as fit), and the
 /// target's work queue must do every frame's work one after another (decoding, the erases before or during
-/// the upload, the writes, the final hash), which can start only when the first frame has arrived. The last
-/// answer then needs at least one more exchange.
+/// the upload, the writes, the final hash), which can start only when the first frame has arrived, and which
+/// takes the next frame only once the answer before has been acknowledged (``LinkModel/notificationAcknowledgement``,
+/// as `smp_bt_tx_pkt` waits for it). The last answer then needs at least one more exchange.
 public struct SMPTransferBound: Sendable, Hashable, CustomStringConvertible {
     /// Upload frames needed (the first with `len` and `sha`).
     public let frames: Int
     /// Air time of every frame, in whole connection events but the last.
     public let link: Duration
-    /// The target's work for every frame.
+    /// The target's work for every frame, and its waits for every answer but the last to be acknowledged.
     public let flash: Duration
     /// When the first frame has fully arrived.
     public let firstArrival: Duration
@@ -52,6 +53,7 @@ public struct SMPTransferBound: Sendable, Hashable, CustomStringConvertible {
             work += model.flash.pageErase * (pages + 1)
         }
         if configuration.imageCheck { work += model.flash.hashPerKilobyte * (imageSize / 1024 + 1) }
+        work += model.notificationAcknowledgement * max(0, frames - 1)
         let perEvent = model.fullPacketsPerEvent
         let events = (packets + perEvent - 1) / perEvent
         self.frames = frames

@@ -334,6 +334,7 @@ public final class SimulatedTransport: DFUTransport {
         var context = SimulatedContext(now: time, subscribed: connection.subscribed, isBonded: device.profile.isBonded,
                                        storage: device.storage, flash: link.flash)
         context.notificationLength = link.maximumWriteLength
+        context.notificationAcknowledgement = air.faults.responseDelay + link.notificationAcknowledgement
         var firmware = device.firmware
         let droppedBefore = (firmware as? SimulatedSecureBootloader)?.droppedPackets ?? 0
         let error = handler(&firmware, &context)

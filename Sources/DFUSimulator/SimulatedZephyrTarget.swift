@@ -175,9 +175,10 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     }
 
     /// Requests waiting or in work hold a buffer each, and the one in work holds a second for its answer
-    /// (`smp_process_request_packet` allocates the response from the same pool): buf_count − 1 requests fit. Not
-    /// modelled: the real server frees both only once the answer's notification has gone out (`smp_bt_tx_pkt`
-    /// waits for `smp_notify_sem`), so a request sent on the answer can find none (conformance-mcuboot.md, Z3).
+    /// (`smp_process_request_packet` allocates the response from the same pool): buf_count − 1 requests fit. Both
+    /// are freed only once the answer's last notification is acknowledged (`smp_bt_tx_pkt` waits for
+    /// `smp_notify_sem`, given by the notification's completion callback), so a request the client sends as soon
+    /// as the answer arrives can find none (conformance-mcuboot.md, Z3).
     private func hasFreeBuffer(at now: Duration) -> Bool {
         let held = bufferReleaseTimes.filter { $0 > now }.count + (busyUntil > now ? 1 : 0) + (partial.isEmpty ? 0 : 1)
         return held < configuration.bufferCount
@@ -221,9 +222,8 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     private mutating func answerError(to head: [UInt8], rc: Int, context: inout SimulatedContext) {
         droppedFrames += 1
         let start = max(context.now, busyUntil)
-        let end = start + configuration.processingPerFrame
-        busyUntil = end
-        bufferReleaseTimes.append(end)
+        var end = start + configuration.processingPerFrame
+        defer { release(at: end) }
         let version: SMPVersion = (head[0] >> 3) & 0x03 == 0 ? .version1 : .version2
         let operation: SMPOperation = head[0] & 0x07 == SMPOperation.read.rawValue ? .readResponse : .writeResponse
         guard let frame = try? SMPFrame(operation: operation, version: version, group: SMPGroup(rawValue: UInt16(head[4]) << 8 | UInt16(head[5])),
@@ -231,8 +231,15 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         else { return }
         responses += 1
         if !configuration.unansweredResponses.contains(responses) {
-            notify(frame.bytes, after: end - context.now, context: &context)
+            end = notify(frame.bytes, at: end, context: &context)
         }
+    }
+
+    /// The request's buffer and its answer's are freed, and the work queue takes the next request, at `time`: once
+    /// the answer's notifications are acknowledged, or when the request ends without an answer.
+    private mutating func release(at time: Duration) {
+        busyUntil = time
+        bufferReleaseTimes.append(time)
     }
 
     private mutating func handle(_ bytes: [UInt8], context: inout SimulatedContext) {
@@ -247,22 +254,23 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         var outcome = Outcome()
         dispatch(frame.header, body, outcome: &outcome, context: context)
         let end = start + configuration.processingPerFrame + outcome.work
-        busyUntil = end
-        bufferReleaseTimes.append(end)
         if outcome.resetBeforeAnswer {
+            release(at: end)
             resetScheduled = true
             context.effects.append(.reboot(into: .application, after: end - context.now))
             return
         }
+        var sent = end
         responses += 1
         if !configuration.unansweredResponses.contains(responses) {
             let copies = configuration.duplicatedResponses.contains(responses) ? 2 : 1
             let answer = answerFrame(to: frame.header, outcome.reply)
             for stale in 0..<configuration.floodPerAnswer {
-                notify(floodFrame(to: frame.header, index: stale), after: end - context.now, context: &context)
+                sent = notify(floodFrame(to: frame.header, index: stale), at: sent, context: &context)
             }
-            for _ in 0..<copies { notify(answer, after: end - context.now, context: &context) }
+            for _ in 0..<copies { sent = notify(answer, at: sent, context: &context) }
         }
+        release(at: sent)
         if let delay = outcome.resetAfterAnswer {
             // Requests keep being handled until the reset (`os_mgmt_reset` only schedules it).
             context.effects.append(.reboot(into: .application, after: end - context.now + delay))
@@ -270,15 +278,20 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     }
 
     /// Notifications carry at most the link's ATT payload; a longer answer is split without extra framing
-    /// (`smp_bt_tx_pkt`: chunks of `bt_gatt_get_mtu(conn) - 3`).
-    private func notify(_ frame: [UInt8], after delay: Duration, context: inout SimulatedContext) {
+    /// (`smp_bt_tx_pkt`: chunks of `bt_gatt_get_mtu(conn) - 3`), each queued once the one before is acknowledged
+    /// (`smp_bt_tx_pkt` takes `smp_notify_sem` after every `bt_gatt_notify_cb`). Returns when the last is
+    /// acknowledged.
+    private func notify(_ frame: [UInt8], at time: Duration, context: inout SimulatedContext) -> Duration {
         let size = max(1, context.notificationLength)
         var offset = 0
+        var queued = time
         repeat {
             let end = min(frame.count, offset + size)
-            context.notify(characteristic, Array(frame[offset..<end]), after: delay)
+            context.notify(characteristic, Array(frame[offset..<end]), after: queued - context.now)
+            queued += context.notificationAcknowledgement
             offset = end
         } while offset < frame.count
+        return queued
     }
 
     private enum Reply {

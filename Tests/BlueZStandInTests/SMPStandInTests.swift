@@ -240,9 +240,12 @@ struct SMPStandInTests {
         }
     }
 
-    /// With pacing, a window of buf_count − 1 = 3 upload requests in flight fits the target's buffers
-    /// (conformance-mcuboot.md Z3): every chunk is answered in order and the image matches.
-    @Test func withSMPPacingAWindowOfThreeChunksFitsTheBuffers() async throws {
+    /// With pacing, a window of buf_count − 2 = 2 upload requests in flight fits the target's buffers even though
+    /// each answer keeps its request's buffer and its own until it is acknowledged (conformance-mcuboot.md Z3): every
+    /// chunk is answered in order and the image matches. (A window of 3 loses the request sent on an answer when it
+    /// arrives before that answer's acknowledgement, which depends on how fast this machine answers:
+    /// SMPUploadThroughTheTargetTests shows it in virtual time.)
+    @Test func withSMPPacingAWindowOfTwoChunksFitsTheBuffers() async throws {
         try await withStandIn(devices: ["smp"], link: "interval_ms=30,smp_paced=yes") { bus in
             let session = try await SMPSessionByHand(bus)
             let image = Self.newImage
@@ -257,7 +260,7 @@ struct SMPStandInTests {
             var sent = 0
             var answers: [SMPResponse] = []
             while answers.count < offsets.count {
-                while sent < offsets.count, sent - answers.count < 3 {
+                while sent < offsets.count, sent - answers.count < 2 {
                     try await session.write(try session.frame(chunk(offsets[sent])).bytes)
                     sent += 1
                 }
@@ -269,9 +272,9 @@ struct SMPStandInTests {
             }
             #expect(answers == expected)
             let entry = try #require(await bus.standIn.report().devices.first)
-            // The client keeps three in flight; how many the target holds at once depends on when each
-            // answer's time comes (a slow machine answers one before the third arrives), never more.
-            #expect((1...3).contains(entry.stats.smpMaximumInFlight ?? 0))
+            // The client keeps two in flight; how many the target holds at once depends on when each
+            // answer's time comes (a slow machine answers one before the second arrives), never more.
+            #expect((1...2).contains(entry.stats.smpMaximumInFlight ?? 0))
             #expect(entry.stats.smpRetransmissions == 0)
         }
     }

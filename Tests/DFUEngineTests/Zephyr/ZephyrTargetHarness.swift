@@ -12,6 +12,8 @@ struct ZephyrTargetHarness {
     var isBonded = false
     /// ATT MTU 498 − 3.
     var attPayload = 495
+    /// How long after a notification is queued the target learns it was received (zero: at once).
+    var acknowledgement: Duration = .zero
     var flash = FlashTimings()
     private var sequence: UInt8 = 0
     /// Every notification so far (bytes, when it is sent).
@@ -35,6 +37,7 @@ struct ZephyrTargetHarness {
             var context = SimulatedContext(now: now, subscribed: [Self.characteristic], isBonded: isBonded,
                                            storage: SimulatedStorage(), flash: flash)
             context.notificationLength = attPayload
+            context.notificationAcknowledgement = acknowledgement
             if let error = target.write(bytes, to: Self.characteristic, type: type, context: &context) {
                 attErrors.append(error.code)
             }

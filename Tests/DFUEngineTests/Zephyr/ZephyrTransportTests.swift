@@ -121,6 +121,70 @@ import Testing
         #expect(device.target.droppedFrames > 0)
     }
 
+    /// Upload requests for `count` chunks of buf_size from the start of `image`, each frame as its writes.
+    private func chunkRequests(_ device: inout ZephyrTargetHarness, _ image: [UInt8], count: Int) throws -> [[[UInt8]]] {
+        var frames: [[[UInt8]]] = []
+        var offset = 0
+        for index in 0..<count {
+            var chunk = SMPUploadChunk(offset: offset, data: [])
+            if index == 0 { chunk = SMPUploadChunk(length: image.count, offset: 0, sha: SHA256.digest(image), data: []) }
+            chunk.data = Array(image[offset..<(offset + chunk.maxDataLength(frameLimit: 2475))])
+            offset += chunk.data.count
+            frames.append(try device.writes(for: .upload(chunk)))
+        }
+        return frames
+    }
+
+    /// Z3: `smp_bt_tx_pkt` waits for the answer's notification to complete before the request and the answer give
+    /// their buffers back. Three requests in flight (buf_count 4): the fourth, sent the moment the first answer
+    /// arrives, finds request 1, its answer, requests 2 and 3 holding all four, and is lost without an answer; sent
+    /// once that answer is acknowledged, it is taken.
+    @Test func aRequestSentOnAnAnswerIsLostWhileThatAnswerIsUnacknowledged() throws {
+        var device = ZephyrTargetHarness()
+        device.acknowledgement = .milliseconds(31)
+        let image = zephyrImage(2, body: 100_000)
+        let frames = try chunkRequests(&device, image, count: 5)
+        let first = try #require(device.write(frames[0] + frames[1] + frames[2]).first)
+        device.now = first.at
+        #expect(device.write(frames[3]).isEmpty)
+        // Its first write found no buffer; the ones after it, no frame start, are dropped too.
+        #expect(device.target.droppedFrames == frames[3].count)
+        device.now = first.at + .milliseconds(31)
+        // The work queue, free again, takes request 2; request 3 waits: with request 4's buffer, four again.
+        #expect(device.write(frames[3]).count == 1)
+        #expect(device.target.droppedFrames == frames[3].count)
+    }
+
+    /// With two in flight (dfu's buf_count − 2), the request sent on an answer finds a buffer while that answer is
+    /// still unacknowledged: request 1, its answer and request 2 hold three of four.
+    @Test func aWindowOfTwoLeavesABufferForTheRequestSentOnAnAnswer() throws {
+        var device = ZephyrTargetHarness()
+        device.acknowledgement = .milliseconds(31)
+        let image = zephyrImage(2, body: 100_000)
+        let frames = try chunkRequests(&device, image, count: 3)
+        let first = try #require(device.write(frames[0] + frames[1]).first)
+        device.now = first.at
+        #expect(device.write(frames[2]).count == 1)
+        #expect(device.target.droppedFrames == 0)
+    }
+
+    /// The work queue takes the next request only once the answer before is acknowledged, and a long answer's
+    /// pieces go one acknowledgement apart (`smp_bt_tx_pkt` takes `smp_notify_sem` after each).
+    @Test func eachPieceOfAnAnswerWaitsForTheOneBeforeToBeAcknowledged() throws {
+        var device = ZephyrTargetHarness()
+        device.attPayload = 20
+        device.acknowledgement = .milliseconds(31)
+        let pieces = device.write(try device.writes(for: .imageState))
+        #expect(pieces.count > 1)
+        for (earlier, later) in zip(pieces, pieces.dropFirst()) {
+            #expect(later.at - earlier.at == .milliseconds(31))
+        }
+        let last = try #require(pieces.last)
+        let echo = try #require(device.write(try device.writes(for: .echo("next"))).first)
+        // The echo came in with the first piece but is worked on after the last piece's acknowledgement.
+        #expect(echo.at >= last.at + .milliseconds(31))
+    }
+
     @Test func erasingBeforeTheUploadDelaysOnlyTheFirstAnswer() throws {
         // Without IMG_ERASE_PROGRESSIVELY, img_mgmt_upload erases the image's length (and the trailer page) at
         // offset 0 when the slot is not blank: 100 KB → 26 pages of 85 ms.

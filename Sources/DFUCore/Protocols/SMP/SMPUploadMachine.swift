@@ -56,6 +56,9 @@ public struct SMPUploadMachine: Sendable {
         case readingImagesBefore
         case readingSlotInfo
         case probingReassembly(Int)
+        /// The probe's first write was answered MGMT_ERR_ECORRUPT; the server still holds its second (the decoy) in a
+        /// buffer until it has answered that too.
+        case awaitingDecoyAnswer(Int)
         case uploading(Int)
         case marking(Int)
         case resetting
@@ -203,6 +206,12 @@ public struct SMPUploadMachine: Sendable {
             // Bytes that do not start a frame: nothing can be matched; keep waiting (a timeout resends).
             return .awaitNotification(from: .smp, within: responseTimeout)
         }
+        if case .awaitingDecoyAnswer(let index) = phase, !frames.isEmpty {
+            // The decoy is answered (any frame now is its answer: the server works in order): its buffer is on its way
+            // back to the pool, and a full window fits.
+            statistics.ignoredAnswers += frames.count
+            return startUpload(index)
+        }
         if case .uploading = phase {
             // Every answer in these frames moves the window; then one write refills it.
             var reports: [DFUMachineAction] = []
@@ -278,6 +287,13 @@ public struct SMPUploadMachine: Sendable {
         case (.probingReassembly(let index), _):
             let yes = probe?.reassembles(given: response) ?? false
             reassembly = yes ? .reassembles : .doesNotReassemble
+            if !yes, case .failure(.management(.corrupt, _)) = response {
+                // The decoy, taken as a frame of its own, holds one of the server's buffers until it is answered
+                // (MGMT_ERR_ECORRUPT too): a window sent now could find no buffer for its last request, which is then
+                // lost without a word (conformance-mcuboot.md, Z3). Wait for that answer first.
+                phase = .awaitingDecoyAnswer(index)
+                return .awaitNotification(from: .smp, within: responseTimeout)
+            }
             return startUpload(index)
         case (.marking(let index), .imageState):
             statuses[index] = .pending
@@ -598,6 +614,11 @@ public struct SMPUploadMachine: Sendable {
             upload.timedOut()
             window = upload
             return fillWindow()
+        }
+        if case .awaitingDecoyAnswer(let index) = phase {
+            // No answer to the decoy: nothing of it is held any longer, or never will be answered.
+            stalls = 0
+            return startUpload(index)
         }
         guard let pending else { return .fail(.timeout(step: step, after: responseTimeout)) }
         if case .probingReassembly(let index) = phase {
