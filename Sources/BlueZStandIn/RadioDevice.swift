@@ -400,7 +400,10 @@ struct RadioDevice: Sendable {
             now: time, subscribed: subscribed, isBonded: isBonded, storage: peripheral.storage, flash: link.flash)
         // A notification carries at most ATT MTU − 3 bytes (`smp_bt.c` `smp_bt_conn_get_mtu`).
         context.notificationLength = link.maximumWriteLength
-        context.notificationAcknowledgement = faults.responseDelay + link.notificationAcknowledgement
+        // Its notifications reach the client one interval after they are queued (not at an event's start): the
+        // acknowledgement is taken at its latest.
+        let acknowledgement = faults.responseDelay + link.latestNotificationAcknowledgement
+        context.notificationAcknowledged = { $0 + acknowledgement }
         return context
     }
 

@@ -63,7 +63,7 @@ public struct LinkModel: Sendable, Hashable {
     /// in the next event (at most one interval away), and the central acknowledges it in its first packet of the
     /// event after (one interval more, and that packet's air time, the longest a write can take). A write the
     /// central sends on the notification travels in that same packet, so it reaches the peripheral no later.
-    public var notificationAcknowledgement: Duration {
+    public var latestNotificationAcknowledgement: Duration {
         connectionInterval * 2 + exchangeTime(attPayload: maximumWriteLength)
     }
 

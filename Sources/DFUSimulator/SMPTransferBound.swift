@@ -8,8 +8,9 @@ import DFUCore
 /// target's buf_size allows, split into full writes, as many exchanges per connection event as fit), and the
 /// target's work queue must do every frame's work one after another (decoding, the erases before or during
 /// the upload, the writes, the final hash), which can start only when the first frame has arrived, and which
-/// takes the next frame only once the answer before has been acknowledged (``LinkModel/notificationAcknowledgement``,
-/// as `smp_bt_tx_pkt` waits for it). The last answer then needs at least one more exchange.
+/// takes the next frame only once the answer before has been acknowledged (at least a connection interval: the
+/// notification goes in an event and the central acknowledges it in the next; `smp_bt_tx_pkt` waits for that). The
+/// last answer then needs at least one more exchange.
 public struct SMPTransferBound: Sendable, Hashable, CustomStringConvertible {
     /// Upload frames needed (the first with `len` and `sha`).
     public let frames: Int
@@ -53,7 +54,7 @@ public struct SMPTransferBound: Sendable, Hashable, CustomStringConvertible {
             work += model.flash.pageErase * (pages + 1)
         }
         if configuration.imageCheck { work += model.flash.hashPerKilobyte * (imageSize / 1024 + 1) }
-        work += model.notificationAcknowledgement * max(0, frames - 1)
+        work += model.connectionInterval * max(0, frames - 1)
         let perEvent = model.fullPacketsPerEvent
         let events = (packets + perEvent - 1) / perEvent
         self.frames = frames

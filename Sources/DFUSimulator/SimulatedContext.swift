@@ -10,11 +10,11 @@ public struct SimulatedContext: Sendable {
     public let flash: FlashTimings
     /// The longest notification the link carries (ATT MTU − 3).
     public var notificationLength = 244
-    /// How long after the device queues a notification at the latest its host learns the central received it:
-    /// the controller's Number of Completed Packets, which comes with the central's next packet (the
-    /// acknowledgement bit) in the connection event after the one that carried the notification. Zero where the
-    /// driver cannot know it (a peripheral on a real bluetoothd).
-    public var notificationAcknowledgement: Duration = .zero
+    /// When the device's host learns that a notification it queues at the given time was received: the
+    /// controller's Number of Completed Packets, which follows the central's next packet (its acknowledgement bit)
+    /// in the connection event after the one that carried the notification. At once where the driver cannot know
+    /// it (a peripheral on a real bluetoothd).
+    public var notificationAcknowledged: @Sendable (Duration) -> Duration = { $0 }
     /// The device's flash: what is installed.
     public var storage: SimulatedStorage
     /// What the firmware answers with (appended by the handler).

@@ -319,10 +319,14 @@ public final class SimulatedTransport: DFUTransport {
     }
 
     private static func nextEvent(after time: Duration, connection: Connection, link: LinkModel) -> Duration {
-        let interval = link.connectionInterval.nanosecondsTotal
-        let since = max(0, (time - connection.start).nanosecondsTotal)
-        let index = since / interval + 1
-        return connection.start + .nanoseconds(index * interval)
+        nextEvent(after: time, start: connection.start, interval: link.connectionInterval)
+    }
+
+    /// The first connection event strictly after `time` of a connection whose events start at `start`.
+    private static func nextEvent(after time: Duration, start: Duration, interval: Duration) -> Duration {
+        let step = interval.nanosecondsTotal
+        let since = max(0, (time - start).nanosecondsTotal)
+        return start + .nanoseconds((since / step + 1) * step)
     }
 
     /// Runs a firmware handler at `time` and schedules what it asked for.
@@ -334,7 +338,14 @@ public final class SimulatedTransport: DFUTransport {
         var context = SimulatedContext(now: time, subscribed: connection.subscribed, isBonded: device.profile.isBonded,
                                        storage: device.storage, flash: link.flash)
         context.notificationLength = link.maximumWriteLength
-        context.notificationAcknowledgement = air.faults.responseDelay + link.notificationAcknowledgement
+        // A notification queued at t goes in the first event after t (plus the response-delay fault, as below), and
+        // the central's first packet of the event after acknowledges it; a write the central sends on the
+        // notification travels in that packet, so it arrives no later than the acknowledgement.
+        let origin = connection.start, interval = link.connectionInterval, delay = air.faults.responseDelay
+        let packet = link.exchangeTime(attPayload: link.maximumWriteLength)
+        context.notificationAcknowledged = { queued in
+            Self.nextEvent(after: queued + delay, start: origin, interval: interval) + interval + packet
+        }
         var firmware = device.firmware
         let droppedBefore = (firmware as? SimulatedSecureBootloader)?.droppedPackets ?? 0
         let error = handler(&firmware, &context)

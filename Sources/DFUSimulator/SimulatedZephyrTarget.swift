@@ -288,7 +288,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         repeat {
             let end = min(frame.count, offset + size)
             context.notify(characteristic, Array(frame[offset..<end]), after: queued - context.now)
-            queued += context.notificationAcknowledgement
+            queued = context.notificationAcknowledged(queued)
             offset = end
         } while offset < frame.count
         return queued

@@ -37,7 +37,8 @@ struct ZephyrTargetHarness {
             var context = SimulatedContext(now: now, subscribed: [Self.characteristic], isBonded: isBonded,
                                            storage: SimulatedStorage(), flash: flash)
             context.notificationLength = attPayload
-            context.notificationAcknowledgement = acknowledgement
+            let acknowledgement = acknowledgement
+            context.notificationAcknowledged = { $0 + acknowledgement }
             if let error = target.write(bytes, to: Self.characteristic, type: type, context: &context) {
                 attErrors.append(error.code)
             }
