@@ -27,8 +27,14 @@ public struct SimulatedLegacyApplication: SimulatedFirmware {
         return otherServices + [SimulatedService(uuid: uuids.legacyService, characteristics: characteristics)]
     }
 
-    /// Its own services.
-    public var advertisedServiceUUIDs: [String] { otherServices.map(\.uuid) }
+    /// Whether its advertising lists the Legacy DFU service too (the nRF5 SDK examples list only their own; an
+    /// application may add it, and `dfu scan` then connects to learn the mode).
+    public var advertisesDFUService = false
+
+    /// Its own services (and the Legacy DFU service with ``advertisesDFUService``).
+    public var advertisedServiceUUIDs: [String] {
+        otherServices.map(\.uuid) + (advertisesDFUService ? [uuids.legacyService.uppercased()] : [])
+    }
 
     /// `01 04` reboots into the bootloader at the same address.
     public mutating func write(_ bytes: [UInt8], to characteristic: String, type: SimulatedWriteType,

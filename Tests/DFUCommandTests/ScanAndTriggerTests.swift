@@ -48,6 +48,24 @@ import Testing
         #expect(devices.first?["rssi"] as? Int == -40)
     }
 
+    /// A Legacy application of SDK 6.1 or older has no DFU Version characteristic; beside its other services the
+    /// Legacy DFU service means an application, as the upload judges it (it switches the device into its bootloader
+    /// first). `dfu scan` used to call it a bootloader.
+    @Test func scanNamesALegacyApplicationWithoutVersionAsTheUploadWouldTreatIt() async throws {
+        var app = SimulatedLegacyApplication(hasVersionCharacteristic: false)
+        app.advertisesDFUService = true
+        let base = UploadOptionEffectTests.legacyAppWithoutVersion
+        let device = SimulatedPeripheral(
+            profile: SimulatedDeviceProfile(address: base.profile.address, bootloader: base.profile.bootloader, application: .legacy(app)),
+            storage: base.storage)
+        let address = device.profile.address.description
+        let run = await SimulatedRig([address: device]).dfu(["scan", "--json", "--timeout", "2"])
+        #expect(run.code == .success, "\(run.error)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        let devices = try #require(object["devices"] as? [[String: Any]])
+        #expect(devices.first { $0["address"] as? String == address }?["mode"] as? String == "legacy-application", "\(run.output)")
+    }
+
     @Test func scanWithoutABluetoothStackIs69() async {
         let run = await RecordedRun.dfu("scan")
         #expect(run.code == .unavailable)

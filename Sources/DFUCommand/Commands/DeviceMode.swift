@@ -11,22 +11,17 @@ enum DeviceMode: String, Sendable, Hashable, Encodable {
     case smp = "smp"
     case noDFU = "no-dfu"
 
-    /// The mode from the endpoints a connection found, and the Legacy DFU Version when it was read.
-    init(endpoints: Set<DFUEndpoint>, legacyVersion: LegacyDFUVersion?) {
-        if endpoints.contains(.secureControlPoint) && endpoints.contains(.securePacket) {
-            self = .secureBootloader
-        } else if endpoints.contains(.buttonlessWithBonds) {
-            self = .buttonlessWithBonds
-        } else if endpoints.contains(.buttonlessWithoutBonds) {
-            self = .buttonlessWithoutBonds
-        } else if endpoints.contains(.legacyControlPoint) {
-            self = legacyVersion?.isApplication == true ? .legacyApplication : .legacyBootloader
-        } else if endpoints.contains(.smp) {
-            self = .smp
-        } else if endpoints.contains(.buttonlessExperimental) {
-            self = .experimentalButtonless
-        } else {
-            self = .noDFU
+    /// The mode the core's classification gives (the one the runner acts on).
+    init(_ classification: DFUDeviceClassification) {
+        switch classification {
+        case .mode(.secureBootloader): self = .secureBootloader
+        case .mode(.buttonless(.withBonds)): self = .buttonlessWithBonds
+        case .mode(.buttonless(.withoutBonds)): self = .buttonlessWithoutBonds
+        case .mode(.buttonless(.experimental)), .experimentalButtonlessOnly: self = .experimentalButtonless
+        case .mode(.legacyApplication): self = .legacyApplication
+        case .mode(.legacyBootloader): self = .legacyBootloader
+        case .mode(.smpServer): self = .smp
+        case .noDFU: self = .noDFU
         }
     }
 
@@ -57,11 +52,11 @@ enum DeviceMode: String, Sendable, Hashable, Encodable {
             throw error
         }
         var version: LegacyDFUVersion?
-        if peer.endpoints.contains(.legacyVersion) {
+        if DFUDeviceClassification.needsLegacyVersion(peer) {
             version = (try? await transport.read(.legacyVersion)).flatMap { LegacyDFUVersion(bytes: $0) }
         }
         await transport.disconnect()
         await session.close()
-        return DeviceMode(endpoints: peer.endpoints, legacyVersion: version)
+        return DeviceMode(DFUDeviceClassification(peer, legacyVersion: version))
     }
 }

@@ -33,30 +33,24 @@ extension DFURunner {
     }
 
     func detectMode(_ peer: DFUPeer) async throws(DFUError) -> DFUDeviceMode {
-        let endpoints = peer.endpoints
-        if endpoints.contains(.secureControlPoint), endpoints.contains(.securePacket) { return .secureBootloader }
-        if endpoints.contains(.buttonlessWithBonds) { return .buttonless(.withBonds) }
-        if endpoints.contains(.buttonlessWithoutBonds) { return .buttonless(.withoutBonds) }
-        if endpoints.contains(.legacyControlPoint) {
-            var version: LegacyDFUVersion?
-            if endpoints.contains(.legacyVersion) {
-                let bytes: [UInt8]
-                do { bytes = try await transport.read(.legacyVersion) } catch { throw wrap(error, step: .readingVersion) }
-                version = LegacyDFUVersion(bytes: bytes)
-                if version == nil { throw .unexpectedResponse(step: .readingVersion, bytes: bytes) }
-            }
-            if let version { return version.isApplication ? .legacyApplication : .legacyBootloader(version) }
-            // No version characteristic (SDK ≤ 6.1): the DFU service alone means bootloader.
-            if options.forceDFU || peer.serviceCount <= 1 { return .legacyBootloader(nil) }
-            return .legacyApplication
+        var version: LegacyDFUVersion?
+        if DFUDeviceClassification.needsLegacyVersion(peer) {
+            let bytes: [UInt8]
+            do { bytes = try await transport.read(.legacyVersion) } catch { throw wrap(error, step: .readingVersion) }
+            version = LegacyDFUVersion(bytes: bytes)
+            if version == nil { throw .unexpectedResponse(step: .readingVersion, bytes: bytes) }
         }
-        if endpoints.contains(.smp) { return .smpServer }
-        if options.experimentalButtonless, endpoints.contains(.buttonlessExperimental) { return .buttonless(.experimental) }
-        if endpoints.contains(.buttonlessExperimental) {
+        switch DFUDeviceClassification(peer, legacyVersion: version, forceDFU: options.forceDFU) {
+        case .mode(let mode):
+            return mode
+        case .experimentalButtonlessOnly where options.experimentalButtonless:
+            return .buttonless(.experimental)
+        case .experimentalButtonlessOnly:
             throw .unsupportedDevice(reason: "\(peer.address) offers only the SDK 12 experimental buttonless service, which "
                 + "anyone in range could use and is therefore off by default; allow it with --experimental-buttonless")
+        case .noDFU:
+            throw .unsupportedDevice(reason: "no Secure or Legacy DFU service or buttonless characteristic on \(peer.address); check the address or name")
         }
-        throw .unsupportedDevice(reason: "no Secure or Legacy DFU service or buttonless characteristic on \(peer.address); check the address or name")
     }
 
     func checkFormat(_ format: PackageFormat, mode: DFUDeviceMode) throws(DFUError) {
