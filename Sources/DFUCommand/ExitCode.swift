@@ -20,6 +20,9 @@ public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConver
     public static let badPackage = ExitCode(rawValue: 65)
     /// A file named on the command line could not be read (`EX_NOINPUT`).
     public static let noInput = ExitCode(rawValue: 66)
+    /// An output file named on the command line could not be created or written (`EX_CANTCREAT`): `pkg generate`'s
+    /// package, the files of `keys generate` and `keys display --out_file`.
+    public static let cannotCreate = ExitCode(rawValue: 73)
     /// BlueZ, the D-Bus system bus or the adapter is unavailable (`EX_UNAVAILABLE`).
     public static let unavailable = ExitCode(rawValue: 69)
     /// Standard output could not be written, e.g. a full disk (`EX_IOERR`).

@@ -114,9 +114,9 @@ import Testing
         #expect(run.error.contains("would both be app.bin in the package"), "\(run.error)")
     }
 
-    @Test func unwritableOutputExits66AndLeavesNothing() async throws {
+    @Test func unwritableOutputExits73AndLeavesNothing() async throws {
         let run = await RecordedRun.dfu(arguments: ["pkg", "generate", "--application", Self.app] + Self.common + ["/nonexistent/out.zip"])
-        #expect(run.code == .noInput)
+        #expect(run.code == .cannotCreate)
         #expect(run.error == "dfu: /nonexistent/out.zip: cannot write: no such directory\n")
     }
 

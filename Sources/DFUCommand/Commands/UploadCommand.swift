@@ -4,6 +4,8 @@ import DFUCore
 /// package by Secure or Legacy DFU, MCUboot images (nRF Connect SDK) over SMP.
 enum UploadCommand: Subcommand {
     static let name = "upload"
+    /// Every code but 73: an upload writes no file.
+    static let exitCodes = Help.exitCodes.map(\.0).filter { $0 != .cannotCreate }
     static let abstract = "send a DFU package or MCUboot images to one or more devices"
     static let synopsis = """
         PACKAGE --device ADDRESS|NAME [--device …] [OPTIONS]

@@ -22,7 +22,7 @@ enum ErrorReport {
         case let error as UsageError: (.usage, error.description)
         case let error as AmbiguousNameError: (.usage, error.description)
         case let error as FileReadError: (.noInput, error.description)
-        case let error as FileWriteError: (.noInput, error.description)
+        case let error as FileWriteError: (.cannotCreate, error.description)
         case let error as PackageGenerationError: (error.isUsage ? .usage : .badPackage, error.description)
         case let error as ECDSAP256.KeyError: (.badPackage, error.description)
         case let error as BadInputError: (.badPackage, error.description)
