@@ -18,6 +18,9 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
     public var writeValueCommands = 0
     /// StartNotify calls that started a subscription (notifications as PropertiesChanged signals).
     public var startNotifies = 0
+    /// nRF5 devices: requests to give up the transfer the device received, a Legacy Reset (06) or a Secure Abort
+    /// (0C), as a client sends them when it is interrupted.
+    public var transfersAbandoned = 0
 
     /// For each Create data object (Secure DFU), the real milliseconds from that request until the
     /// first packet of the object: the client's wait (`--first-object-delay`, `--object-delay`) plus
@@ -46,6 +49,7 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
         case acquireNotifies = "acquire_notify"
         case writeValueCommands = "write_value_commands"
         case startNotifies = "start_notify"
+        case transfersAbandoned = "transfers_abandoned"
         case dataObjectWaits = "data_object_waits_ms"
         case smpRequests = "smp_requests"
         case smpMaximumInFlight = "smp_max_in_flight"

@@ -211,6 +211,9 @@ struct RadioDevice: Sendable {
                 dataObjectCreated = nil
             }
         } else if isControlPoint, let first = bytes.first {
+            // Legacy Reset (06), Secure Abort (0C).
+            let legacy = uuid == uuids.legacyControlPoint.uppercased()
+            if (legacy && first == 0x06) || (!legacy && first == 0x0C) { statistics.transfersAbandoned += 1 }
             if let trigger = faults.disconnectAtRequest, !requestFaultFired {
                 requestCounts[first, default: 0] += 1
                 if first == trigger.opCode, requestCounts[first] == trigger.occurrence {

@@ -25,8 +25,19 @@ extension BlueZTransport {
         return try await connectAndResolve(device, parameters: parameters)
     }
 
-    /// Drops the link (idempotent): closes descriptors, stops notifications, Device1.Disconnect.
+    /// Drops the link (idempotent): closes descriptors, stops notifications, Device1.Disconnect. A cancelled caller
+    /// (an interrupted update) still drops it: the calls go from a task of their own, which the cancellation does
+    /// not cut short.
     public func disconnect() async {
+        guard link != nil else { return }
+        if Task.isCancelled {
+            await Task { await self.disconnectLink() }.value
+        } else {
+            await disconnectLink()
+        }
+    }
+
+    private func disconnectLink() async {
         guard let link else { return }
         self.link = nil
         // The commands in flight end first (answered, or failed once the link is down).

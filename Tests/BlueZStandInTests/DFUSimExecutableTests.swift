@@ -76,7 +76,7 @@ struct DFUSimExecutableTests {
         #expect(
             Set(stats.keys) == ["connections", "objects_executed", "crc_failures", "dropped_packets", "modelled_ms",
                                 "acquire_write", "acquire_notify", "write_value_commands", "start_notify",
-                                "data_object_waits_ms"])
+                                "transfers_abandoned", "data_object_waits_ms"])
         #expect(devices.first?["violations"] as? [String] == [])
         let images = try #require(devices.first?["images"] as? [String: [String: Any]])
         // The factory application: one byte 0xA5.

@@ -31,4 +31,43 @@ struct DFUSimInterruptTests {
         // The simulated SDK 15 bootloader acknowledges Abort before the link drops.
         #expect(lines.contains { $0.hasSuffix("→ Secure DFU Control Point: Abort (0c)") }, "\(lines.suffix(8))")
     }
+
+    /// An interrupted Legacy upload ends with the machine's own goodbye: Reset (06), which the bootloader takes to
+    /// abandon the transfer (its report counts it), before the link drops; dfu exits 130. (The Legacy machine always
+    /// planned this Reset; the interrupt used to cut every call short, so it never left.) A slow link (100 ms
+    /// intervals) keeps the 3000-byte upload going long enough to be interrupted in the middle.
+    @Test func anInterruptedLegacyUploadSendsTheMachinesReset() async throws {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-sim-report-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: report) }
+        let run = try await SignalledUpload.run(
+            simulator: ["--device", "legacy,address=\(Self.address)", "--link", "interval_ms=100", "--report", report.path],
+            upload: [UploadCommandTests.package("legacy-app.zip"), "-d", Self.address, "-vv"],
+            total: 3000, threshold: 900, signal: SIGINT, limit: 40)
+        #expect(run.signalled, "the upload never got to 900 bytes: \(run.error)")
+        #expect(run.status == 130, "\(run.error)")
+        let lines = run.error.split(separator: "\n")
+        #expect(lines.contains { $0.hasSuffix("→ Legacy DFU Control Point: Reset (06)") }, "\(lines.suffix(8))")
+        #expect(SignalledUpload.confirmedBytes(run.error, of: 3000) < 3000, "stopped before the end")
+        #expect(lines.last?.hasSuffix("the Legacy bootloader was told to abandon the transfer (Reset) and waits in DFU mode; "
+                                      + "the same command again sends this part from the start") == true, "\(lines.last ?? "")")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        let device = try #require((object["devices"] as? [[String: Any]])?.first)
+        #expect((device["stats"] as? [String: Any])?["transfers_abandoned"] as? Int == 1, "\(device)")
+    }
+
+    /// The Secure machine writes Abort and reads its answer: the report counts one abandoned transfer, and the line
+    /// that says where the device was left follows what the bootloader answered.
+    @Test func anInterruptedSecureUploadsAbortIsTheMachinesAndItsAnswerShapesTheLastLine() async throws {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-sim-report-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: report) }
+        let run = try await SignalledUpload.run(
+            simulator: ["--device", "secure,address=\(Self.address),sd_id=0xB7", "--report", report.path],
+            upload: [UploadCommandTests.package("secure-app-512000.zip"), "-d", Self.address],
+            total: 512_000, threshold: 100_000, signal: SIGINT, limit: 40)
+        #expect(run.signalled && run.status == 130, "\(run.error)")
+        #expect(run.error.contains("the bootloader accepted Abort"), "\(run.error.suffix(400))")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        let device = try #require((object["devices"] as? [[String: Any]])?.first)
+        #expect((device["stats"] as? [String: Any])?["transfers_abandoned"] as? Int == 1, "\(device)")
+    }
 }

@@ -77,17 +77,40 @@ import Testing
         ])
     }
 
-    @Test func secureMachineAnswersACancelWithAbortThenFails() {
+    /// The machine's goodbye: Abort (0C), then its answer read as what the bootloader did with it, then the aborted
+    /// progress and the end.
+    @Test func secureMachineAnswersACancelWithAbortAndReadsItsAnswer() {
         var machine = SecureDFUStateMachine(Self.setup())
+        let awaitAbortAnswer = DFUMachineAction.awaitNotification(from: .secureControlPoint, within: .milliseconds(500))
         Self.play(&machine, [
             (.start, .enableNotifications(on: .secureControlPoint)),
             (.written, Self.request([0x02, 0x00, 0x00])),
             (.written, Self.awaitAnswer),
-            // Abort: 0C, whether or not the link is still there.
             (.cancelled, .lastWrite([0x0C], to: .secureControlPoint)),
-            (.written, .report(.progress(.aborted, bytes: 0))),
+            (.written, awaitAbortAnswer),
+            // A receipt still on its way comes first: 60 03 (CRC) is not the answer.
+            (.notified([0x60, 0x03, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]), awaitAbortAnswer),
+            // 60 0C 01: Response, Abort, success (SDK 15 and later: it resets and drops the object).
+            (.notified([0x60, 0x0C, 0x01]), .report(.abortAnswered(accepted: true))),
+            (.reported, .report(.progress(.aborted, bytes: 0))),
             (.reported, .fail(.aborted(step: .settingPRN))),
         ])
+    }
+
+    /// SDK 12–14 bootloaders have no Abort: 60 0C 02 (op code not supported) means it keeps what it has; no answer
+    /// in time says nothing, and is taken as not accepted.
+    @Test func anAbortRefusedOrUnansweredIsNotAccepted() {
+        for answer in [DFUMachineEvent.notified([0x60, 0x0C, 0x02]), .timedOut, .disconnected] {
+            var machine = SecureDFUStateMachine(Self.setup())
+            Self.play(&machine, [
+                (.start, .enableNotifications(on: .secureControlPoint)),
+                (.cancelled, .lastWrite([0x0C], to: .secureControlPoint)),
+                (.written, .awaitNotification(from: .secureControlPoint, within: .milliseconds(500))),
+                (answer, .report(.abortAnswered(accepted: false))),
+                (.reported, .report(.progress(.aborted, bytes: 0))),
+                (.reported, .fail(.aborted(step: .enablingNotifications))),
+            ])
+        }
     }
 
     @Test func aLostLinkWhileEnablingNotificationsMeansReconnect() {

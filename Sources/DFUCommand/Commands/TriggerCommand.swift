@@ -146,7 +146,7 @@ enum TriggerCommand: Subcommand {
         _ target: DeviceTarget, session: TransportSession, locks: DeviceLocks?, options: DFUOptions, interrupts: InterruptController, clock: C,
         observe: @escaping @Sendable (TransportObservation) -> Void
     ) async -> Result<(bootloader: DFUPeer, switched: Bool), any Error> where C.Duration == Duration {
-        // After Ctrl-C every call on the link fails, so the runner stops at its next step.
+        // Ctrl-C cancels the command's task, so the runner stops at its next step; no new connection is opened after it.
         let base: any DFUTransport = locks.map { LockingTransport(base: session.transport, locks: $0) } ?? session.transport
         let transport = InterruptibleTransport(base: ObservedTransport(base: base, observe: observe),
                                                interrupts: interrupts)

@@ -60,7 +60,7 @@ enum UploadCommand: Subcommand {
         ("dfu upload app.zip dfu_application.zip --devices-from rig.txt", "a fleet of nRF5 and nRF Connect SDK devices"),
     ]
     static let options = UploadSettings.options
-    /// Each device sends Abort, disconnects and releases its link first (``UploadBatch/interruptGrace``).
+    /// Each device's machine says goodbye (Abort and its answer, Reset), disconnects and releases its link first.
     static let interruptGrace: Duration = .seconds(10)
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {

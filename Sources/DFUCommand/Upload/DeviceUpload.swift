@@ -114,12 +114,16 @@ struct DeviceUpload: Sendable {
                 renderer.handle(.log(device, .info, observation.traceLine))
             }
         }
-        // Around the observer, so the Abort it sends on an interrupt passes through it (and the -vv trace).
+        // After an interrupt no new connection is opened; the machine's goodbye passes through the observer (and the
+        // -vv trace).
         let transport = InterruptibleTransport(base: observed, interrupts: context.interrupts)
         let start = clock.now
         let interrupts = context.interrupts
         let lastActive = Mutex<DFUProgress?>(nil)
+        // What the machine learnt of its Abort (the aborted progress carries it).
+        let abortAccepted = Mutex(false)
         let runner = DFURunner(transport: transport, clock: clock, options: settings.options) { progress in
+            if progress.state == .aborted, let accepted = progress.abortAccepted { abortAccepted.withLock { $0 = accepted } }
             let elapsed = start.duration(to: clock.now)
             // After an interrupt the engine only winds down: keep where it was for the message.
             let interrupted = interrupts.isInterrupted
@@ -160,12 +164,12 @@ struct DeviceUpload: Sendable {
             if case .aborted = error {
                 let last = lastActive.withLock { $0 }
                 images.withLock { $0 = last?.smpImages.map { ($0, Self.smpNext(last, device: device)) } }
-                return .interrupted(whereLeft(lastActive.withLock { $0 }, firmware: firmware[index], sentAbort: transport.abortAccepted))
+                return .interrupted(whereLeft(lastActive.withLock { $0 }, firmware: firmware[index], sentAbort: abortAccepted.withLock { $0 }))
             }
             if context.interrupts.isInterrupted {
                 let last = lastActive.withLock { $0 }
                 images.withLock { $0 = last?.smpImages.map { ($0, Self.smpNext(last, device: device)) } }
-                return .interrupted(whereLeft(lastActive.withLock { $0 }, firmware: firmware[index], sentAbort: transport.abortAccepted))
+                return .interrupted(whereLeft(lastActive.withLock { $0 }, firmware: firmware[index], sentAbort: abortAccepted.withLock { $0 }))
             }
             let (code, message) = ErrorReport.classify(error)
             return .failed(code, message)
@@ -196,6 +200,12 @@ struct DeviceUpload: Sendable {
         if sentAbort {
             return text + "; the bootloader accepted Abort: the device resets and keeps its previous firmware if it is still valid, "
                 + "otherwise it waits in its bootloader; the same command again starts this part over"
+        }
+        if package.format == .legacy {
+            // The machine sent Reset (06): a Legacy bootloader abandons the transfer, resets and, its application
+            // invalidated at Start DFU, comes back in DFU mode; Legacy DFU cannot resume.
+            return text + "; the Legacy bootloader was told to abandon the transfer (Reset) and waits in DFU mode; "
+                + "the same command again sends this part from the start"
         }
         return text + "; the device stays in its bootloader with what it received; "
             + "the same command again resumes where the bootloader stopped"

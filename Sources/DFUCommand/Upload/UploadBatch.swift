@@ -14,19 +14,12 @@ struct UploadBatch: Sendable {
     /// Where events go.
     let renderer: any UploadRenderer
 
-    /// How long an interrupted update may take to stop by itself (Abort through its transport)
-    /// before its task is cancelled, for links stuck in a long wait.
-    static let interruptGrace: Duration = .seconds(2)
-
-    /// Runs every device and returns their outcomes in command-line order.
+    /// Runs every device and returns their outcomes in command-line order. Ctrl-C or SIGTERM cancels every upload at
+    /// once: each engine stops waiting, and its protocol machine says goodbye to its device (Abort, Reset) over the
+    /// link, which stays usable for that; the command bounds the whole by its grace (``UploadCommand/interruptGrace``).
     func run() async -> [DeviceOutcome] {
         let work = Task { await runAll() }
-        context.interrupts.onInterrupt {
-            Task {
-                try? await Task.sleep(for: Self.interruptGrace)
-                work.cancel()
-            }
-        }
+        context.interrupts.onInterrupt { work.cancel() }
         return await work.value
     }
 

@@ -22,6 +22,9 @@ public struct DFUProgress: Sendable, Hashable {
     /// SMP: where each image of the upload stands as far as the engine knows (nil: not an SMP upload, or nothing
     /// known yet).
     public var smpImages: [SMPImageReport]?
+    /// On an interrupted Secure upload's `aborted` progress: whether the bootloader accepted Abort, as the machine
+    /// learnt from its answer (nil: no Abort was sent).
+    public var abortAccepted: Bool?
 
     /// Makes a report.
     public init(state: DFUState, part: Int, totalParts: Int, bytesSent: Int, totalBytes: Int,

@@ -24,6 +24,8 @@ extension DFURunner {
         var smpPart = 0
         var smpPartBytes = 0
         var smpImages: [SMPImageReport]?
+        /// Secure, after an interrupt: whether the bootloader accepted Abort (nil: no Abort was sent).
+        var abortAccepted: Bool?
 
         /// Sets the deadline for `bytes` firmware bytes from the start.
         mutating func setDeadline(_ deadline: DFUDeadline, bytes: Int) {

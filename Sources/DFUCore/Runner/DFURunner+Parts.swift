@@ -81,36 +81,69 @@ extension DFURunner {
         -> DFUMachineOutcome {
         var writer = FlashPacedWriter(transport: transport, clock: clock, pacing: options.flashPacing,
                                       slowdowns: context.pacingSlowdowns)
-        var event = DFUMachineEvent.start
+        // nil: the call was cut short by the update's cancellation, and the machine hears only of that.
+        var event: DFUMachineEvent? = .start
         var cancelled = false
         while true {
             if let deadline = context.deadline, clock.now >= deadline {
                 // However busy the device keeps the machine, its update ends here.
                 throw .deadlineExceeded(step: machine.step, after: context.deadlineDuration)
             }
-            var action = machine.handle(event)
+            var action: DFUMachineAction
             if !cancelled, Task.isCancelled {
+                // Interrupted: the machine takes what came first, then answers the cancellation with its goodbye
+                // (Secure Abort and its answer, Legacy Reset), which goes over the link in tasks of its own.
+                if let event { _ = machine.handle(event) }
                 cancelled = true
                 action = machine.handle(.cancelled)
+            } else if let event {
+                action = machine.handle(event)
+            } else {
+                throw .aborted(step: machine.step)
             }
             switch action {
             case .enableNotifications(let endpoint):
                 do {
                     try await transport.enableNotifications(on: endpoint)
                     event = .written
+                } catch where !cancelled && Task.isCancelled {
+                    event = nil
                 } catch .disconnected {
                     event = .disconnected
                 } catch { throw wrap(error, step: machine.step) }
+            case .write(let frames, let endpoint, let type, _) where cancelled:
+                let transport = transport
+                let written = await Self.uncancelled { () -> Bool in
+                    for frame in frames {
+                        do { try await transport.write(frame, to: endpoint, type: type) } catch { return false }
+                    }
+                    return true
+                }
+                event = written ? .written : .disconnected
             case .write(let frames, let endpoint, let type, let paced):
                 do {
                     try await writer.write(frames, to: endpoint, type: type, paced: paced)
                     event = .written
+                } catch where !cancelled && Task.isCancelled {
+                    event = nil
                 } catch .disconnected {
                     event = .disconnected
                 } catch { throw wrap(error, step: machine.step) }
             case .lastWrite(let frame, let endpoint):
-                try? await transport.write(frame, to: endpoint, type: .withResponse)
+                let transport = transport
+                let write: @Sendable () async -> Void = { try? await transport.write(frame, to: endpoint, type: .withResponse) }
+                if cancelled { await Self.uncancelled(write) } else { await write() }
                 event = .written
+            case .awaitNotification(let endpoint, let timeout) where cancelled:
+                // The goodbye's answer, within the machine's own short timeout.
+                let runner = self
+                event = await Self.uncancelled { () -> DFUMachineEvent in
+                    do {
+                        return try await runner.awaitNotification(from: endpoint, within: timeout).map { .notified($0) } ?? .timedOut
+                    } catch {
+                        return .disconnected
+                    }
+                }
             case .awaitNotification(let endpoint, var timeout):
                 if let deadline = context.deadline {
                     // Not past the deadline: the next turn ends the update there.
@@ -118,9 +151,13 @@ extension DFURunner {
                 }
                 do {
                     event = try await awaitNotification(from: endpoint, within: timeout).map { .notified($0) } ?? .timedOut
+                } catch where !cancelled && Task.isCancelled {
+                    event = nil
                 } catch .disconnected {
                     event = .disconnected
                 } catch { throw wrap(error, step: machine.step) }
+            case .wait where cancelled:
+                event = .delayElapsed
             case .wait(let duration):
                 // Cut short by a cancellation, which the next turn hands to the machine.
                 try? await clock.sleep(for: duration)
@@ -143,6 +180,12 @@ extension DFURunner {
                 throw error
             }
         }
+    }
+
+    /// Runs `body` in a task of its own, which the update's cancellation does not reach: after an interrupt the
+    /// machine's goodbye still goes over the link (the caller's task, being cancelled, would have its calls cut).
+    static func uncancelled<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
+        await Task { await body() }.value
     }
 
     /// Carries out what a machine reports: progress (with the speed while uploading), the start of the transfer
@@ -169,6 +212,8 @@ extension DFURunner {
             context.smpPartBytes = bytes
         case .smpImages(let images):
             context.smpImages = images
+        case .abortAnswered(let accepted):
+            context.abortAccepted = accepted
         }
     }
 }

@@ -91,6 +91,7 @@ public struct DFURunner<Transport: DFUTransport, RunnerClock: Clock>: Sendable w
     func report(_ state: DFUState, part: Int, context: UpdateContext, bytes: Int, total: Int) {
         // A skipped system part keeps its number: the count of parts never changes during an update.
         var progress = DFUProgress(state: state, part: part, totalParts: context.totalParts, bytesSent: bytes, totalBytes: total)
+        progress.abortAccepted = context.abortAccepted
         Self.applySMPPart(to: &progress, context: context)
         onProgress(progress)
     }

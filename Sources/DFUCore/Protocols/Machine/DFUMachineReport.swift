@@ -17,6 +17,9 @@ public enum DFUMachineReport: Sendable, Hashable, CustomStringConvertible {
     case smpPart(index: Int, bytes: Int)
     /// SMP: where each image of the plan stands, whenever that changes.
     case smpImages([SMPImageReport])
+    /// Secure, after an interrupt: whether the bootloader accepted Abort (from SDK 15 on it resets and drops the object
+    /// it was receiving; false also when no answer came in time).
+    case abortAnswered(accepted: Bool)
 
     /// A short trace line.
     public var description: String {
@@ -28,6 +31,7 @@ public enum DFUMachineReport: Sendable, Hashable, CustomStringConvertible {
         case .smpFraming(let framing): framing.description
         case .smpPart(let index, let bytes): "image at index \(index) holds \(bytes) bytes"
         case .smpImages(let images): "images " + images.map { "\($0.image) \($0.state.rawValue)" }.joined(separator: ", ")
+        case .abortAnswered(let accepted): accepted ? "Abort accepted" : "Abort not accepted"
         }
     }
 }

@@ -38,16 +38,41 @@ extension SecureDFUStateMachine: DFUProtocolMachine {
             agenda.clear()
             return drive(disconnected())
         case .cancelled:
-            // Abort (0x0C): the bootloader drops the transfer and resets; what was executed stays.
+            // Abort (0x0C): from SDK 15 on the bootloader answers success, drops the object it was receiving and
+            // resets; SDK 12–14 answer "op code not supported" and keep it (nRF5 SDK `nrf_dfu_req_handler.c`). What
+            // was executed stays either way.
             abortedStep = step
-            agenda.plan([.action(.report(.progress(.aborted, bytes: bytesExecuted)))])
+            agenda.clear()
             return .lastWrite(SecureDFURequest.abort.bytes, to: .secureControlPoint)
         }
     }
 
+    /// How long the answer to Abort is waited for.
+    static let abortAnswerTimeout: Duration = .milliseconds(500)
+    /// Notifications taken before giving up on the answer to Abort: receipts still on their way come first.
+    static let abortAnswerWaits = 8
+
+    /// After Abort: its answer (Response 0x60, Abort 0x0C, result), then the aborted progress with what the answer
+    /// said, then the end.
     private mutating func aborting(_ event: DFUMachineEvent) -> DFUMachineAction {
         if case .action(let action)? = agenda.next() { return action }
-        return .fail(.aborted(step: abortedStep ?? step))
+        switch event {
+        case .written:
+            return .awaitNotification(from: .secureControlPoint, within: Self.abortAnswerTimeout)
+        // Response (0x60) to Abort (0x0C), then the result.
+        case .notified(let bytes) where abortAccepted == nil && bytes.starts(with: [0x60, 0x0C]):
+            abortAccepted = bytes.count >= 3 && bytes[2] == 0x01
+        case .notified where abortAccepted == nil && abortWaits + 1 < Self.abortAnswerWaits:
+            abortWaits += 1
+            return .awaitNotification(from: .secureControlPoint, within: Self.abortAnswerTimeout)
+        case .reported:
+            return .fail(.aborted(step: abortedStep ?? step))
+        default:
+            // No answer in time, or the link went: the bootloader's choice is not known.
+            break
+        }
+        agenda.plan([.action(.report(.progress(.aborted, bytes: bytesExecuted)))])
+        return .report(.abortAnswered(accepted: abortAccepted ?? false))
     }
 
     private mutating func proceed() -> DFUMachineAction {

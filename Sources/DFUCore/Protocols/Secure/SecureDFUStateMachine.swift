@@ -131,6 +131,10 @@ public struct SecureDFUStateMachine: Sendable {
     var answering: SecureDFURequest?
     /// Where the machine was when the update was cancelled.
     var abortedStep: DFUStep?
+    /// Notifications taken while waiting for the answer to Abort (receipts still on their way may come first).
+    var abortWaits = 0
+    /// The answer to Abort, once it came (nil: none yet, or none within its time).
+    var abortAccepted: Bool?
     /// Bytes executed when the awaited request was sent.
     var executedWhenAsked = 0
     /// Losses already reported to the flash pacing writer.
