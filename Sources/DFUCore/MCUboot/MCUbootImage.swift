@@ -7,8 +7,8 @@
 /// `IMAGE_TLV_*` types) and `boot/bootutil/src/tlv.c` (`bootutil_tlv_iter_begin`: a protected area
 /// must be announced by `ih_protect_tlv_size` and have exactly that length; the unprotected
 /// area's magic follows it; `bootutil_tlv_iter_next`: every TLV header and value must end inside
-/// its area). Every offset is computed in 64 bits and checked against the bytes there are, so no
-/// input makes the reader trap.
+/// its area). Every offset is computed in 64 bits and every integer read through ``ByteReader``, which
+/// answers nil rather than read past the end, so no input makes the reader trap.
 public struct MCUbootImage: Sendable, Hashable {
     /// `IMAGE_MAGIC`.
     public static let magic: UInt32 = 0x96f3_b83d
@@ -45,22 +45,31 @@ public struct MCUbootImage: Sendable, Hashable {
     public init(bytes: [UInt8], name: String) throws(MCUbootError) {
         self.name = name
         self.bytes = bytes
-        guard bytes.count >= Self.headerSize else {
-            if bytes.count >= 4, Self.le32(bytes, 0) != Self.magic, Self.le32(bytes, 0) != Self.oldMagic { throw .notAnImage(name: name) }
+        let reader = ByteReader(bytes)
+        // `struct image_header`: magic, load address, header size, protected TLV size, image size, flags, version
+        // (major, minor, revision, build), padding.
+        var header = ByteReader(bytes.prefix(Self.headerSize))
+        guard bytes.count >= Self.headerSize, let magic = header.readInteger(as: UInt32.self),
+              let loadAddress = header.readInteger(as: UInt32.self), let headerSize = header.readInteger(as: UInt16.self),
+              let protectedTLVSize = header.readInteger(as: UInt16.self), let imageSize = header.readInteger(as: UInt32.self),
+              let flags = header.readInteger(as: UInt32.self), let major = header.readByte(), let minor = header.readByte(),
+              let revision = header.readInteger(as: UInt16.self), let build = header.readInteger(as: UInt32.self)
+        else {
+            if let magic = reader.getInteger(at: 0, as: UInt32.self), magic != Self.magic, magic != Self.oldMagic {
+                throw .notAnImage(name: name)
+            }
             throw .truncated(name: name, part: "32-byte header", needed: UInt64(Self.headerSize), size: bytes.count)
         }
-        let magic = Self.le32(bytes, 0)
         if magic == Self.oldMagic {
             throw .malformed(name: name, cause: "the magic 0x96f3b83c is of the pre-1.0 MCUboot format, which MCUboot no longer reads")
         }
         guard magic == Self.magic else { throw .notAnImage(name: name) }
-        loadAddress = Self.le32(bytes, 4)
-        headerSize = Self.le16(bytes, 8)
-        protectedTLVSize = Self.le16(bytes, 10)
-        imageSize = Self.le32(bytes, 12)
-        flags = MCUbootImageFlags(rawValue: Self.le32(bytes, 16))
-        version = MCUbootVersion(
-            major: bytes[20], minor: bytes[21], revision: Self.le16(bytes, 22), build: Self.le32(bytes, 24))
+        self.loadAddress = loadAddress
+        self.headerSize = headerSize
+        self.protectedTLVSize = protectedTLVSize
+        self.imageSize = imageSize
+        self.flags = MCUbootImageFlags(rawValue: flags)
+        version = MCUbootVersion(major: major, minor: minor, revision: revision, build: build)
         guard Int(headerSize) >= Self.headerSize else {
             throw .malformed(name: name, cause: "the header size field is \(headerSize), less than the 32-byte header")
         }
@@ -76,9 +85,12 @@ public struct MCUbootImage: Sendable, Hashable {
         guard firstInfoEnd <= size else {
             throw .truncated(name: name, part: "TLV info header after the body", needed: firstInfoEnd, size: bytes.count)
         }
-        let firstMagic = Self.le16(bytes, Int(offset))
+        guard let firstMagic = reader.getInteger(at: Int(offset), as: UInt16.self),
+              let firstTotal = reader.getInteger(at: Int(offset) + 2, as: UInt16.self) else {
+            throw .truncated(name: name, part: "TLV info header after the body", needed: firstInfoEnd, size: bytes.count)
+        }
         if firstMagic == Self.protectedInfoMagic {
-            let total = Self.le16(bytes, Int(offset) + 2)
+            let total = firstTotal
             guard total == protectedTLVSize else {
                 throw .malformed(
                     name: name,
@@ -103,11 +115,13 @@ public struct MCUbootImage: Sendable, Hashable {
         guard infoEnd <= size else {
             throw .truncated(name: name, part: "TLV info header", needed: infoEnd, size: bytes.count)
         }
-        let infoMagic = Self.le16(bytes, Int(offset))
+        guard let infoMagic = reader.getInteger(at: Int(offset), as: UInt16.self),
+              let total = reader.getInteger(at: Int(offset) + 2, as: UInt16.self) else {
+            throw .truncated(name: name, part: "TLV info header", needed: infoEnd, size: bytes.count)
+        }
         guard infoMagic == Self.infoMagic else {
             throw .malformed(name: name, cause: "the TLV info magic at byte \(offset) is 0x\(String(infoMagic, radix: 16)), not 0x6907")
         }
-        let total = Self.le16(bytes, Int(offset) + 2)
         guard total >= 4 else {
             throw .malformed(name: name, cause: "the TLV area's length \(total) is shorter than its own 4-byte info header")
         }
@@ -122,7 +136,7 @@ public struct MCUbootImage: Sendable, Hashable {
 
     /// Whether `bytes` start with MCUboot's image magic (or its pre-1.0 one).
     public static func hasMagic(_ bytes: [UInt8]) -> Bool {
-        bytes.count >= 4 && (le32(bytes, 0) == magic || le32(bytes, 0) == oldMagic)
+        ByteReader(bytes).getInteger(at: 0, as: UInt32.self).map { $0 == magic || $0 == oldMagic } ?? false
     }
 
     /// The bytes MCUboot hashes: header (with its padding), body and protected TLV area
@@ -150,7 +164,7 @@ public struct MCUbootImage: Sendable, Hashable {
     /// The security counter (SEC_CNT TLV, a u32), nil when absent or not 4 bytes.
     public var securityCounter: UInt32? {
         guard let value = tlv(MCUbootTLV.securityCounter)?.value, value.count == 4 else { return nil }
-        return Self.le32(value, 0)
+        return ByteReader(value).getInteger(at: 0, as: UInt32.self)
     }
 
     /// The state recorded in the swap trailer of an image padded to its slot (`imgtool sign
@@ -167,14 +181,14 @@ public struct MCUbootImage: Sendable, Hashable {
     /// Reads the TLVs between `start` and `end` (both inside `bytes`).
     private static func entries(_ bytes: [UInt8], from start: UInt64, to end: UInt64, protected: Bool, name: String) throws(MCUbootError) -> [MCUbootTLV] {
         var out: [MCUbootTLV] = []
+        let reader = ByteReader(bytes)
         var offset = start
         let area = protected ? "protected TLV area" : "TLV area"
         while offset < end {
-            guard end - offset >= 4 else {
+            guard end - offset >= 4, let type = reader.getInteger(at: Int(offset), as: UInt16.self),
+                  let length = reader.getInteger(at: Int(offset) + 2, as: UInt16.self) else {
                 throw .malformed(name: name, cause: "a TLV header at byte \(offset) runs past the end of the \(area) (byte \(end))")
             }
-            let type = le16(bytes, Int(offset))
-            let length = le16(bytes, Int(offset) + 2)
             guard UInt64(length) <= end - offset - 4 else {
                 throw .malformed(
                     name: name,
@@ -185,13 +199,5 @@ public struct MCUbootImage: Sendable, Hashable {
             offset += 4 + UInt64(length)
         }
         return out
-    }
-
-    static func le16(_ bytes: [UInt8], _ at: Int) -> UInt16 {
-        UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8
-    }
-
-    static func le32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
-        UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
     }
 }
