@@ -65,7 +65,7 @@ public struct SecureInitCommand: Sendable, Hashable {
     public var signatureType: UInt64?
     /// The signature, when the packet is a SignedCommand.
     public var signature: [UInt8]?
-    /// op_code of the Command (1 = INIT).
+    /// op_code of the Command as decoded (1 = INIT; the encoder writes INIT).
     public var opCode: UInt64 = 1
 
     /// An init command for `image` of `kind`, with its SHA-256 stored byte-reversed as nrfutil does.
@@ -111,26 +111,19 @@ public struct SecureInitCommand: Sendable, Hashable {
     /// The total image size the init command announces.
     public var imageSize: Int { Int(softdeviceSize) + Int(bootloaderSize) + Int(applicationSize) }
 
-    /// Encodes the packet: an unsigned `Packet{command}`, or a `SignedCommand` when a signature is set.
+    /// Encodes the packet with the core's encoder (as `dfu pkg generate` writes it): an unsigned `Packet{command}`, or a
+    /// `SignedCommand` when a signature is set. Sizes of zero are left out, as nrfutil leaves out the parts it has not.
     public var packet: [UInt8] {
-        var initCommand: [UInt8] = []
-        initCommand += ProtobufWire.field(1, varint: UInt64(firmwareVersion))
-        initCommand += ProtobufWire.field(2, varint: UInt64(hardwareVersion))
-        if !softdeviceRequirements.isEmpty {
-            initCommand += ProtobufWire.field(3, bytes: softdeviceRequirements.flatMap { ProtobufWire.encode(varint: UInt64($0)) })
+        let command = SecureInitPacket.InitCommand(
+            firmwareVersion: firmwareVersion, hardwareVersion: hardwareVersion, softdeviceRequirements: softdeviceRequirements,
+            firmwareType: SecureInitPacket.FirmwareType(rawValue: UInt32(truncatingIfNeeded: type.rawValue)),
+            softdeviceSize: softdeviceSize > 0 ? softdeviceSize : nil, bootloaderSize: bootloaderSize > 0 ? bootloaderSize : nil,
+            applicationSize: applicationSize > 0 ? applicationSize : nil,
+            hash: SecureInitPacket.Hash(type: SecureInitPacket.HashType(rawValue: UInt32(truncatingIfNeeded: hashType.rawValue)), bytes: hash),
+            isDebug: isDebug)
+        let signed = signature.map {
+            SecureInitPacket.Signature(type: SecureInitPacket.SignatureType(rawValue: UInt32(truncatingIfNeeded: signatureType ?? 0)), bytes: $0)
         }
-        initCommand += ProtobufWire.field(4, varint: type.rawValue)
-        if softdeviceSize > 0 { initCommand += ProtobufWire.field(5, varint: UInt64(softdeviceSize)) }
-        if bootloaderSize > 0 { initCommand += ProtobufWire.field(6, varint: UInt64(bootloaderSize)) }
-        if applicationSize > 0 { initCommand += ProtobufWire.field(7, varint: UInt64(applicationSize)) }
-        initCommand += ProtobufWire.field(8, bytes: ProtobufWire.field(1, varint: hashType.rawValue) + ProtobufWire.field(2, bytes: hash))
-        if isDebug { initCommand += ProtobufWire.field(9, varint: 1) }
-        let command = ProtobufWire.field(1, varint: opCode) + ProtobufWire.field(2, bytes: initCommand)
-        if let signature {
-            let signed = ProtobufWire.field(1, bytes: command) + ProtobufWire.field(2, varint: signatureType ?? 0)
-                + ProtobufWire.field(3, bytes: signature)
-            return ProtobufWire.field(2, bytes: signed)
-        }
-        return ProtobufWire.field(1, bytes: command)
+        return SecureInitPacketEncoder.packet(initCommand: SecureInitPacketEncoder.initCommandBytes(command), signature: signed)
     }
 }
