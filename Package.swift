@@ -12,7 +12,7 @@ let package = Package(
     products: [
         .executable(name: "dfu", targets: ["dfu"]),
         .executable(name: "dfu-sim", targets: ["dfu-sim"]),
-        .library(name: "DFUCore", targets: ["DFUCore"]),
+        .library(name: "DFUCore", targets: ["DFUCore", "DFUFormats"]),
     ],
     targets: [
         // C libraries from Debian, found through pkg-config.
@@ -32,10 +32,13 @@ let package = Package(
         .target(name: "ZipArchive", dependencies: ["CZip"], swiftSettings: strict),
         // CBOR values encoded and decoded by libcbor, with bounds for hostile input.
         .target(name: "CBOR", dependencies: ["CCbor"], swiftSettings: strict),
-        // The pure core: package model, init packets, protocol state machines, runner.
-        .target(name: "DFUCore", dependencies: ["DFUCrypto", "CBOR"], swiftSettings: strict),
+        // The firmware formats: nRF5 packages and init packets, Intel HEX, MCUboot images and the nRF Connect SDK
+        // manifest, package generation, byte codecs and checksums. Pure: reads and writes bytes, talks to no device.
+        .target(name: "DFUFormats", dependencies: ["DFUCrypto"], swiftSettings: strict),
+        // The engine: protocol state machines, the runner, pacing, the transport protocol, options, progress, errors.
+        .target(name: "DFUCore", dependencies: ["DFUFormats", "DFUCrypto", "CBOR"], swiftSettings: strict),
         // Simulated nRF5 bootloaders and applications behind the core's transport protocol.
-        .target(name: "DFUSimulator", dependencies: ["DFUCore", "DFUCrypto", "CBOR"], swiftSettings: strict),
+        .target(name: "DFUSimulator", dependencies: ["DFUCore", "DFUFormats", "DFUCrypto", "CBOR"], swiftSettings: strict),
         // One epoll thread for the live path: sockets, timers, and a task executor; knows no D-Bus.
         .target(name: "IOLoop", dependencies: ["CLinux", "SystemSupport"], swiftSettings: strict),
         // D-Bus over libdbus-1, served by the event loop; knows nothing about BlueZ.
@@ -45,23 +48,23 @@ let package = Package(
         .target(name: "BlueZTransport", dependencies: ["BlueZ", "DFUCore", "IOLoop"], swiftSettings: strict),
         // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
         .target(
-            name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUSimulator", "DFUCrypto", "IOLoop", "SystemSupport"],
+            name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "SystemSupport"],
             swiftSettings: strict),
         .executableTarget(
             name: "dfu-sim", dependencies: ["BlueZStandIn", "BlueZPeripheral"], exclude: ["README.md"],
             swiftSettings: strict),
         // The command line as a library, and the thin executable.
-        .target(name: "DFUCommand", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive", "BlueZTransport", "SystemSupport"], swiftSettings: strict),
+        .target(name: "DFUCommand", dependencies: ["DFUCore", "DFUFormats", "DFUCrypto", "ZipArchive", "BlueZTransport", "SystemSupport"], swiftSettings: strict),
         .executableTarget(name: "dfu", dependencies: ["DFUCommand"], swiftSettings: strict),
         // A simulated target as a GATT peripheral on a real bluetoothd (org.bluez server side);
         // `dfu-sim peripheral`. Devices are specified as for the stand-in.
         .target(
-            name: "BlueZPeripheral", dependencies: ["BlueZStandIn", "DBus", "IOLoop", "DFUCore", "DFUSimulator", "DFUCrypto", "SystemSupport"],
+            name: "BlueZPeripheral", dependencies: ["BlueZStandIn", "DBus", "IOLoop", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "SystemSupport"],
             swiftSettings: strict),
         // `make bench`: the benchmark figures (never part of `make test`), and its thin executable.
         .target(
             name: "DFUBenchmarks",
-            dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "BlueZTransport", "SystemSupport"],
+            dependencies: ["DFUCommand", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "BlueZTransport", "SystemSupport"],
             swiftSettings: strict),
         .executableTarget(name: "dfu-bench", dependencies: ["DFUBenchmarks"], swiftSettings: strict),
         // `make bench`'s measuring wrapper: a command's CPU (µs), peak RSS and context switches from wait4.
@@ -75,21 +78,21 @@ let package = Package(
         .testTarget(name: "CBORTests", dependencies: ["CBOR"], swiftSettings: strict),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "DFUCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DFUCoreTests", dependencies: ["DFUCore", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR"], exclude: ["Fixtures"],
+            name: "DFUCoreTests", dependencies: ["DFUCore", "DFUFormats", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR"], exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
-            name: "DFUEngineTests", dependencies: ["DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR"],
+            name: "DFUEngineTests", dependencies: ["DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR"],
             swiftSettings: strict),
         .testTarget(name: "IOLoopTests", dependencies: ["IOLoop"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BlueZTests",
             dependencies: [
-                "BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator", "IOLoop", "SystemSupport", "TestSupport",
+                "BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUFormats", "DFUCrypto", "DFUSimulator", "IOLoop", "SystemSupport", "TestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUSimulator", "DFUCrypto", "IOLoop", "TestSupport", "CBOR"],
+            name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "TestSupport", "CBOR"],
             swiftSettings: strict),
         .testTarget(
             name: "BlueZPeripheralTests",
@@ -97,9 +100,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DFUCommandTests",
-            dependencies: ["DFUCommand", "DFUCore", "DFUSimulator", "DFUCrypto", "ZipArchive", "SystemSupport", "TestSupport"],
+            dependencies: ["DFUCommand", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "ZipArchive", "SystemSupport", "TestSupport"],
             swiftSettings: strict),
         // Only the benchmark's pure helpers (statistics, tables, the shared-adapter model); no timing.
-        .testTarget(name: "DFUBenchmarksTests", dependencies: ["DFUBenchmarks", "DFUCore", "DFUSimulator"], swiftSettings: strict),
+        .testTarget(name: "DFUBenchmarksTests", dependencies: ["DFUBenchmarks", "DFUCore", "DFUFormats", "DFUSimulator"], swiftSettings: strict),
     ]
 )

@@ -30,7 +30,7 @@ for f in "${cflags[@]}"; do flags+=(-Xcc "$f"); done
 libs=(-lzip -lcrypto -lz -lcbor)
 
 # The library modules that hold parsers, in dependency order.
-modules=(DFUCrypto ZipArchive CBOR DFUCore)
+modules=(DFUCrypto ZipArchive CBOR DFUFormats DFUCore)
 if [[ -d Sources/DBus ]] && grep -rq "CDBus" Sources/DBus --include="*.swift"; then
     # DBus is served by the event loop: IOLoop (and its SystemSupport) first.
     modules+=(SystemSupport IOLoop DBus)

@@ -24,7 +24,9 @@ FORBIDDEN = {
     "BlueZ": {"BlueZTransport", "DFUCore"},
     "DFUCommand": {"DBus", "BlueZ", "CDBus", "DFUSimulator", "BlueZStandIn", "IOLoop"},
     "BlueZTransport": {"DBus", "CDBus"},
-    "DFUCrypto": {"DFUCore"},
+    "DFUCrypto": {"DFUCore", "DFUFormats"},
+    "DFUFormats": {"DFUCore", "DBus", "BlueZ", "BlueZTransport", "CDBus", "CZip", "CCrypto", "CZlib", "CLinux", "CCbor",
+                   "ZipArchive", "DFUSimulator", "IOLoop", "CBOR"},
     "CBOR": {"DFUCore", "DFUCrypto", "DBus", "BlueZ"},
 }
 IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|package|private|fileprivate)\s+)?import\s+(?:(?:struct|class|enum|func|var|let|protocol|typealias)\s+)?(\w+)", re.M)

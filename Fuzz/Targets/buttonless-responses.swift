@@ -6,6 +6,7 @@
 //   4–6  a response to the last request, `20 <op> <status byte from the input>`;
 //   7    a timeout;   8  a disconnect.
 import DFUCore
+import DFUFormats
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzButtonlessResponses(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

@@ -1,5 +1,6 @@
 // libFuzzer target: the Intel HEX parser and its conversion to a flat image for every part kind.
 import DFUCore
+import DFUFormats
 
 private let kinds: [PartKind] = [.application, .softdevice, .bootloader, .softdeviceBootloader]
 

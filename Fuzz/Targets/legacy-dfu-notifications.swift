@@ -12,6 +12,7 @@
 //   9    a packet receipt, `11` then up to 4 input bytes;
 //   10   a timeout;   11  a disconnect;   12  success for the last request, `10 <op> 01`.
 import DFUCore
+import DFUFormats
 
 private let image: [UInt8] = (0..<1500).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 3) }
 private let initPacket: [UInt8] = (0..<14).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 5) }

@@ -1,6 +1,7 @@
 // libFuzzer target: the Legacy DFU init packet decoder. The first byte picks the manifest's
 // dfu_version (none, 0.5, 0.6, 0.7, 0.8); the rest is the packet.
 import DFUCore
+import DFUFormats
 
 private let versions: [Double?] = [nil, 0.5, 0.6, 0.7, 0.8]
 

@@ -1,5 +1,6 @@
 // libFuzzer target: the manifest.json parser.
 import DFUCore
+import DFUFormats
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzManifest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

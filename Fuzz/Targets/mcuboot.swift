@@ -5,6 +5,7 @@
 // hash and every signature path run. The keys are copies of Tests/Fixtures/mcuboot/keys as
 // committed with this target (the seeds' signatures verify with them); any key of each kind works.
 import DFUCore
+import DFUFormats
 import DFUCrypto
 
 private func key(_ pem: String) -> VerifyingKey? { try? VerifyingKey(pem: Array(pem.utf8)) }

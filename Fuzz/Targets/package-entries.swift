@@ -5,6 +5,7 @@
 // in each piece after the first, the text up to the first "\n" is the entry name and the rest
 // its bytes. The first piece is ignored.
 import DFUCore
+import DFUFormats
 import DFUCrypto
 
 /// The public half of Tests/Fixtures/keys/test-private.pem, so that signatures are checked.

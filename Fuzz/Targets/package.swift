@@ -2,6 +2,7 @@
 // DFUPackage.inspect(entries:key:) with the test key (every hash and signature check runs),
 // then checkedPackage().
 import DFUCore
+import DFUFormats
 import DFUCrypto
 import ZipArchive
 

@@ -16,6 +16,7 @@
 // Invariant checked (a crash when broken): unless the device lied, the machine executes an
 // object only when what the device holds is exactly what it should (no unverified Execute).
 import DFUCore
+import DFUFormats
 import DFUCrypto
 
 private let image: [UInt8] = (0..<1500).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }

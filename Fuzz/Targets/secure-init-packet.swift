@@ -1,5 +1,6 @@
 // libFuzzer target: the Secure DFU init packet decoder (protobuf).
 import DFUCore
+import DFUFormats
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSecureInitPacket(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

@@ -1,6 +1,7 @@
 // libFuzzer target: the SMP codec — frame reassembly (SMPFrameAssembler), frames, and every
 // response decoder. The first byte picks the notification size (1…64) the input is cut into.
 import DFUCore
+import DFUFormats
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSMPFrames(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

@@ -6,6 +6,7 @@
 // machine took from the answers (384, the fallback, before one).
 import CBOR
 import DFUCore
+import DFUFormats
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSMPMachine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

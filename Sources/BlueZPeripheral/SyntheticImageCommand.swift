@@ -3,6 +3,7 @@ import DFUCore
 import DFUCrypto
 import DFUSimulator
 import Glibc
+import DFUFormats
 
 /// `dfu-sim image`: writes a synthetic application image of any size and its unsigned Secure
 /// init packet, for uploads to the simulated targets (`dfu upload app.bin --type application

@@ -2,6 +2,7 @@ import DFUCore
 import DFUCrypto
 public import DFUSimulator
 import FoundationEssentials
+import DFUFormats
 
 /// The `--report FILE` document: each simulated device's flash and statistics when dfu-sim ends.
 public struct StandInReport: Sendable, Codable, Equatable {

@@ -1,6 +1,7 @@
 public import DFUCore
 import DFUCrypto
 public import DFUSimulator
+import DFUFormats
 
 /// An SMP update of a simulated Zephyr/MCUboot target (``SimulatedZephyrTarget``) by the core's runner
 /// (``DFURunner/update(_:device:)-(SMPUploadPlan,_)``, which drives ``SMPUploadMachine``), in virtual time over the

@@ -1,6 +1,7 @@
 public import DFUCore
 import DFUCrypto
 public import DFUSimulator
+public import DFUFormats
 
 /// One upload of a synthetic application to a simulated Secure bootloader, in virtual time.
 public struct ModelledUpload: Sendable {

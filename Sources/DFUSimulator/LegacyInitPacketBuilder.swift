@@ -1,4 +1,5 @@
 import DFUCore
+import DFUFormats
 
 /// Builds Legacy extended init packets (DFU version 0.5: 14 bytes with one SoftDevice entry) for test fixtures.
 public struct LegacyInitPacketBuilder: Sendable, Hashable {

@@ -1,4 +1,5 @@
 public import DFUCore
+public import DFUFormats
 
 /// The fields of a Secure DFU init packet (`dfu-cc.proto`) the simulated bootloader checks;
 /// also builds init packets for tests.

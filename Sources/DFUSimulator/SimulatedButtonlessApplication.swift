@@ -1,4 +1,5 @@
 public import DFUCore
+import DFUFormats
 
 /// An application in app mode with a buttonless DFU characteristic (without bonds, with bonds, experimental).
 public struct SimulatedButtonlessApplication: SimulatedFirmware {

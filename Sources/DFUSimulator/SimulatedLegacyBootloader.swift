@@ -1,5 +1,6 @@
 import DFUCore
 import DFUCrypto
+import DFUFormats
 
 /// A Legacy DFU bootloader (SDK 4.3–11): Start DFU with sizes, init packet, PRN receipts,
 /// receive/validate/activate, 20-byte packets only.

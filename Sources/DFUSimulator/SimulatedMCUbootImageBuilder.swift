@@ -1,5 +1,6 @@
 import DFUCore
 import DFUCrypto
+import DFUFormats
 
 /// Builds MCUboot images for simulated targets and modelled figures: the 32-byte header, the body and one
 /// TLV area with the SHA256 TLV (mcu-tools/mcuboot `docs/design.md`, "Image Format"), as `imgtool sign`

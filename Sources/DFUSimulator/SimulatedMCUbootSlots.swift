@@ -1,5 +1,6 @@
 public import DFUCore
 import DFUCrypto
+public import DFUFormats
 
 /// One updatable image's two flash slots and MCUboot's swap state, as they survive resets.
 ///

@@ -1,5 +1,6 @@
 import DFUCore
 import DFUCrypto
+import DFUFormats
 
 /// A Secure DFU bootloader that behaves like nRF5 SDK 15–17's, for tests and `dfu-sim`.
 ///

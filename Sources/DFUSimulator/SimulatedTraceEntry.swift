@@ -1,4 +1,5 @@
 public import DFUCore
+import DFUFormats
 
 /// One thing the in-memory transport saw, time-stamped in virtual time.
 public struct SimulatedTraceEntry: Sendable, Hashable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import CBOR
 public import DFUCore
 import DFUCrypto
+import DFUFormats
 
 /// A Zephyr application with MCUmgr's SMP server over Bluetooth and MCUboot below it, as nRF Connect SDK
 /// builds it, for tests and modelled figures.

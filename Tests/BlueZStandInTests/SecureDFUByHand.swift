@@ -1,6 +1,7 @@
 import DFUCrypto
 import DFUCore
 import DFUSimulator
+import DFUFormats
 
 /// Little-endian helpers and request bytes for driving a Secure bootloader by hand.
 enum SecureDFUByHand {

@@ -4,6 +4,7 @@ import DFUSimulator
 import Glibc
 import TestSupport
 import Testing
+import DFUFormats
 
 /// Descriptors and child processes do not pile up over many uploads in one process.
 ///

@@ -4,6 +4,7 @@ import DFUCore
 import DFUSimulator
 import TestSupport
 import Testing
+import DFUFormats
 
 /// SMP (MCUmgr) over BlueZTransport: DFURunner's SMP upload over a real dbus-daemon, against a simulated
 /// nRF Connect SDK device (Zephyr's SMP server above MCUboot) behind the small org.bluez of ``FakeBlueZ``.

@@ -5,6 +5,7 @@ import DFUSimulator
 import Glibc
 import TestSupport
 import Testing
+import DFUFormats
 
 /// DFURunner over BlueZTransport over a real dbus-daemon, against a simulated device behind a small org.bluez.
 @Suite(.timeLimit(.minutes(TestTime.limitMinutes(1)))) struct BlueZTransportUploadTests {

@@ -2,6 +2,7 @@ import BlueZTransport
 import DFUCore
 import Glibc
 import Testing
+import DFUFormats
 
 /// Opt-in measurement (`DFU_BENCHMARK=1`): wall time and this process's CPU time (user + sys) for a
 /// 500 KB Secure upload through dfu-sim, packets via AcquireWrite and via the WriteValue fallback.

@@ -4,6 +4,7 @@ import Glibc
 import Synchronization
 import TestSupport
 import Testing
+import DFUFormats
 
 /// SMP uploads through BlueZTransport against `dfu-sim`'s `smp` and `smp-auth` devices (the project's
 /// stand-in for bluetoothd serving Zephyr's SMP server above MCUboot), checked through dfu-sim's report:

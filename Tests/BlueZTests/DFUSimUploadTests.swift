@@ -4,6 +4,7 @@ import DFUCore
 import Glibc
 import TestSupport
 import Testing
+import DFUFormats
 
 /// DFURunner over BlueZTransport against `dfu-sim`, the project's stand-in for bluetoothd,
 /// checked byte-exact through dfu-sim's report (size and CRC-32 of each image in its flash).

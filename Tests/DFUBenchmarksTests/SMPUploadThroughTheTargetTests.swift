@@ -2,6 +2,7 @@ import DFUBenchmarks
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 /// Whole SMP updates by the core's `SMPUploadMachine` against the simulated Zephyr/MCUboot target over the
 /// simulator's link, in virtual time: the new image ends up running and confirmed whatever the fault.

@@ -3,6 +3,7 @@ import DFUCrypto
 import DFUSimulator
 import Foundation
 import Testing
+import DFUFormats
 
 /// The options a flashing rig uses, end to end through `dfu-sim run`: devices from a file, how
 /// many at once, quiet output, and raw images with their init packet.

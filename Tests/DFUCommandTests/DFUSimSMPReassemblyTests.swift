@@ -1,6 +1,7 @@
 import DFUCore
 import Foundation
 import Testing
+import DFUFormats
 
 /// `dfu upload` with its default options to Zephyr's SMP server as Zephyr builds it by default: without
 /// `CONFIG_MCUMGR_TRANSPORT_BT_REASSEMBLY` and with `MCUMGR_TRANSPORT_NETBUF_SIZE` 384 (`smp,reassembly=no,buf_size=384`

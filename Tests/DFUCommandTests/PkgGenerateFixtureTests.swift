@@ -3,6 +3,7 @@ import DFUCore
 import DFUCrypto
 import Foundation
 import Testing
+import DFUFormats
 
 /// `dfu pkg generate` against nrfutil 6.1.7 itself: every run of `make-nrfutil-fixtures.sh` is
 /// repeated with the same arguments, and the zips are compared entry by entry.

@@ -2,6 +2,7 @@ import DFUCore
 import DFUSimulator
 import Foundation
 import TestSupport
+import DFUFormats
 
 /// MCUboot images for the SMP command tests, written once to a temporary folder, and simulated
 /// Zephyr/MCUboot devices to send them to.

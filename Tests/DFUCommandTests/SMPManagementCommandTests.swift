@@ -3,6 +3,7 @@ import DFUCore
 import DFUSimulator
 import Foundation
 import Testing
+import DFUFormats
 
 /// `dfu images`, `dfu confirm` and `dfu reset` against simulated Zephyr/MCUboot devices, and `dfu scan`'s
 /// mode for them.

@@ -4,6 +4,7 @@ import DFUCrypto
 import DFUSimulator
 import Foundation
 import Testing
+import DFUFormats
 
 /// `dfu upload` run in-process over simulated devices on a virtual clock.
 @Suite struct UploadCommandTests {

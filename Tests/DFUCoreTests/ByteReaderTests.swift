@@ -1,5 +1,6 @@
 import DFUCore
 import Testing
+import DFUFormats
 
 @Suite struct ByteReaderTests {
     @Test func readsLittleEndianIntegersInOrder() {

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 import ZipArchive
+import DFUFormats
 
 /// Inputs that once made a fuzz target crash, hang or leak (Tests/Fixtures/fuzz-regressions/<target>/).
 ///

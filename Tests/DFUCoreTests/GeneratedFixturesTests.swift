@@ -3,6 +3,7 @@ import DFUCrypto
 import Foundation
 import Testing
 import ZipArchive
+import DFUFormats
 
 /// The packages made with nrfutil 6.1.7 / adafruit-nrfutil into `Tests/Fixtures` (see its README),
 /// read through ``ZipArchive`` and ``DFUPackage``, compared with their `expected.json`.

@@ -1,5 +1,6 @@
 import DFUCore
 import Testing
+import DFUFormats
 
 @Suite struct IntelHexTests {
     static func parse(_ lines: [String], name: String = "fw.hex") throws(PackageError) -> IntelHex {

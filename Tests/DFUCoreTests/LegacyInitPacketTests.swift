@@ -1,5 +1,6 @@
 import DFUCore
 import Testing
+import DFUFormats
 
 @Suite struct LegacyInitPacketTests {
     /// The extended header shared by the fixtures below.

@@ -3,6 +3,7 @@ import DFUCrypto
 import Foundation
 import Testing
 import ZipArchive
+import DFUFormats
 
 /// Every image imgtool 2.5.0 made, read and checked by the reader, against the verdict
 /// `imgtool verify` gave it (Tests/Fixtures/mcuboot/expected.tsv).

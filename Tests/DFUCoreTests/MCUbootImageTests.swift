@@ -1,6 +1,7 @@
 import DFUCore
 import DFUCrypto
 import Testing
+import DFUFormats
 
 /// The reader on hand-made images: the header, both TLV areas, and every bound MCUboot's TLV
 /// iterator (mcuboot boot/bootutil/src/tlv.c) enforces.

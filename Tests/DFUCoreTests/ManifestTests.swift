@@ -1,5 +1,6 @@
 import DFUCore
 import Testing
+import DFUFormats
 
 @Suite struct ManifestTests {
     static func parse(_ json: String) throws(PackageError) -> Manifest {

@@ -1,5 +1,6 @@
 import DFUCore
 import Testing
+import DFUFormats
 
 /// A manifest that is valid JSON is never called "not valid JSON".
 @Suite struct ManifestWordingTests {

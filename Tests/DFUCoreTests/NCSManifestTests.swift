@@ -1,5 +1,6 @@
 import DFUCore
 import Testing
+import DFUFormats
 
 /// nRF Connect SDK `manifest.json` files, as sdk-nrf's scripts/bootloader/generate_zip.py writes them.
 @Suite struct NCSManifestTests {

@@ -2,6 +2,7 @@ import DFUCore
 import Foundation
 import Testing
 import ZipArchive
+import DFUFormats
 
 /// Reads every package listed in `shared/nordic-samples/samples.json` (decoded independently with
 /// nrfutil's own protobuf classes) and compares what ``DFUPackage/inspect(entries:key:)`` finds.

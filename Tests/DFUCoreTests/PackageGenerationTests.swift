@@ -1,5 +1,6 @@
 @testable import DFUCore
 import Testing
+@testable import DFUFormats
 
 /// The pieces of nrfutil 6.1.7's package generation that are easy to get subtly wrong.
 @Suite struct PackageGenerationTests {

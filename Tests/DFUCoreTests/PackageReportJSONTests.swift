@@ -2,6 +2,7 @@ import DFUCore
 import DFUCrypto
 import Foundation
 import Testing
+import DFUFormats
 
 @Suite struct PackageReportJSONTests {
     static func json(_ report: PackageReport) throws -> [String: Any] {

@@ -1,6 +1,7 @@
 import DFUCore
 import DFUCrypto
 import Testing
+import DFUFormats
 
 @Suite struct RawImageTests {
     @Test func binaryWithoutInitPacketIsLegacyWithNothingToCheck() throws {

@@ -1,5 +1,6 @@
 @testable import DFUCore
 import Testing
+@testable import DFUFormats
 
 @Suite struct SecureInitPacketTests {
     /// An unsigned init packet for a 1024-byte application, annotated field by field.

@@ -2,6 +2,7 @@ import DFUCore
 import DFUCrypto
 import Testing
 import ZipArchive
+import DFUFormats
 
 /// Signature checks on `Fixtures/Signing/signed_app.zip`, a package nrfutil 6.1.7 signed with
 /// `signing-key.pem` (see the README there).

@@ -1,5 +1,6 @@
 import DFUCore
 import DFUCrypto
+import DFUFormats
 
 /// Builders for the bytes tests need: protobuf fields, Secure init packets and whole packages.
 enum Proto {

@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 /// An nRF5 update named by address takes the address + 1 only as a DFU bootloader, and only when
 /// nothing advertises at the address named: a device left in its bootloader, never another device.

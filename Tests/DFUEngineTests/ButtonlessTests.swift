@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 @Suite struct ButtonlessTests {
     static let part = Fixtures.securePart(size: 6_000, seed: 5)

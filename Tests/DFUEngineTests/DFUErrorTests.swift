@@ -1,5 +1,6 @@
 import DFUCore
 import Testing
+import DFUFormats
 
 @Suite struct DFUErrorTests {
     struct Case: CustomTestStringConvertible, Sendable {

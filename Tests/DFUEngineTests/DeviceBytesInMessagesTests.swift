@@ -1,5 +1,6 @@
 import DFUCore
 import Testing
+import DFUFormats
 
 /// Bytes a device sent appear in one-line messages capped, however many it sent.
 @Suite struct DeviceBytesInMessagesTests {

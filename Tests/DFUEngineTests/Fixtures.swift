@@ -3,6 +3,7 @@ import DFUCrypto
 import DFUSimulator
 import TestSupport
 import Testing
+import DFUFormats
 
 /// Builders shared by the engine tests: synthetic images, init packets, devices and runners.
 enum Fixtures {

@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 /// The engine's flash pacing on links faster than the simulated nRF52 flash: no packet is lost,
 /// and the modelled time stays within a few percent of the model's lower bound.

@@ -1,5 +1,6 @@
 import DFUCore
 import Testing
+import DFUFormats
 
 @Suite struct LegacyDFUStateMachineTests {
     static let image: [UInt8] = Array(0..<45)

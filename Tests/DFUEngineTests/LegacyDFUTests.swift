@@ -2,6 +2,7 @@ import DFUCore
 import DFUSimulator
 import Testing
 import TestSupport
+import DFUFormats
 
 @Suite struct LegacyDFUTests {
     static let part = Fixtures.legacyPart(size: 3_000)

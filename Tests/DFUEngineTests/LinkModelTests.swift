@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 @Suite struct LinkModelTests {
     @Test func exchangeOfAFullPacketAt1MTakesAbout2Point5Milliseconds() {

@@ -2,6 +2,7 @@
 import DFUCrypto
 import Synchronization
 import Testing
+import DFUFormats
 
 /// The machines as the runner sees them: one event in, one action out, byte for byte.
 @Suite struct MachineProtocolTests {

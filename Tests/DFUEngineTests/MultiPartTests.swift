@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 @Suite struct MultiPartTests {
     /// SoftDevice+bootloader (bootloader v2, requires the installed SD 0x0100; installs SD 0x0123), then the app.

@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 /// Every package type over every way into the Secure bootloader, and over Legacy.
 @Suite struct PackageMatrixTests {

@@ -3,6 +3,7 @@ import DFUCrypto
 import DFUSimulator
 import Testing
 import TestSupport
+import DFUFormats
 
 /// How the engine recovers where a real bootloader or link misbehaves: late answers, a lost final
 /// answer, lost Legacy packets and links.

@@ -3,6 +3,7 @@ import DFUSimulator
 import Foundation
 import Testing
 import ZipArchive
+import DFUFormats
 
 /// Every package the project knows, read by the package reader and uploaded byte-exact to a simulated
 /// bootloader configured from its own init packets: `firmware-samples/`, `Tests/Fixtures/packages/`,

@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 @Suite struct RunnerEdgeTests {
     static let package = DFUPackage(format: .secure, parts: [Fixtures.securePart(size: 1_000)])

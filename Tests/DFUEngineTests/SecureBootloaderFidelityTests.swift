@@ -3,6 +3,7 @@ import DFUSimulator
 import Foundation
 import Testing
 import ZipArchive
+import DFUFormats
 
 /// The simulated SDK 15–17 Secure bootloader where its timing and checks follow the SDK's source
 /// (`nrf_dfu_req_handler.c`, `nrf_dfu_validation.c`), and the engine where it depends on them.

@@ -1,6 +1,7 @@
 import DFUCore
 import DFUCrypto
 import Testing
+import DFUFormats
 
 @Suite struct SecureDFUStateMachineTests {
     /// 5-byte init packet and 10-byte image; 8-byte packets.

@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 /// Every Secure fault either ends in a byte-exact image (by resume, retry or fallback)
 /// or in the right typed error; the simulator never sees an unverified Execute.

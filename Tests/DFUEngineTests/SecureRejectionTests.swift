@@ -3,6 +3,7 @@ import DFUCrypto
 import DFUSimulator
 import Testing
 import TestSupport
+import DFUFormats
 
 @Suite struct SecureRejectionTests {
     @Test(arguments: SecureDFUExtendedError.allKnown)

@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 @Suite struct SecureUploadTests {
     struct Case: CustomTestStringConvertible, Sendable {

@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 /// The simulator must fail loudly when a client breaks the protocol: these drive it by hand, badly.
 @Suite struct SimulatorInvariantTests {

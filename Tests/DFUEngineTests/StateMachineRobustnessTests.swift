@@ -1,5 +1,6 @@
 import DFUCore
 import Testing
+import DFUFormats
 
 /// Device input is never trusted: any notification, at any step, ends in an action or a typed error,
 /// and a machine fed nonsense comes to an end (fails or resets) within its step budget instead of going on for ever.

@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 @Suite struct ThroughputTests {
     struct Case: CustomTestStringConvertible, Sendable {

@@ -2,6 +2,7 @@ import SystemSupport
 import DFUCore
 import DFUCrypto
 import ZipArchive
+import DFUFormats
 
 /// Where the firmware comes from, as named on the command line: a DFU package (`.zip`), or a raw
 /// `.bin`/`.hex` image with an optional `.dat` and an explicit part type.

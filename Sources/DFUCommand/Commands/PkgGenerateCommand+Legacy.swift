@@ -1,4 +1,5 @@
 import DFUCore
+import DFUFormats
 
 extension PkgGenerateCommand {
     /// The options only Secure packages have (adafruit-nrfutil's `dfu genpkg` does not know them).

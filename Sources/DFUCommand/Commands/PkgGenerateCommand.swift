@@ -7,6 +7,7 @@ import Foundation
 #endif
 import DFUCrypto
 import ZipArchive
+import DFUFormats
 
 /// `dfu pkg generate OUT.zip`: makes a DFU package as nrfutil 6.1.7's `pkg generate` does, with
 /// its options, their meanings, and the combinations it accepts and refuses

@@ -1,6 +1,7 @@
 import SystemSupport
 import DFUCore
 import DFUCrypto
+import DFUFormats
 
 /// The one place that turns an error into a one-line message on standard error and an exit code.
 enum ErrorReport {

@@ -1,4 +1,5 @@
 import DFUCore
+import DFUFormats
 
 /// The human-readable form of an ``MCUbootPackageReport``: a heading, then one block per image.
 enum MCUbootReportTable {

@@ -1,4 +1,5 @@
 import DFUCore
+import DFUFormats
 
 /// The human-readable form of a ``PackageReport``: a heading, then one block per part.
 enum ReportTable {

@@ -1,4 +1,5 @@
 import DFUCore
+import DFUFormats
 
 /// One thing that passed through a link, as seen by ``ObservedTransport``.
 enum TransportObservation: Sendable {

@@ -1,5 +1,6 @@
 import DFUCore
 import Synchronization
+import DFUFormats
 
 /// The `-vv` trace of one link: ``TransportObservation/traceLine`` for every observation, except that SMP frames
 /// are joined from their writes and notifications first (a frame longer than one ATT packet is split without

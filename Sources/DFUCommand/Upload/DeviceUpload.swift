@@ -1,5 +1,6 @@
 import DFUCore
 import Synchronization
+import DFUFormats
 
 /// Updates one device: opens its link through the context's ``TransportProvider``, runs the
 /// engine, turns its progress into ``UploadEvent``s, and says how it ended.

@@ -1,4 +1,5 @@
 import DFUCore
+import DFUFormats
 
 /// What `dfu upload` sends, chosen from the file: an nRF5 package (Secure or Legacy DFU), or MCUboot
 /// images (a lone image or an nRF Connect SDK zip) as an SMP upload plan.

@@ -1,4 +1,5 @@
 public import FoundationEssentials
+public import DFUFormats
 
 /// Every way a DFU can fail, with what the engine was doing; each renders as one helpful sentence.
 public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {

@@ -1,3 +1,4 @@
+public import DFUFormats
 /// Which parts of a package to send.
 public enum DFUScope: String, Sendable, Hashable, CaseIterable {
     /// Only the system part (SoftDevice and/or bootloader).

@@ -1,3 +1,4 @@
+import DFUFormats
 // Connecting, finding the bootloader again, and switching applications into it.
 
 extension DFURunner {

@@ -1,3 +1,4 @@
+import DFUFormats
 // How the runner tells application from bootloader mode, and what it carries through an update.
 
 extension DFURunner {

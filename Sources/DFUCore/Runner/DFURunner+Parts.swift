@@ -1,3 +1,4 @@
+import DFUFormats
 // Sending one part with reconnection and resume, and the one loop that drives every protocol machine.
 
 extension DFURunner {

@@ -1,3 +1,4 @@
+import DFUFormats
 // Sending MCUboot images to an SMP server: the same loop as the nRF5 parts, one machine per connection.
 
 extension DFURunner {

@@ -1,3 +1,4 @@
+import DFUFormats
 // SMP (MCUmgr) management outside an upload: the image list, test/confirm, reset, erase; one request per
 // connection, through the same loop as the uploads.
 

@@ -1,3 +1,4 @@
+public import DFUFormats
 /// Runs a whole update: connect, switch to the bootloader, send every part in scope, each in its own
 /// connection, reconnecting and resuming after link losses.
 ///

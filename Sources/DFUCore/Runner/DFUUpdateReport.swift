@@ -1,3 +1,4 @@
+public import DFUFormats
 /// What an update did, for summaries and benchmarks.
 public struct DFUUpdateReport: Sendable, Hashable {
     /// Parts sent to completion, in order.

@@ -1,3 +1,4 @@
+import DFUFormats
 /// A notification or indication received from the connected device.
 public struct DFUNotification: Sendable, Hashable, CustomStringConvertible {
     /// Where it came from.

@@ -1,3 +1,4 @@
+import DFUFormats
 /// A failure reported by a transport; the runner wraps it in ``DFUError`` with the step.
 public enum DFUTransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The link is down (or dropped during the call).

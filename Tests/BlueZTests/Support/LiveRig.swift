@@ -6,6 +6,7 @@ import DFUCrypto
 import DFUSimulator
 import Glibc
 import TestSupport
+import DFUFormats
 
 /// Builders for the live tests: devices, packages, a transport on a fake BlueZ, runner options.
 enum LiveRig {

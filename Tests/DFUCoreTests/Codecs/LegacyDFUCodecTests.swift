@@ -1,5 +1,6 @@
 import DFUCore
 import Testing
+import DFUFormats
 
 /// The Legacy DFU control point codec, row by row (opcodes and layouts: nRF5 SDK 11 `ble_dfu.h` /
 /// `dfu_transport_ble.c`; ../shared/docs/nordic-dfu-reference.md's Legacy table).

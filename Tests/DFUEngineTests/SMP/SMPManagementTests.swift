@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 /// The runner's SMP management entry points (image list, test/confirm, reset) against the simulated
 /// Zephyr/MCUboot target, one request per connection through the same loop as the upload.

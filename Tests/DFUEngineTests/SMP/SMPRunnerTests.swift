@@ -1,6 +1,7 @@
 import DFUCore
 import DFUSimulator
 import Testing
+import DFUFormats
 
 /// The runner's SMP entry point against simulated devices: a whole update through the one loop, and the two
 /// mismatches (an MCUboot plan for an nRF5 device, an nRF5 package for an SMP server) refused before anything

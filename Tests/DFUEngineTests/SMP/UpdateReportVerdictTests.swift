@@ -1,5 +1,6 @@
 import DFUCore
 import Testing
+import DFUFormats
 
 /// What the result line and `--json` call an update that succeeded: "updated" only when the device runs
 /// what it was sent (`DFUUpdateReport.isUpdated`), otherwise "uploaded".

@@ -3,6 +3,7 @@ import DFUCore
 import DFUCrypto
 import DFUSimulator
 import Foundation
+import DFUFormats
 
 /// Drives a ``SimulatedZephyrTarget`` directly, frame by frame, in virtual time: writes split at the ATT
 /// payload, answers joined from its notifications, resets run through MCUboot.

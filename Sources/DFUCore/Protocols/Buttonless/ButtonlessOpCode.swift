@@ -1,3 +1,4 @@
+import DFUFormats
 /// The first byte of a buttonless request (and the second byte of its response).
 ///
 /// A struct rather than an enum so an unknown value from a device still prints.

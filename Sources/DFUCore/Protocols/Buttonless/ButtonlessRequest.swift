@@ -1,3 +1,4 @@
+import DFUFormats
 /// A request written to a buttonless characteristic.
 public enum ButtonlessRequest: Sendable, Hashable, CustomStringConvertible {
     /// `01`: reboot into the bootloader.

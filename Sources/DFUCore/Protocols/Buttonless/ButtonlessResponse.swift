@@ -1,3 +1,4 @@
+import DFUFormats
 /// A decoded buttonless indication: `20 <request op> <status>` (nRF5 SDK 15
 /// `components/ble/ble_services/ble_dfu/ble_dfu.c`, `ble_dfu_resp_send`).
 public struct ButtonlessResponse: Sendable, Hashable, CustomStringConvertible {

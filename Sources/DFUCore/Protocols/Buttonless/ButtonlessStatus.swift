@@ -1,3 +1,4 @@
+import DFUFormats
 /// The status byte of a buttonless response (`20 <op> <status>`).
 public struct ButtonlessStatus: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The byte on the wire.

@@ -1,3 +1,4 @@
+import DFUFormats
 /// A decoded Legacy DFU control point notification.
 public enum LegacyDFUNotification: Sendable, Hashable, CustomStringConvertible {
     /// `10 <request op> <status>`.

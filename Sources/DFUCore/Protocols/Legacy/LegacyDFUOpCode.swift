@@ -1,3 +1,4 @@
+import DFUFormats
 /// The first byte of a Legacy DFU control point request or notification.
 public struct LegacyDFUOpCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The byte on the wire.

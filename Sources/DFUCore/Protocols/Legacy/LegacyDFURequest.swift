@@ -1,3 +1,4 @@
+public import DFUFormats
 /// One Legacy DFU control point request.
 public enum LegacyDFURequest: Sendable, Hashable, CustomStringConvertible {
     /// `01 <image type>` (the three sizes follow on the packet characteristic).

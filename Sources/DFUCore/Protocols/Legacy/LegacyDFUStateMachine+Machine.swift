@@ -1,3 +1,4 @@
+import DFUFormats
 // Legacy DFU as the runner drives it: each protocol decision becomes the runner's actions on the Legacy DFU
 // Control Point and Packet characteristics, with the machine's own timeouts, progress, restarts and Reset.
 

@@ -1,3 +1,4 @@
+public import DFUFormats
 /// Legacy DFU (SDK 4.3–11) for one part over one connection, as a pure state machine.
 ///
 /// Packets are always 20 bytes, whatever the MTU: Nordic's legacy bootloaders drop longer ones.

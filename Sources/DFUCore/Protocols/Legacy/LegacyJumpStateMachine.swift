@@ -1,3 +1,4 @@
+import DFUFormats
 /// Switching a Legacy DFU application into its bootloader, as a pure state machine the runner drives.
 ///
 /// An SDK 7–11 application with the DFU service (DFU Version 0.1) jumps into its bootloader when it is

@@ -1,3 +1,4 @@
+import DFUFormats
 /// What a ``DFUProtocolMachine`` asks the runner to do next.
 public enum DFUMachineAction: Sendable, Hashable, CustomStringConvertible {
     /// Enable notifications or indications on the endpoint; answered with `.written`.

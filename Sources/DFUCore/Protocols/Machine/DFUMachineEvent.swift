@@ -1,3 +1,4 @@
+import DFUFormats
 /// What happened, as the runner tells a ``DFUProtocolMachine``.
 public enum DFUMachineEvent: Sendable, Hashable, CustomStringConvertible {
     /// The connection is ready: the first event of every machine.

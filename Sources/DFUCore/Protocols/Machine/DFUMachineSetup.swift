@@ -1,3 +1,4 @@
+public import DFUFormats
 /// Everything a ``DFUProtocolMachine`` is made from: one value, the same for every protocol.
 public struct DFUMachineSetup: Sendable {
     /// The part to send; nil when the machine only switches the device into its bootloader.

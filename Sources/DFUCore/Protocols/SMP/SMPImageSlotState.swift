@@ -1,3 +1,4 @@
+import DFUFormats
 /// One entry of the image state list (image group, command 0; zephyr `smp_group_1.rst`, "Get state
 /// of images response"; written by `img_mgmt_state_read` in
 /// `subsys/mgmt/mcumgr/grp/img_mgmt/src/img_mgmt_state.c`).

@@ -1,4 +1,5 @@
 internal import CBOR
+import DFUFormats
 
 /// The SMP (MCUmgr) image upload over one connection, as a pure state machine in the runner's
 /// vocabulary (``DFUMachineEvent`` in, ``DFUMachineAction`` out), like the other protocols.

@@ -1,3 +1,4 @@
+import DFUFormats
 /// The extended error byte that follows result 0x0B in a Secure DFU response.
 public struct SecureDFUExtendedError: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The byte on the wire.

@@ -1,3 +1,4 @@
+import DFUFormats
 /// One Secure DFU control point request.
 public enum SecureDFURequest: Sendable, Hashable, CustomStringConvertible {
     /// `01 <type> <size u32>`.

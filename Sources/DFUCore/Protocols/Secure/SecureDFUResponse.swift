@@ -1,3 +1,4 @@
+import DFUFormats
 /// A decoded Secure DFU control point notification: `60 <request op> <result> [payload]`.
 ///
 /// Each case carries exactly what that answer holds, so a machine matches the answer it expects and never

@@ -1,3 +1,4 @@
+import DFUFormats
 /// The result byte of a Secure DFU response (`60 <op> <result>`).
 public struct SecureDFUResultCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The byte on the wire.

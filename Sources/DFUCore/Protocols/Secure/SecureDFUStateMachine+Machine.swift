@@ -1,3 +1,4 @@
+import DFUFormats
 // Secure DFU as the runner drives it: each protocol decision (a request, packets, a wait) becomes the runner's
 // actions on the Secure DFU Control Point and Packet characteristics, with the machine's own timeouts,
 // progress, flash hints, PRN fallback and Abort.

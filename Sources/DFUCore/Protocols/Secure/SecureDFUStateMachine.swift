@@ -1,4 +1,5 @@
 import DFUCrypto
+public import DFUFormats
 
 /// Secure DFU (SDK 12–17) for one part over one connection, as a pure state machine.
 ///
