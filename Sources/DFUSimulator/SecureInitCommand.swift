@@ -1,4 +1,3 @@
-public import DFUCore
 public import DFUFormats
 
 /// The fields of a Secure DFU init packet (`dfu-cc.proto`) the simulated bootloader checks;

@@ -1,4 +1,3 @@
-public import DFUCore
 import DFUCrypto
 public import DFUFormats
 

@@ -1,4 +1,5 @@
 import DFUCore
+import DFUFormats
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

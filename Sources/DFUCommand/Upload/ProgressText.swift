@@ -1,4 +1,5 @@
 import DFUCore
+import DFUFormats
 
 /// The words and numbers of progress output, shared by the live and the plain renderers.
 enum ProgressText {
