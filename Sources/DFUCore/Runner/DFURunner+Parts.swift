@@ -102,6 +102,10 @@ extension DFURunner {
             } else {
                 throw .aborted(step: machine.step)
             }
+            if cancelled, let answer = await farewell(action) {
+                event = answer
+                continue
+            }
             switch action {
             case .enableNotifications(let endpoint):
                 do {
@@ -112,15 +116,6 @@ extension DFURunner {
                 } catch .disconnected {
                     event = .disconnected
                 } catch { throw wrap(error, step: machine.step) }
-            case .write(let frames, let endpoint, let type, _) where cancelled:
-                let transport = transport
-                let written = await Self.uncancelled { () -> Bool in
-                    for frame in frames {
-                        do { try await transport.write(frame, to: endpoint, type: type) } catch { return false }
-                    }
-                    return true
-                }
-                event = written ? .written : .disconnected
             case .write(let frames, let endpoint, let type, let paced):
                 do {
                     try await writer.write(frames, to: endpoint, type: type, paced: paced)
@@ -131,20 +126,8 @@ extension DFURunner {
                     event = .disconnected
                 } catch { throw wrap(error, step: machine.step) }
             case .lastWrite(let frame, let endpoint):
-                let transport = transport
-                let write: @Sendable () async -> Void = { try? await transport.write(frame, to: endpoint, type: .withResponse) }
-                if cancelled { await Self.uncancelled(write) } else { await write() }
+                try? await transport.write(frame, to: endpoint, type: .withResponse)
                 event = .written
-            case .awaitNotification(let endpoint, let timeout) where cancelled:
-                // The goodbye's answer, within the machine's own short timeout.
-                let runner = self
-                event = await Self.uncancelled { () -> DFUMachineEvent in
-                    do {
-                        return try await runner.awaitNotification(from: endpoint, within: timeout).map { .notified($0) } ?? .timedOut
-                    } catch {
-                        return .disconnected
-                    }
-                }
             case .awaitNotification(let endpoint, var timeout):
                 if let deadline = context.deadline {
                     // Not past the deadline: the next turn ends the update there.
@@ -157,8 +140,6 @@ extension DFURunner {
                 } catch .disconnected {
                     event = .disconnected
                 } catch { throw wrap(error, step: machine.step) }
-            case .wait where cancelled:
-                event = .delayElapsed
             case .wait(let duration):
                 // Cut short by a cancellation, which the next turn hands to the machine.
                 try? await clock.sleep(for: duration)
@@ -183,10 +164,36 @@ extension DFURunner {
         }
     }
 
-    /// Runs `body` in a task of its own, which the update's cancellation does not reach: after an interrupt the
-    /// machine's goodbye still goes over the link (the caller's task, being cancelled, would have its calls cut).
-    static func uncancelled<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
-        await Task { await body() }.value
+    /// After an interrupt: carries out an action of the machine's goodbye (its writes, the wait for the answer within
+    /// the machine's own short timeout) in a task of its own, which the update's cancellation does not reach (the
+    /// caller's task, being cancelled, would have its calls cut short), and returns what happened; nil for an action
+    /// the loop carries out as always (a report, the end). No waits: the goodbye goes at once.
+    private func farewell(_ action: DFUMachineAction) async -> DFUMachineEvent? {
+        let runner = self
+        switch action {
+        case .write(let frames, let endpoint, let type, _):
+            return await Task { () -> DFUMachineEvent in
+                for frame in frames {
+                    do { try await runner.transport.write(frame, to: endpoint, type: type) } catch { return .disconnected }
+                }
+                return .written
+            }.value
+        case .lastWrite(let frame, let endpoint):
+            await Task { try? await runner.transport.write(frame, to: endpoint, type: .withResponse) }.value
+            return .written
+        case .awaitNotification(let endpoint, let timeout):
+            return await Task { () -> DFUMachineEvent in
+                do {
+                    return try await runner.awaitNotification(from: endpoint, within: timeout).map { .notified($0) } ?? .timedOut
+                } catch {
+                    return .disconnected
+                }
+            }.value
+        case .wait:
+            return .delayElapsed
+        case .enableNotifications, .report, .finish, .fail:
+            return nil
+        }
     }
 
     /// Carries out what a machine reports: progress (with the speed while uploading), the start of the transfer
