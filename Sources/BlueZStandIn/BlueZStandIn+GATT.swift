@@ -248,15 +248,15 @@ extension BlueZStandIn {
                 enqueuePaced(
                     .notify(device: device, generation: generation, characteristic: characteristic, bytes: payload, delay: .zero),
                     due: due)
-            case .drop(let reboot) where paced:
-                enqueuePaced(.drop(device: device, generation: generation, reboot: reboot), due: due)
+            case .drop(let reboot, _) where paced:
+                enqueuePaced(.drop(device: device, generation: generation, reboot: reboot, radio: radio, after: .zero), due: due)
             case .notify(let characteristic, let payload, let delay):
                 enqueue(
                     .notify(
                         device: device, generation: generation, characteristic: characteristic, bytes: payload,
                         delay: delay))
-            case .drop(let reboot):
-                enqueue(.drop(device: device, generation: generation, reboot: reboot))
+            case .drop(let reboot, let after):
+                enqueue(.drop(device: device, generation: generation, reboot: reboot, radio: radio, after: after))
             case .host(let event):
                 enqueue(.host(event))
             }

@@ -75,11 +75,14 @@ public actor BlueZStandIn {
     private let pacedEventStream: AsyncStream<(due: ContinuousClock.Instant, event: DeferredEvent)>
     private var pacedTask: Task<Void, Never>?
     private var ownerTask: Task<Void, Never>?
+    /// Device resets waiting for their time (``reset(_:radio:into:after:)``).
+    private var resets: [Int: Task<Void, Never>] = [:]
+    private var lastReset = 0
 
     /// Something done after the current handler returns, in order.
     enum DeferredEvent: Sendable {
         case notify(device: ObjectPath, generation: Int, characteristic: String, bytes: [UInt8], delay: Duration)
-        case drop(device: ObjectPath, generation: Int, reboot: SimulatedBootTarget?)
+        case drop(device: ObjectPath, generation: Int, reboot: SimulatedBootTarget?, radio: Int, after: Duration)
         case resolve(device: ObjectPath, generation: Int)
         case announce(generation: Int)
         case drain(device: ObjectPath, generation: Int)
@@ -174,6 +177,8 @@ public actor BlueZStandIn {
             tearDown(path, reboot: nil, announce: false)
         }
         for object in devices.values { object.expiry?.cancel() }
+        for reset in resets.values { reset.cancel() }
+        resets = [:]
         events.finish()
         eventTask?.cancel()
         pacedEvents.finish()
@@ -202,6 +207,20 @@ public actor BlueZStandIn {
         return served
     }
 
+    /// A device's reset `after` its firmware asked for it: it drops the link it is on (whichever client's), or, with no
+    /// client connected any more, just reboots. Nothing when the stand-in stops first.
+    private func reset(_ device: ObjectPath, radio: Int, into target: SimulatedBootTarget, after: Duration) async {
+        await pause(after)
+        guard !Task.isCancelled else { return }
+        if devices[device]?.connected == true, devices[device]?.radio == radio {
+            tearDown(device, reboot: target, announce: true)
+        } else if radios.indices.contains(radio) {
+            radios[radio].reboot(into: target)
+        }
+    }
+
+    private func resetDone(_ id: Int) { resets[id] = nil }
+
     nonisolated func enqueue(_ event: DeferredEvent) {
         events.yield(event)
     }
@@ -223,10 +242,22 @@ public actor BlueZStandIn {
         case .notify(let device, let generation, let characteristic, let bytes, let delay):
             if delay > .zero { await pause(delay) }
             deliverNotification(device: device, generation: generation, characteristic: characteristic, bytes: bytes)
-        case .drop(let device, let generation, let reboot):
-            await pause(.milliseconds(2))
-            guard devices[device]?.generation == generation, devices[device]?.connected == true else { return }
-            tearDown(device, reboot: reboot, announce: true)
+        case .drop(let device, let generation, let reboot, let radio, let after):
+            guard let reboot, after > .milliseconds(2) else {
+                await pause(.milliseconds(2))
+                guard devices[device]?.generation == generation, devices[device]?.connected == true else { return }
+                tearDown(device, reboot: reboot, announce: true)
+                return
+            }
+            // The firmware resets that long after its answer (Zephyr's os_mgmt_reset schedules the reset
+            // MCUMGR_GRP_OS_RESET_MS later and keeps answering meanwhile): on a timer of its own, so the events queued
+            // after it are not held up, and whether or not the client is still connected then.
+            lastReset += 1
+            let id = lastReset
+            resets[id] = Task {
+                await self.reset(device, radio: radio, into: reboot, after: after)
+                self.resetDone(id)
+            }
         case .resolve(let device, let generation):
             await pause(configuration.link.resolveDelay)
             resolveServices(device, generation: generation)

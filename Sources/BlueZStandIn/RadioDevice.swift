@@ -10,8 +10,10 @@ struct RadioDevice: Sendable {
         /// A notification or indication on `characteristic` (upper-case UUID), held back `delay` on the
         /// wall clock (a `late-response` fault).
         case notify(characteristic: String, bytes: [UInt8], delay: Duration)
-        /// The link drops; the device boots into `target` (nil: it just drops, e.g. a fault).
-        case drop(reboot: SimulatedBootTarget?)
+        /// The link drops; the device boots into `target` (nil: it just drops, e.g. a fault), `after` the write that
+        /// caused it on the wall clock (the firmware's own delay: Zephyr's MCUMGR_GRP_OS_RESET_MS, a bootloader's
+        /// reset after its last answer; zero for a fault).
+        case drop(reboot: SimulatedBootTarget?, after: Duration)
         /// A host fault fires: the adapter disappears (`vanishes`) or bluetoothd restarts.
         case host(HostEvent)
     }
@@ -155,6 +157,14 @@ struct RadioDevice: Sendable {
         refreshModelled()
     }
 
+    /// The device resets into `target` while no client is connected (its reset was due after the link had gone).
+    mutating func reboot(into target: SimulatedBootTarget) {
+        collectFirmwareDrops()
+        peripheral.boot(into: target, at: modelled)
+        modelled += link.bootTime
+        refreshModelled()
+    }
+
     /// A read.
     mutating func read(_ characteristic: String) -> Result<[UInt8], SimulatedATTError> {
         catchUp()
@@ -288,9 +298,9 @@ struct RadioDevice: Sendable {
         }
         if let reboot {
             modelled = max(modelled, reboot.1)
-            outcomes.append(.drop(reboot: reboot.0))
+            outcomes.append(.drop(reboot: reboot.0, after: max(.zero, reboot.1 - arrival)))
         } else if dropAfter {
-            outcomes.append(.drop(reboot: nil))
+            outcomes.append(.drop(reboot: nil, after: .zero))
         }
         if let hostEvent { outcomes.append(.host(hostEvent)) }
         refreshModelled()

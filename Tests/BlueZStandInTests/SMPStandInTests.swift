@@ -227,6 +227,32 @@ struct SMPStandInTests {
         }
     }
 
+    /// `os_mgmt_reset` answers first and resets MCUMGR_GRP_OS_RESET_MS later (here 300 ms), answering meanwhile: the
+    /// link stays up that long after the request, so a client takes the answer before it sees the link go (the
+    /// stand-in used to drop it 2 ms after the answer, and smpclient, whose notifications come over a socket and the
+    /// disconnection over D-Bus, once saw the disconnection first under load); and a client that hangs up at once
+    /// does not stop the reset.
+    @Test func theResetComesItsDelayAfterTheRequestWhetherOrNotTheClientStays() async throws {
+        try await withStandIn(devices: ["smp,reset_ms=300"]) { bus in
+            let session = try await SMPSessionByHand(bus)
+            let sent = ContinuousClock.now
+            #expect(try await session.send(.reset) == .reset)
+            try await bus.waitUntil("the reset drops the link") {
+                try await bus.property("Connected", of: BlueZNames.device, at: session.device).boolValue == false
+            }
+            #expect(sent.duration(to: .now) >= .milliseconds(300))
+            #expect(try #require(await bus.standIn.report().devices.first).stats.smpResets == 1)
+        }
+        try await withStandIn(devices: ["smp,reset_ms=300"]) { bus in
+            let session = try await SMPSessionByHand(bus)
+            #expect(try await session.send(.reset) == .reset)
+            _ = try await bus.call(session.device, BlueZNames.device, "Disconnect")
+            try await bus.waitUntil("the device resets with nobody connected") {
+                await bus.standIn.report().devices.first?.stats.smpResets == 1
+            }
+        }
+    }
+
     /// `--link smp_paced=yes`: an answer reaches the client when the model says it would, a connection event
     /// after the request at the least (here 60 ms), instead of as soon as the model handled it.
     @Test func withSMPPacingAnswersWaitForTheModelledLink() async throws {
