@@ -1,5 +1,5 @@
 import CBOR
-public import DFUCore
+import DFUCore
 import DFUCrypto
 import DFUFormats
 
@@ -16,7 +16,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     /// The configuration.
     public let configuration: ZephyrTargetConfiguration
     /// Each image's slots.
-    public private(set) var slots: [SimulatedMCUbootSlots]
+    public internal(set) var slots: [SimulatedMCUbootSlots]
     /// Writes the target did not take as a request: dropped (no free buffer, longer than a buffer, not a whole frame:
     /// once a frame's first write is lost, its other writes are taken as frame starts and dropped too), or, without
     /// reassembly, answered MGMT_ERR_ECORRUPT or MGMT_ERR_ENOTSUP because they were no whole request.
@@ -27,7 +27,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     public private(set) var resets = 0
 
     /// The upload in progress (`g_img_mgmt_state` in `img_mgmt.c`: area, size, offset, sha), lost at a reset.
-    private struct Upload: Sendable {
+    struct Upload: Sendable {
         var image: Int
         var size: Int
         var offset: Int
@@ -35,17 +35,17 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         var erasedPages: Int
     }
 
-    private var upload: Upload?
-    private var partial: [UInt8] = []
-    private var expected = 0
-    private var bufferReleaseTimes: [Duration] = []
-    private var busyUntil: Duration = .zero
-    private var responses = 0
-    private var uploadedBytes = 0
+    var upload: Upload?
+    var partial: [UInt8] = []
+    var expected = 0
+    var bufferReleaseTimes: [Duration] = []
+    var busyUntil: Duration = .zero
+    var responses = 0
+    var uploadedBytes = 0
     /// Set by the reset-mid-upload fault: nothing more is handled before the reset.
-    private var resetScheduled = false
+    var resetScheduled = false
     /// NCSDK-34106: image 1 was marked while image 0's mark was already in place (until the next reset).
-    private var networkCoreMarkedAfterApplication = false
+    var networkCoreMarkedAfterApplication = false
 
     /// A target running the initial images of `configuration`.
     public init(configuration: ZephyrTargetConfiguration = ZephyrTargetConfiguration()) {
@@ -59,7 +59,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         }
     }
 
-    private var characteristic: String { DFUServiceUUIDs().smpCharacteristic.uppercased() }
+    var characteristic: String { DFUServiceUUIDs().smpCharacteristic.uppercased() }
 
     /// The SMP service with its one characteristic, write without response and notify
     /// (`smp_bt.c`, `SMP_BT_SVC_UUID`/`SMP_BT_CHR_UUID`, `BT_GATT_CHRC_WRITE_WITHOUT_RESP | BT_GATT_CHRC_NOTIFY`).
@@ -180,7 +180,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     /// are freed only once the answer's last notification is acknowledged (`smp_bt_tx_pkt` waits for
     /// `smp_notify_sem`, given by the notification's completion callback), so a request the client sends as soon
     /// as the answer arrives can find none (conformance-mcuboot.md, Z3).
-    private func hasFreeBuffer(at now: Duration) -> Bool {
+    func hasFreeBuffer(at now: Duration) -> Bool {
         let held = bufferReleaseTimes.filter { $0 > now }.count + (busyUntil > now ? 1 : 0) + (partial.isEmpty ? 0 : 1)
         return held < configuration.bufferCount
     }
@@ -195,7 +195,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     /// no SMP client in `smp_svr`): MGMT_ERR_ENOTSUP the same way. Otherwise the request is handled, and bytes after
     /// it are read as the next frame. So a frame split over two writes of a server without reassembly gets two
     /// answers: ECORRUPT under its own header, and one under whatever 8 bytes start the second write.
-    private mutating func process(packet: [UInt8], context: inout SimulatedContext) {
+    mutating func process(packet: [UInt8], context: inout SimulatedContext) {
         var rest = packet[...]
         while !rest.isEmpty {
             guard rest.count >= SMPHeader.size else {
@@ -220,7 +220,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     /// `smp_on_err` → `smp_build_err_rsp`: `{"rc": rc}` (an open-ended map, as zcbor writes it) under the header
     /// `smp_make_rsp_hdr` makes from the request's 8 bytes, whatever they are: read response for a read, write
     /// response otherwise, the version capped at SMP version 2, flags 0, the group, sequence and command as they were.
-    private mutating func answerError(to head: [UInt8], rc: Int, context: inout SimulatedContext) {
+    mutating func answerError(to head: [UInt8], rc: Int, context: inout SimulatedContext) {
         droppedFrames += 1
         let start = max(context.now, busyUntil)
         var end = start + configuration.processingPerFrame
@@ -238,12 +238,12 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
 
     /// The request's buffer and its answer's are freed, and the work queue takes the next request, at `time`: once
     /// the answer's notifications are acknowledged, or when the request ends without an answer.
-    private mutating func release(at time: Duration) {
+    mutating func release(at time: Duration) {
         busyUntil = time
         bufferReleaseTimes.append(time)
     }
 
-    private mutating func handle(_ bytes: [UInt8], context: inout SimulatedContext) {
+    mutating func handle(_ bytes: [UInt8], context: inout SimulatedContext) {
         // A frame that does not decode is dropped without an answer (`smp_process_request_packet`).
         guard let frame = try? SMPFrame(bytes: bytes), !frame.header.operation.isResponse,
             let body = try? frame.decodedBody()
@@ -282,7 +282,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     /// (`smp_bt_tx_pkt`: chunks of `bt_gatt_get_mtu(conn) - 3`), each queued once the one before is acknowledged
     /// (`smp_bt_tx_pkt` takes `smp_notify_sem` after every `bt_gatt_notify_cb`). Returns when the last is
     /// acknowledged.
-    private func notify(_ frame: [UInt8], at time: Duration, context: inout SimulatedContext) -> Duration {
+    func notify(_ frame: [UInt8], at time: Duration, context: inout SimulatedContext) -> Duration {
         let size = max(1, context.notificationLength)
         var offset = 0
         var queued = time
@@ -295,13 +295,13 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         return queued
     }
 
-    private enum Reply {
+    enum Reply {
         case body(CBOR)
         case imageError(Int)
         case managementError(Int)
     }
 
-    private struct Outcome {
+    struct Outcome {
         var reply = Reply.body(.map([]))
         var work: Duration = .zero
         var resetAfterAnswer: Duration?
@@ -313,7 +313,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     /// (`smp_add_cmd_err` in `smp.c`; `img_mgmt_translate_error_code` in `img_mgmt.c`).
     /// The flood fault's answer number `index` before the answer to `header`: same group and command,
     /// a sequence number the client did not use last (128 + index on from the request's), `off` 0, `rc` 0.
-    private func floodFrame(to header: SMPHeader, index: Int) -> [UInt8] {
+    func floodFrame(to header: SMPHeader, index: Int) -> [UInt8] {
         let sequence = header.sequence &+ 128 &+ UInt8(truncatingIfNeeded: index)
         let frame = try? SMPFrame(operation: header.operation.response, version: header.version, group: header.group,
                                   command: header.command, sequence: sequence, body: .map(["off": .int(0), "rc": .int(0)]),
@@ -321,7 +321,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         return frame?.bytes ?? []
     }
 
-    private func answerFrame(to header: SMPHeader, _ reply: Reply) -> [UInt8] {
+    func answerFrame(to header: SMPHeader, _ reply: Reply) -> [UInt8] {
         let body: CBOR
         switch reply {
         case .body(let value): body = value
@@ -350,7 +350,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         }
     }
 
-    private mutating func dispatch(_ header: SMPHeader, _ body: CBOR, outcome: inout Outcome, context: SimulatedContext) {
+    mutating func dispatch(_ header: SMPHeader, _ body: CBOR, outcome: inout Outcome, context: SimulatedContext) {
         let write = header.operation == .write
         switch (header.group, header.command, write) {
         case (.os, 0, true): echo(body, outcome: &outcome)
@@ -370,284 +370,12 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     }
 
     /// OS group, echo (`os_mgmt_echo`): `{"d": text}` → `{"r": text}`; anything else is MGMT_ERR_EINVAL.
-    private func echo(_ body: CBOR, outcome: inout Outcome) {
+    func echo(_ body: CBOR, outcome: inout Outcome) {
         guard let text = body["d"]?.textValue else {
             outcome.reply = .managementError(3)
             return
         }
         outcome.reply = .body(.map(["r": .text(text)]))
-    }
-
-    // MARK: - Image state (img_mgmt_state.c)
-
-    private enum BootType { case normal, test, revert }
-
-    /// `img_mgmt_get_next_boot_slot`: the slot the next reset runs and why.
-    private func nextBoot(_ image: Int) -> (slot: Int, type: BootType) {
-        switch slots[image].nextBoot {
-        case .none: (0, .normal)
-        case .permanent: (1, .normal)
-        case .test: (1, .test)
-        case .revert: (1, .revert)
-        }
-    }
-
-    /// `img_mgmt_state_read`: both slots of every image with a readable image, and their flags, by image then slot.
-    public var imageList: [SMPImageSlotState] {
-        var entries: [SMPImageSlotState] = []
-        for image in slots.indices {
-            let (next, type) = nextBoot(image)
-            let flagsPrimary: (pending: Bool, confirmed: Bool, active: Bool, permanent: Bool) =
-                (false, type != .revert, true, false)
-            var flagsSecondary: (pending: Bool, confirmed: Bool, active: Bool, permanent: Bool) = (false, false, false, false)
-            if next != 0 {
-                switch type {
-                case .normal: flagsSecondary = (true, false, false, true)
-                case .revert: flagsSecondary = (false, true, false, false)
-                case .test: flagsSecondary = (true, false, false, false)
-                }
-            }
-            for (slot, flags) in [(0, flagsPrimary), (1, flagsSecondary)] {
-                guard let found = slots[image].image(inSlot: slot), let hash = found.imageHash else { continue }
-                entries.append(SMPImageSlotState(
-                    image: image, slot: slot, version: Self.versionString(found.version), hash: hash,
-                    bootable: !found.flags.contains(.nonBootable), pending: flags.pending, confirmed: flags.confirmed,
-                    active: flags.active, permanent: flags.permanent))
-            }
-        }
-        return entries
-    }
-
-    /// The image list's body: the entries' fields in `img_mgmt_state_read`'s order, `image` only with several images.
-    private func stateBody() -> CBOR {
-        let entries: [CBOR] = imageList.map { entry in
-            var map: [CBOR.Entry] = []
-            if configuration.images.count > 1 { map.append(CBOR.Entry(.text("image"), .int(entry.image))) }
-            map.append(CBOR.Entry(.text("slot"), .int(entry.slot)))
-            map.append(CBOR.Entry(.text("version"), .text(entry.version)))
-            map.append(CBOR.Entry(.text("hash"), .bytes(entry.hash ?? [])))
-            map.append(CBOR.Entry(.text("bootable"), .bool(entry.bootable)))
-            map.append(CBOR.Entry(.text("pending"), .bool(entry.pending)))
-            map.append(CBOR.Entry(.text("confirmed"), .bool(entry.confirmed)))
-            map.append(CBOR.Entry(.text("active"), .bool(entry.active)))
-            map.append(CBOR.Entry(.text("permanent"), .bool(entry.permanent)))
-            return .map(map)
-        }
-        return .map(["images": .array(entries), "splitStatus": .int(0)])
-    }
-
-    /// `img_mgmt_ver_str`: "major.minor.revision", with ".build" when the build number is not 0.
-    static func versionString(_ version: MCUbootVersion) -> String {
-        "\(version.major).\(version.minor).\(version.revision)" + (version.build != 0 ? ".\(version.build)" : "")
-    }
-
-    /// `img_mgmt_state_write` and `img_mgmt_set_next_boot_slot`: test or confirm by hash, or confirm the running image.
-    private mutating func stateWrite(_ body: CBOR, outcome: inout Outcome) {
-        let confirm = body["confirm"]?.boolValue ?? false
-        let hash = body["hash"]?.bytesValue ?? []
-        var image = 0
-        var slot = 0
-        if hash.isEmpty {
-            guard confirm else { return outcome.reply = .imageError(24) }  // a test without a hash: INVALID_HASH
-        } else {
-            guard hash.count == 32 else { return outcome.reply = .imageError(24) }
-            guard let found = findSlot(hash: hash) else { return outcome.reply = .imageError(8) }  // HASH_NOT_FOUND
-            (image, slot) = found
-        }
-        let (next, type) = nextBoot(image)
-        if confirm, image != 0, slot == 0 { return outcome.reply = .imageError(32) }  // CONFIRMATION_DENIED
-        if !confirm, slot == 0 { return outcome.reply = .imageError(33) }  // TEST_TO_ACTIVE_DENIED
-        switch type {
-        case .test:
-            if !confirm, slot == next { return outcome.reply = .body(stateBody()) }
-            return outcome.reply = .imageError(28)  // IMAGE_ALREADY_PENDING
-        case .normal:
-            if confirm, slot == next { return outcome.reply = .body(stateBody()) }
-            if (slot == 0 && next != 0) || (!confirm && slot != 0 && slot == next) { return outcome.reply = .imageError(28) }
-        case .revert:
-            if confirm, slot == next { return outcome.reply = .body(stateBody()) }
-            if !confirm { return outcome.reply = .imageError(28) }
-        }
-        if slot == 0 {
-            slots[image].confirmPrimary()
-        } else {
-            if image == 1, slots.count > 1, slots[0].nextBoot == .test || slots[0].nextBoot == .permanent {
-                networkCoreMarkedAfterApplication = true
-            }
-            slots[image].markSecondary(permanent: confirm)
-        }
-        outcome.work += configuration.trailerWrite
-        outcome.reply = .body(stateBody())
-    }
-
-    /// `img_mgmt_find_by_hash`: the slot whose SHA256 TLV is `hash`.
-    private func findSlot(hash: [UInt8]) -> (image: Int, slot: Int)? {
-        for image in slots.indices {
-            for slot in 0...1 where slots[image].image(inSlot: slot)?.imageHash == hash { return (image, slot) }
-        }
-        return nil
-    }
-
-    // MARK: - Upload (img_mgmt.c img_mgmt_upload, zephyr_img_mgmt.c img_mgmt_upload_inspect)
-
-    private mutating func uploadChunk(_ body: CBOR, outcome: inout Outcome, context: SimulatedContext) {
-        guard case .map = body else { return outcome.reply = .managementError(3) }
-        func field<T>(_ key: String, _ read: (CBOR) -> T?) -> (present: Bool, value: T?) {
-            guard let value = body[key] else { return (false, nil) }
-            return (true, read(value))
-        }
-        let offsetField = field("off") { $0.intValue }
-        let lengthField = field("len") { $0.intValue }
-        let imageField = field("image") { $0.intValue }
-        let shaField = field("sha") { $0.bytesValue }
-        let dataField = field("data") { $0.bytesValue }
-        let upgradeField = field("upgrade") { $0.boolValue }
-        // A field of the wrong type fails `zcbor_map_decode_bulk`: MGMT_ERR_EINVAL.
-        for (present, ok) in [(offsetField.present, offsetField.value != nil), (lengthField.present, lengthField.value != nil),
-                              (imageField.present, imageField.value != nil), (shaField.present, shaField.value != nil),
-                              (dataField.present, dataField.value != nil), (upgradeField.present, upgradeField.value != nil)]
-            where present && !ok { return outcome.reply = .managementError(3) }
-        let data = dataField.value ?? []
-        let sha = shaField.value ?? []
-        guard let offset = offsetField.value, offset >= 0 else {
-            upload = nil
-            return outcome.reply = .imageError(20)  // no `off`: INVALID_OFFSET
-        }
-        if configuration.lyingOffset, offset != 0 {
-            // Hostile fault (docs/conformance-mcuboot.md, H3): no real server does this.
-            upload = nil
-            return outcome.reply = .body(.map(["off": .int(0)]))
-        }
-        if offset == 0 {
-            guard data.count >= MCUbootImage.headerSize else { return fail(22, &outcome) }  // INVALID_IMAGE_HEADER
-            guard let length = lengthField.value, length >= 0 else { return fail(21, &outcome) }  // INVALID_LENGTH
-            let magic = UInt32(data[0]) | UInt32(data[1]) << 8 | UInt32(data[2]) << 16 | UInt32(data[3]) << 24
-            guard magic == MCUbootImage.magic else { return fail(23, &outcome) }  // INVALID_IMAGE_HEADER_MAGIC
-            guard sha.count <= 32 else { return fail(24, &outcome) }  // INVALID_HASH
-            // The same sha as the upload in progress resumes it: the answer is its offset, nothing is written.
-            if !sha.isEmpty, let upload, upload.sha == sha {
-                return outcome.reply = .body(.map(["off": .int(upload.offset)]))
-            }
-            // `img_mgmt_get_unused_slot_area_id`: a one-image build ignores `image` (it picks the first slot not in
-            // use, its secondary), so another image number lands in image 0's secondary; with several images, an
-            // image number without partitions or a secondary pending or needed for a revert is NO_FREE_SLOT.
-            let image = slots.count == 1 ? 0 : imageField.value ?? 0
-            guard image >= 0, image < slots.count, !slots[image].secondaryInUse else { return fail(9, &outcome) }
-            guard length <= slots[image].slotSize else { return fail(30, &outcome) }  // INVALID_IMAGE_TOO_LARGE
-            if upgradeField.value == true, let running = slots[image].image(inSlot: 0) {
-                let new = MCUbootVersion(major: data[20], minor: data[21], revision: UInt16(data[22]) | UInt16(data[23]) << 8,
-                                         build: UInt32(data[24]) | UInt32(data[25]) << 8 | UInt32(data[26]) << 16 | UInt32(data[27]) << 24)
-                guard running.version < new else { return fail(27, &outcome) }  // CURRENT_VERSION_IS_NEWER
-            }
-            upload = Upload(image: image, size: length, offset: 0, sha: sha, erasedPages: 0)
-            // IMAGE_CHECK with a whole sha: a slot that already holds this file needs no upload.
-            if configuration.imageCheck, sha.count == 32, slots[image].secondary.count >= length,
-                SHA256.digest(Array(slots[image].secondary.prefix(length))) == sha {
-                outcome.work += context.flash.hashPerKilobyte * (length / 1024 + 1)
-                upload = nil
-                return outcome.reply = .body(.map(["off": .int(length), "match": .bool(true)]))
-            }
-            if !configuration.eraseProgressively {
-                // `img_mgmt_erase_image_data(0, len)` unless the slot is blank, plus the trailer's page.
-                if !slots[image].secondaryBlank {
-                    let pages = (length + configuration.pageSize - 1) / configuration.pageSize + 1
-                    outcome.work += context.flash.pageErase * pages
-                }
-                slots[image].eraseSecondary()
-                upload?.erasedPages = Int.max
-            } else {
-                slots[image].eraseSecondary()
-            }
-        }
-        guard var current = upload else {
-            // Nothing in progress (e.g. after a reset): the expected offset is 0.
-            return outcome.reply = .body(.map(["off": .int(0)]))
-        }
-        if offset != 0 {
-            // `img_mgmt_upload_inspect`: a wrong offset is not an error; the answer names the expected one.
-            guard offset == current.offset else { return outcome.reply = .body(.map(["off": .int(current.offset)])) }
-            guard offset + data.count <= current.size else { return fail(31, &outcome) }  // DATA_OVERRUN
-        }
-        var match: Bool?
-        if !data.isEmpty {
-            if let limit = configuration.resetAfterUploadBytes, uploadedBytes < limit, uploadedBytes + data.count >= limit {
-                uploadedBytes += data.count
-                outcome.resetBeforeAnswer = true
-                return
-            }
-            uploadedBytes += data.count
-            if configuration.eraseProgressively {
-                let pagesNeeded = (offset + data.count + configuration.pageSize - 1) / configuration.pageSize
-                if pagesNeeded > current.erasedPages {
-                    outcome.work += context.flash.pageErase * (pagesNeeded - current.erasedPages)
-                    current.erasedPages = pagesNeeded
-                }
-            }
-            slots[current.image].writeSecondary(data, at: offset)
-            outcome.work += context.flash.writeTime(bytes: data.count)
-            current.offset += data.count
-            if current.offset == current.size, configuration.imageCheck {
-                outcome.work += context.flash.hashPerKilobyte * (current.size / 1024 + 1)
-                let digest = SHA256.digest(Array(slots[current.image].secondary.prefix(current.size)))
-                match = current.sha.count == 32 && digest == current.sha
-            }
-        }
-        upload = current.offset == current.size ? nil : current
-        var reply: [CBOR.Entry] = [CBOR.Entry(.text("off"), .int(current.offset))]
-        if let match { reply.append(CBOR.Entry(.text("match"), .bool(match))) }
-        outcome.reply = .body(.map(reply))
-    }
-
-    // MARK: - Erase and slot info (img_mgmt.c img_mgmt_erase, img_mgmt_slot_info)
-
-    /// `img_mgmt_erase`: `{"slot": n}` names a slot counted over all images (image × 2 + 0 or 1), by default the
-    /// running image's other slot (1). A `slot` that is no unsigned integer: MGMT_ERR_EINVAL. A slot holding a
-    /// readable image that is in use (`img_mgmt_slot_in_use`: the running slot, a secondary marked for test or
-    /// permanent, or the image a revert needs, `MCUMGR_GRP_IMG_ALLOW_ERASE_PENDING` off as in Zephyr 3.4):
-    /// NO_FREE_SLOT (9). No such slot (`img_mgmt_erase_slot`, no flash area): INVALID_SLOT (14). Otherwise the slot
-    /// is erased unless already blank (`img_mgmt_flash_check_empty_inner`), the upload in progress is dropped
-    /// (`img_mgmt_reset_upload`) and the answer is `{}`.
-    private mutating func erase(_ body: CBOR, outcome: inout Outcome, context: SimulatedContext) {
-        guard case .map = body else { return outcome.reply = .managementError(3) }
-        var slot = 1
-        if let field = body["slot"] {
-            guard let value = field.intValue, value >= 0, value <= Int(UInt32.max) else { return outcome.reply = .managementError(3) }
-            slot = value
-        }
-        let image = slot / 2
-        guard image < slots.count else { return outcome.reply = .imageError(14) }  // INVALID_SLOT
-        if slots[image].image(inSlot: slot % 2) != nil, slot % 2 == 0 || slots[image].secondaryInUse {
-            return outcome.reply = .imageError(9)  // NO_FREE_SLOT
-        }
-        if slot % 2 == 1 {
-            if !slots[image].secondaryBlank {
-                outcome.work += context.flash.pageErase * ((slots[image].slotSize + configuration.pageSize - 1) / configuration.pageSize)
-            }
-            slots[image].eraseWholeSecondary()
-        }
-        upload = nil
-        outcome.reply = .body(.map([]))
-    }
-
-    /// `img_mgmt_slot_info` (`MCUMGR_GRP_IMG_SLOT_INFO`): `{"images": [{"image", "slots": [{"slot", "size",
-    /// "upload_image_id"}]}]}`, `upload_image_id` (the image number) on the slot that is not the running one;
-    /// `max_image_size` only with `MCUMGR_GRP_IMG_TOO_LARGE_*`, not modelled.
-    private func slotInfoBody() -> CBOR {
-        let images: [CBOR] = slots.enumerated().map { index, image in
-            let entries: [CBOR] = [
-                .map([CBOR.Entry(.text("slot"), .int(0)), CBOR.Entry(.text("size"), .int(image.slotSize))]),
-                .map([CBOR.Entry(.text("slot"), .int(1)), CBOR.Entry(.text("size"), .int(image.slotSize)),
-                      CBOR.Entry(.text("upload_image_id"), .int(index))]),
-            ]
-            return .map([CBOR.Entry(.text("image"), .int(index)), CBOR.Entry(.text("slots"), .array(entries))])
-        }
-        return .map(["images": .array(images)])
-    }
-
-    /// An image group error ends the upload in progress (`img_mgmt_reset_upload`).
-    private mutating func fail(_ rc: Int, _ outcome: inout Outcome) {
-        upload = nil
-        outcome.reply = .imageError(rc)
     }
 }
 

@@ -51,7 +51,7 @@ public struct SMPUploadMachine: Sendable {
         public var ignoredAnswers = 0
     }
 
-    private enum Phase: Sendable, Hashable {
+    enum Phase: Sendable, Hashable {
         case enablingNotifications
         case readingParameters
         case readingImagesBefore
@@ -69,59 +69,59 @@ public struct SMPUploadMachine: Sendable {
     }
 
     /// The request awaiting its answer (outside uploads).
-    private struct Pending: Sendable, Hashable {
+    struct Pending: Sendable, Hashable {
         var sequence: UInt8
         var request: SMPRequest
         var attempts: Int
     }
 
     /// Where the machine is.
-    public private(set) var step: DFUStep = .enablingNotifications
+    public internal(set) var step: DFUStep = .enablingNotifications
     /// The device's MCUmgr parameters (or the fallback), once read.
-    public private(set) var parameters: SMPParameters?
+    public internal(set) var parameters: SMPParameters?
     /// The image list read before anything was changed.
-    public private(set) var imagesBefore: [SMPImageSlotState]?
+    public internal(set) var imagesBefore: [SMPImageSlotState]?
     /// The slot info read before the first upload (nil: not read, or the device has no slot info command).
-    public private(set) var slotInfo: [SMPSlotInfo]?
+    public internal(set) var slotInfo: [SMPSlotInfo]?
     /// The image list read at the end.
-    public private(set) var imagesAfter: [SMPImageSlotState]?
+    public internal(set) var imagesAfter: [SMPImageSlotState]?
     /// Counters.
-    public private(set) var statistics = Statistics()
+    public internal(set) var statistics = Statistics()
     /// How upload frames are sized over the writes, once the first upload starts.
-    public private(set) var framing: SMPFraming?
+    public internal(set) var framing: SMPFraming?
 
-    private let plan: SMPUploadPlan
-    private let responseTimeout: Duration
-    private let writeLength: Int
-    private let reconnectAttempts: Int
-    private let afterReset: Bool
-    private var phase = Phase.enablingNotifications
-    private var queue: [DFUMachineAction] = []
-    private var assembler = SMPFrameAssembler()
-    private var sequence: UInt8 = 0
-    private var pending: Pending?
-    private var window: SMPUploadWindow?
-    private var stalls = 0
+    let plan: SMPUploadPlan
+    let responseTimeout: Duration
+    let writeLength: Int
+    let reconnectAttempts: Int
+    let afterReset: Bool
+    var phase = Phase.enablingNotifications
+    var queue: [DFUMachineAction] = []
+    var assembler = SMPFrameAssembler()
+    var sequence: UInt8 = 0
+    var pending: Pending?
+    var window: SMPUploadWindow?
+    var stalls = 0
     /// Times the device moved the current image's upload offset back to one it had already taken.
-    private var offsetMovedBack = 0
+    var offsetMovedBack = 0
     /// How often an image's upload offset may move back before the device's update fails.
     public static let offsetMovesBackAllowed = 4
-    private var statuses: [SMPImageStatus] = []
+    var statuses: [SMPImageStatus] = []
     /// For each image of the plan, whether its mark is permanent (confirmed in the secondary slot) rather than a test.
-    private var permanent: [Bool] = []
+    var permanent: [Bool] = []
     /// Whether this machine asked the device to reset (and it answered or dropped the link).
-    private var resetRequested = false
+    var resetRequested = false
     /// Whether the image list read before entries without an `image` number (a one-image build writes none).
-    private var listIsOneImageBuild = false
-    private var transferReported = false
-    private var cancelled = false
+    var listIsOneImageBuild = false
+    var transferReported = false
+    var cancelled = false
     /// Whether the device joins a frame from several writes (the plan's word, or what the probe found), nil
     /// until known.
-    private var reassembly: SMPFraming.Basis?
-    private var probe: SMPReassemblyProbe?
+    var reassembly: SMPFraming.Basis?
+    var probe: SMPReassemblyProbe?
     /// SMP version 2 until the device answers MGMT_ERR_UNSUPPORTED_TOO_NEW (zephyr `smp.c` checks the
     /// header's version; `tests/subsys/mgmt/mcumgr/smp_version`), then version 1.
-    private var version = SMPVersion.version2
+    var version = SMPVersion.version2
 
     /// A machine for `plan` over the connection described by `setup` (its options' response timeout and
     /// reconnection attempts, the peer's write length, and whether earlier machines for this upload reset
@@ -172,7 +172,7 @@ public struct SMPUploadMachine: Sendable {
     // MARK: - Requests outside the upload
 
     /// Sends `request` with the next sequence number and waits for its answer in `phase`.
-    private mutating func send(_ request: SMPRequest, phase: Phase, attempts: Int = 0) -> DFUMachineAction {
+    mutating func send(_ request: SMPRequest, phase: Phase, attempts: Int = 0) -> DFUMachineAction {
         self.phase = phase
         step = .smp(request.command)
         sequence &+= 1
@@ -181,7 +181,7 @@ public struct SMPUploadMachine: Sendable {
     }
 
     /// The request's frame as writes of at most the write length.
-    private mutating func write(_ request: SMPRequest, sequence: UInt8) -> DFUMachineAction {
+    mutating func write(_ request: SMPRequest, sequence: UInt8) -> DFUMachineAction {
         statistics.requests += 1
         let bytes: [UInt8]
         do {
@@ -195,11 +195,11 @@ public struct SMPUploadMachine: Sendable {
         return .write(split(bytes), to: .smp, type: .withoutResponse)
     }
 
-    private func split(_ bytes: [UInt8]) -> [[UInt8]] {
+    func split(_ bytes: [UInt8]) -> [[UInt8]] {
         stride(from: 0, to: bytes.count, by: writeLength).map { Array(bytes[$0..<min($0 + writeLength, bytes.count)]) }
     }
 
-    private mutating func notified(_ bytes: [UInt8]) -> DFUMachineAction {
+    mutating func notified(_ bytes: [UInt8]) -> DFUMachineAction {
         let frames: [SMPFrame]
         do {
             frames = try assembler.append(bytes)
@@ -251,7 +251,7 @@ public struct SMPUploadMachine: Sendable {
         return .awaitNotification(from: .smp, within: responseTimeout)
     }
 
-    private mutating func answered(_ response: SMPResponse, to request: SMPRequest, frame: SMPFrame) -> DFUMachineAction {
+    mutating func answered(_ response: SMPResponse, to request: SMPRequest, frame: SMPFrame) -> DFUMachineAction {
         switch (phase, response) {
         case (_, .failure(.management(.versionTooNew, _))) where version == .version2:
             // A server that speaks only SMP version 1: the same request again, in version 1.
@@ -318,7 +318,7 @@ public struct SMPUploadMachine: Sendable {
 
     /// What is left, in order: uploads, marks, the reset, confirmations, the final image list.
     /// Each step is preceded by where the images stand and by the phase it begins.
-    private mutating func nextStep() -> DFUMachineAction {
+    mutating func nextStep() -> DFUMachineAction {
         let images = DFUMachineAction.report(.smpImages(imageReports))
         if let index = statuses.firstIndex(of: .needsUpload) {
             let upload = startUpload(index)
@@ -363,13 +363,13 @@ public struct SMPUploadMachine: Sendable {
     /// The next image to mark for test or confirm: every other image before image 0. On an nRF5340, MCUboot skips
     /// the network core (image 1) update when the application core image was marked first (Nordic known issue
     /// NCSDK-34106, nRF Connect SDK 2.6.0–3.4.0; sdk-nrf PR #30274), so the application core is marked last.
-    private func nextToMark() -> Int? {
+    func nextToMark() -> Int? {
         let waiting = statuses.indices.filter { statuses[$0] == .needsMark }
         return waiting.first { plan.images[$0].image != 0 } ?? waiting.first
     }
 
     /// The final image list must show every image where the ending puts it.
-    private mutating func verifyAfter(_ list: [SMPImageSlotState]) -> DFUMachineAction {
+    mutating func verifyAfter(_ list: [SMPImageSlotState]) -> DFUMachineAction {
         for (index, image) in plan.images.enumerated() {
             let status = SMPImageStatus.of(image, in: list, afterReset: afterReset)
             let expected: Set<SMPImageStatus> = plan.ending.resets ? [.done] : [.pending, .done]
@@ -381,287 +381,6 @@ public struct SMPUploadMachine: Sendable {
         }
         phase = .finished
         return .finish(.completed)
-    }
-
-    // MARK: - Fit
-
-    /// Without slot info: the images the image list shows, or the next step.
-    private mutating func afterSlotInfoUnavailable() -> DFUMachineAction {
-        if let reason = misfit(imageList: imagesBefore ?? []) { return .fail(.firmwareMismatch(reason: reason)) }
-        return nextStep()
-    }
-
-    /// The images still to upload, as "image N (X bytes)".
-    private var imagesToUpload: [SMPUploadImage] {
-        plan.images.indices.filter { statuses[$0] == .needsUpload }.map { plan.images[$0] }
-    }
-
-    private static func bytes(_ count: Int) -> String { count == 1 ? "1 byte" : "\(count) bytes" }
-    private static func images(_ count: Int) -> String { count == 1 ? "1 image" : "\(count) images" }
-
-    /// Why the images to upload do not fit the slots that slot info lists (nil: they fit).
-    private func misfit(slotInfo info: [SMPSlotInfo]) -> String? {
-        for image in imagesToUpload {
-            guard let slots = info.first(where: { $0.image == image.image }) else {
-                let numbers = info.map { String($0.image) }.joined(separator: ", ")
-                return "the device has \(Self.images(info.count)) (slot info lists image \(numbers)); "
-                    + "the package's image \(image.image) (\(Self.bytes(image.bytes.count))) has no slot there; nothing was written"
-            }
-            guard let secondary = slots.slots.first(where: { $0.slot == 1 }) ?? slots.slots.first else { continue }
-            if image.bytes.count > secondary.size {
-                return "image \(image.image) is \(Self.bytes(image.bytes.count)); the device's slot \(secondary.slot) of image "
-                    + "\(image.image) holds \(Self.bytes(secondary.size)); nothing was written"
-            }
-            if let limit = slots.maxImageSize, limit > 0, image.bytes.count > limit {
-                return "image \(image.image) is \(Self.bytes(image.bytes.count)); the device takes at most "
-                    + "\(Self.bytes(limit)) for image \(image.image) (max_image_size); nothing was written"
-            }
-        }
-        return nil
-    }
-
-    /// Why the images to upload do not fit a device without slot info (nil: they may): an image other than 0 for a
-    /// one-image build, which ignores the upload's image number and would write it over image 0's secondary slot
-    /// (`img_mgmt_get_unused_slot_area_id` in `zephyr_img_mgmt.c`). A build of several images names them in its list
-    /// and refuses an image number it has no slots for itself (NO_FREE_SLOT); an empty list tells nothing.
-    private func misfit(imageList list: [SMPImageSlotState]) -> String? {
-        guard listIsOneImageBuild, !list.isEmpty, let image = imagesToUpload.first(where: { $0.image != 0 }) else { return nil }
-        return "the device has 1 image (its image list names no image numbers, as a one-image build writes it; it answers "
-            + "no slot info); the package's image \(image.image) (\(Self.bytes(image.bytes.count))) has no slot there; "
-            + "nothing was written"
-    }
-
-    /// Whether every entry of an image list frame lacks the `image` key (`img_mgmt_state_encode_slot` writes it only
-    /// when `CONFIG_MCUMGR_GRP_IMG_UPDATABLE_IMAGE_NUMBER` is above 1); false for an empty list.
-    private static func listsNoImageNumbers(_ frame: SMPFrame) -> Bool {
-        guard let entries = (try? frame.decodedBody())?["images"]?.arrayValue, !entries.isEmpty else { return false }
-        return entries.allSatisfy { $0["image"] == nil }
-    }
-
-    private func notRunning(_ index: Int) -> DFUMachineAction {
-        .fail(.remote(step: .smp(.imageState), request: "the image list after the reset",
-                      status: .smpImage(.notRunningAfterReset(image: plan.images[index].image))))
-    }
-
-    // MARK: - Uploads
-
-    /// Starts image `index`'s upload; before the first, finds out whether the device reassembles when that
-    /// decides the frame size.
-    private mutating func startUpload(_ index: Int) -> DFUMachineAction {
-        let parameters = parameters ?? .fallback
-        let deviceLimit = parameters.bufferSize
-        let framingBasis: SMPFraming.Basis
-        if plan.frameSize != nil {
-            framingBasis = .option
-        } else if deviceLimit <= writeLength {
-            framingBasis = .bufferFitsOneWrite
-        } else if let reassembly {
-            framingBasis = reassembly
-        } else {
-            // Zephyr's default build takes each write as one frame: ask before splitting any frame.
-            let probe = SMPReassemblyProbe(sequence: sequence &+ 1)
-            self.probe = probe
-            return send(probe.request, phase: .probingReassembly(index))
-        }
-        let splits = framingBasis == .reassembles || framingBasis == .known(true)
-        let preferred = plan.frameSize ?? (splits ? deviceLimit : writeLength)
-        let frameLimit = min(preferred, deviceLimit)
-        let windowSize = plan.window ?? SMPUploadWindow.defaultSize(bufferCount: parameters.bufferCount)
-        let upload = SMPUploadWindow(image: plan.images[index], frameLimit: frameLimit, window: windowSize,
-                                     upgradeOnly: plan.upgradeOnly)
-        guard upload.firstChunkCapacity >= min(32, plan.images[index].bytes.count) else {
-            return .fail(.unsupportedDevice(reason: "an SMP frame of \(frameLimit) bytes (buf_size \(deviceLimit), "
-                + "write length \(writeLength)) cannot hold the first upload chunk with the image header"))
-        }
-        window = upload
-        phase = .uploading(index)
-        step = .sendingFirmware
-        transferReported = false
-        offsetMovedBack = 0
-        let framing = SMPFraming(frameLimit: frameLimit, writeLength: writeLength, basis: framingBasis)
-        guard framing != self.framing else { return fillWindow() }
-        self.framing = framing
-        return sequenced([.report(.smpFraming(framing)), fillWindow()])
-    }
-
-    private mutating func fillWindow() -> DFUMachineAction {
-        guard var upload = window else { return .awaitNotification(from: .smp, within: responseTimeout) }
-        let retransmittedBefore = upload.retransmissions
-        let chunks = upload.fill(sequence: &sequence)
-        statistics.retransmissions += upload.retransmissions - retransmittedBefore
-        statistics.maxInFlight = max(statistics.maxInFlight, upload.maxInFlight)
-        window = upload
-        guard !chunks.isEmpty else { return .awaitNotification(from: .smp, within: responseTimeout) }
-        var writes: [[UInt8]] = []
-        for (sequence, chunk) in chunks {
-            statistics.requests += 1
-            guard let frame = try? SMPRequest.upload(chunk).frame(sequence: sequence, version: version) else {
-                return .fail(.invalidPart(.application, reason: "an SMP upload request could not be encoded"))
-            }
-            writes += split(frame.bytes)
-        }
-        return .write(writes, to: .smp, type: .withoutResponse)
-    }
-
-    /// What one frame did to the upload.
-    private enum UploadStep {
-        /// Not an answer to a chunk in flight.
-        case ignored
-        /// The window moved (progress, resynchronisation, fresh start).
-        case moved
-        /// The upload ends here: this action (a failure, or what follows the last chunk).
-        case finished(DFUMachineAction)
-    }
-
-    /// Handles one frame during an upload; reports to send are added to `reports`.
-    private mutating func uploadAnswered(_ frame: SMPFrame, reports: inout [DFUMachineAction]) -> UploadStep {
-        guard case .uploading(let index) = phase, var upload = window,
-              SMPCommand.upload.isAnswered(by: frame.header),
-              let sent = upload.inFlight.first(where: { $0.sequence == frame.header.sequence })
-        else {
-            statistics.ignoredAnswers += 1
-            return .ignored
-        }
-        let request = "image upload of image \(plan.images[index].image)"
-        let response: SMPResponse
-        do {
-            response = try SMPResponse(frame: frame, answering: .upload)
-        } catch {
-            return .finished(.fail(error.dfuError(step: step, frame: frame)))
-        }
-        let offset: Int?
-        let match: Bool?
-        switch response {
-        case .upload(let o, let m):
-            (offset, match) = (o, m)
-        case .failure(let error):
-            return .finished(.fail(.remote(step: step, request: request, status: .smp(error))))
-        default:
-            return .finished(.fail(.unexpectedResponse(step: step, bytes: frame.bytes)))
-        }
-        let acknowledgedBefore = upload.acknowledged
-        let answer = upload.answer(sequence: frame.header.sequence, offset: offset, match: match)
-        window = upload
-        if !transferReported {
-            // Firmware flows from where the device stood: the chunk's offset, or where it resumed.
-            transferReported = true
-            var from = sent.offset
-            if case .resynchronised(let to) = answer { from = to }
-            reports.append(.report(.transferStarting(offset: bytesBefore(index) + from)))
-        }
-        switch answer {
-        case .ignored:
-            statistics.ignoredAnswers += 1
-            return .ignored
-        case .progressed, .freshStart:
-            stalls = 0
-            return .moved
-        case .resynchronised(let to):
-            stalls += 1
-            if to < acknowledgedBefore {
-                // Below an offset the device had already acknowledged (lost chunks only ever hold it where it is). A
-                // working server does that only after losing its upload state (a reset, another client): a few times
-                // at most; one that keeps doing it would keep dfu sending for ever, since the progress in between
-                // resets the stall count.
-                offsetMovedBack += 1
-                if offsetMovedBack > Self.offsetMovesBackAllowed {
-                    return .finished(.fail(.offsetMovedBack(image: plan.images[index].image, times: offsetMovedBack)))
-                }
-            }
-            if stalls > plan.attempts * 4 {
-                return .finished(.fail(.timeout(step: step, after: responseTimeout * plan.attempts)))
-            }
-            return .moved
-        case .complete:
-            stalls = 0
-            window = nil
-            statuses[index] = .needsMark
-            reports.append(.report(.smpPart(index: index, bytes: plan.images[index].bytes.count)))
-            reports.append(.report(.progress(.uploading, bytes: bytesOnDevice)))
-            let next = nextStep()
-            return .finished(leading(reports, next))
-        case .hashMismatch:
-            return .finished(.fail(.remote(step: step, request: request,
-                                           status: .smpImage(.hashMismatch(image: plan.images[index].image)))))
-        case .invalidOffset(let offset?):
-            // Beyond the image (or negative): the server's `off` can never be that.
-            let range = DeviceFieldRange(SMPFieldRange.offset.field, 0...plan.images[index].bytes.count)
-            return .finished(.fail(range.failure(String(offset))))
-        case .invalidOffset(nil):
-            return .finished(.fail(.unexpectedResponse(step: step, bytes: frame.bytes)))
-        }
-    }
-
-    /// The first action now, the others after the runner answers each one.
-    /// `actions` first, then `action` and what it queued.
-    private mutating func leading(_ actions: [DFUMachineAction], _ action: DFUMachineAction) -> DFUMachineAction {
-        let all = actions + [action] + queue
-        queue = Array(all.dropFirst())
-        return all.first ?? action
-    }
-
-    private mutating func sequenced(_ actions: [DFUMachineAction]) -> DFUMachineAction {
-        guard let first = actions.first else { return .awaitNotification(from: .smp, within: responseTimeout) }
-        queue = Array(actions.dropFirst())
-        return first
-    }
-
-    private mutating func timedOut() -> DFUMachineAction {
-        stalls += 1
-        if case .uploading = phase, var upload = window {
-            guard stalls <= plan.attempts else {
-                return .fail(.timeout(step: step, after: responseTimeout))
-            }
-            upload.timedOut()
-            window = upload
-            return fillWindow()
-        }
-        if case .awaitingDecoyAnswer(let index) = phase {
-            // No answer to the decoy: nothing of it is held any longer, or never will be answered.
-            stalls = 0
-            return startUpload(index)
-        }
-        guard let pending else { return .fail(.timeout(step: step, after: responseTimeout)) }
-        if case .probingReassembly(let index) = phase {
-            // No answer to a frame in two writes: keep every frame within one write, which any server takes. A late
-            // answer (an echo) matches no upload and is ignored.
-            self.pending = nil
-            stalls = 0
-            reassembly = .probeUnanswered
-            return startUpload(index)
-        }
-        guard pending.attempts + 1 < plan.attempts else {
-            if phase == .readingParameters {
-                // Some servers never answer an unknown command; go on with the fallback.
-                parameters = .fallback
-                return send(.imageState, phase: .readingImagesBefore)
-            }
-            if phase == .readingSlotInfo {
-                self.pending = nil
-                return afterSlotInfoUnavailable()
-            }
-            return .fail(.timeout(step: step, after: responseTimeout))
-        }
-        // The same request again, under a new sequence number: a late answer to the old one is ignored.
-        return send(pending.request, phase: phase, attempts: pending.attempts + 1)
-    }
-
-    /// Bytes of the plan's images before image `index`.
-    private func bytesBefore(_ index: Int) -> Int {
-        plan.images.prefix(index).reduce(0) { $0 + $1.bytes.count }
-    }
-
-    /// Bytes of the plan on the device, as far as this connection knows.
-    private var bytesOnDevice: Int {
-        var total = 0
-        for (index, image) in plan.images.enumerated() {
-            if case .uploading(let current) = phase, current == index, let window {
-                total += window.acknowledged
-            } else if index < statuses.count, statuses[index] != .needsUpload {
-                total += image.bytes.count
-            }
-        }
-        return total
     }
 }
 

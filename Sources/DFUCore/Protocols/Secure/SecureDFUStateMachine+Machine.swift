@@ -55,7 +55,7 @@ extension SecureDFUStateMachine: DFUProtocolMachine {
 
     /// After Abort: its answer (Response 0x60, Abort 0x0C, result), then the aborted progress with what the answer
     /// said, then the end.
-    private mutating func aborting(_ event: DFUMachineEvent) -> DFUMachineAction {
+    mutating func aborting(_ event: DFUMachineEvent) -> DFUMachineAction {
         if case .action(let action)? = agenda.next() { return action }
         switch event {
         case .written:
@@ -76,7 +76,7 @@ extension SecureDFUStateMachine: DFUProtocolMachine {
         return .report(.abortAnswered(accepted: abortAccepted ?? false))
     }
 
-    private mutating func proceed() -> DFUMachineAction {
+    mutating func proceed() -> DFUMachineAction {
         switch agenda.next() {
         case .action(let action)?:
             if case .awaitNotification(_, let timeout) = action { awaitedFor = timeout }
@@ -92,7 +92,7 @@ extension SecureDFUStateMachine: DFUProtocolMachine {
 
     /// The answer to a request (or its timeout) was taken: tell the flash pacing writer what it implies, then
     /// carry on.
-    private mutating func answered(_ next: SecureDFUAction) -> DFUMachineAction {
+    mutating func answered(_ next: SecureDFUAction) -> DFUMachineAction {
         var hints: [DFUMachineAgenda<DrivenDecision>.Item] = []
         switch answering {
         case .create(.data, _)?:
@@ -108,7 +108,7 @@ extension SecureDFUStateMachine: DFUProtocolMachine {
     }
 
     /// Turns a protocol decision into the runner's actions, after `hints`.
-    private mutating func drive(_ next: SecureDFUAction, hints: [DFUMachineAgenda<DrivenDecision>.Item] = []) -> DFUMachineAction {
+    mutating func drive(_ next: SecureDFUAction, hints: [DFUMachineAgenda<DrivenDecision>.Item] = []) -> DFUMachineAction {
         var items = hints
         if lossesDetected > lossesReported {
             // The flash is slower than the pacer assumed: assume it twice as slow from now on.

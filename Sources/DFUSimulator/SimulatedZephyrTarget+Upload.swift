@@ -1,0 +1,116 @@
+import CBOR
+import DFUCore
+import DFUCrypto
+import DFUFormats
+
+/// The image upload's model: chunks checked and written to the secondary slot at the server's offset
+/// (zephyr img_mgmt.c img_mgmt_upload, zephyr_img_mgmt.c img_mgmt_upload_inspect).
+extension SimulatedZephyrTarget {
+    mutating func uploadChunk(_ body: CBOR, outcome: inout Outcome, context: SimulatedContext) {
+        guard case .map = body else { return outcome.reply = .managementError(3) }
+        func field<T>(_ key: String, _ read: (CBOR) -> T?) -> (present: Bool, value: T?) {
+            guard let value = body[key] else { return (false, nil) }
+            return (true, read(value))
+        }
+        let offsetField = field("off") { $0.intValue }
+        let lengthField = field("len") { $0.intValue }
+        let imageField = field("image") { $0.intValue }
+        let shaField = field("sha") { $0.bytesValue }
+        let dataField = field("data") { $0.bytesValue }
+        let upgradeField = field("upgrade") { $0.boolValue }
+        // A field of the wrong type fails `zcbor_map_decode_bulk`: MGMT_ERR_EINVAL.
+        for (present, ok) in [(offsetField.present, offsetField.value != nil), (lengthField.present, lengthField.value != nil),
+                              (imageField.present, imageField.value != nil), (shaField.present, shaField.value != nil),
+                              (dataField.present, dataField.value != nil), (upgradeField.present, upgradeField.value != nil)]
+            where present && !ok { return outcome.reply = .managementError(3) }
+        let data = dataField.value ?? []
+        let sha = shaField.value ?? []
+        guard let offset = offsetField.value, offset >= 0 else {
+            upload = nil
+            return outcome.reply = .imageError(20)  // no `off`: INVALID_OFFSET
+        }
+        if configuration.lyingOffset, offset != 0 {
+            // Hostile fault (docs/conformance-mcuboot.md, H3): no real server does this.
+            upload = nil
+            return outcome.reply = .body(.map(["off": .int(0)]))
+        }
+        if offset == 0 {
+            guard data.count >= MCUbootImage.headerSize else { return fail(22, &outcome) }  // INVALID_IMAGE_HEADER
+            guard let length = lengthField.value, length >= 0 else { return fail(21, &outcome) }  // INVALID_LENGTH
+            let magic = UInt32(data[0]) | UInt32(data[1]) << 8 | UInt32(data[2]) << 16 | UInt32(data[3]) << 24
+            guard magic == MCUbootImage.magic else { return fail(23, &outcome) }  // INVALID_IMAGE_HEADER_MAGIC
+            guard sha.count <= 32 else { return fail(24, &outcome) }  // INVALID_HASH
+            // The same sha as the upload in progress resumes it: the answer is its offset, nothing is written.
+            if !sha.isEmpty, let upload, upload.sha == sha {
+                return outcome.reply = .body(.map(["off": .int(upload.offset)]))
+            }
+            // `img_mgmt_get_unused_slot_area_id`: a one-image build ignores `image` (it picks the first slot not in
+            // use, its secondary), so another image number lands in image 0's secondary; with several images, an
+            // image number without partitions or a secondary pending or needed for a revert is NO_FREE_SLOT.
+            let image = slots.count == 1 ? 0 : imageField.value ?? 0
+            guard image >= 0, image < slots.count, !slots[image].secondaryInUse else { return fail(9, &outcome) }
+            guard length <= slots[image].slotSize else { return fail(30, &outcome) }  // INVALID_IMAGE_TOO_LARGE
+            if upgradeField.value == true, let running = slots[image].image(inSlot: 0) {
+                let new = MCUbootVersion(major: data[20], minor: data[21], revision: UInt16(data[22]) | UInt16(data[23]) << 8,
+                                         build: UInt32(data[24]) | UInt32(data[25]) << 8 | UInt32(data[26]) << 16 | UInt32(data[27]) << 24)
+                guard running.version < new else { return fail(27, &outcome) }  // CURRENT_VERSION_IS_NEWER
+            }
+            upload = Upload(image: image, size: length, offset: 0, sha: sha, erasedPages: 0)
+            // IMAGE_CHECK with a whole sha: a slot that already holds this file needs no upload.
+            if configuration.imageCheck, sha.count == 32, slots[image].secondary.count >= length,
+                SHA256.digest(Array(slots[image].secondary.prefix(length))) == sha {
+                outcome.work += context.flash.hashPerKilobyte * (length / 1024 + 1)
+                upload = nil
+                return outcome.reply = .body(.map(["off": .int(length), "match": .bool(true)]))
+            }
+            if !configuration.eraseProgressively {
+                // `img_mgmt_erase_image_data(0, len)` unless the slot is blank, plus the trailer's page.
+                if !slots[image].secondaryBlank {
+                    let pages = (length + configuration.pageSize - 1) / configuration.pageSize + 1
+                    outcome.work += context.flash.pageErase * pages
+                }
+                slots[image].eraseSecondary()
+                upload?.erasedPages = Int.max
+            } else {
+                slots[image].eraseSecondary()
+            }
+        }
+        guard var current = upload else {
+            // Nothing in progress (e.g. after a reset): the expected offset is 0.
+            return outcome.reply = .body(.map(["off": .int(0)]))
+        }
+        if offset != 0 {
+            // `img_mgmt_upload_inspect`: a wrong offset is not an error; the answer names the expected one.
+            guard offset == current.offset else { return outcome.reply = .body(.map(["off": .int(current.offset)])) }
+            guard offset + data.count <= current.size else { return fail(31, &outcome) }  // DATA_OVERRUN
+        }
+        var match: Bool?
+        if !data.isEmpty {
+            if let limit = configuration.resetAfterUploadBytes, uploadedBytes < limit, uploadedBytes + data.count >= limit {
+                uploadedBytes += data.count
+                outcome.resetBeforeAnswer = true
+                return
+            }
+            uploadedBytes += data.count
+            if configuration.eraseProgressively {
+                let pagesNeeded = (offset + data.count + configuration.pageSize - 1) / configuration.pageSize
+                if pagesNeeded > current.erasedPages {
+                    outcome.work += context.flash.pageErase * (pagesNeeded - current.erasedPages)
+                    current.erasedPages = pagesNeeded
+                }
+            }
+            slots[current.image].writeSecondary(data, at: offset)
+            outcome.work += context.flash.writeTime(bytes: data.count)
+            current.offset += data.count
+            if current.offset == current.size, configuration.imageCheck {
+                outcome.work += context.flash.hashPerKilobyte * (current.size / 1024 + 1)
+                let digest = SHA256.digest(Array(slots[current.image].secondary.prefix(current.size)))
+                match = current.sha.count == 32 && digest == current.sha
+            }
+        }
+        upload = current.offset == current.size ? nil : current
+        var reply: [CBOR.Entry] = [CBOR.Entry(.text("off"), .int(current.offset))]
+        if let match { reply.append(CBOR.Entry(.text("match"), .bool(match))) }
+        outcome.reply = .body(.map(reply))
+    }
+}
