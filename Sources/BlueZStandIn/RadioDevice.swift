@@ -192,50 +192,8 @@ struct RadioDevice: Sendable {
         let arrival = advance(payload: bytes.count, request: type == .request)
         linkDebt += modelled - beforeExchange
         let afterExchange = modelled
-        var delivered = bytes
-        var dropAfter = false
-        var hostEvent: HostEvent?
-        // SMP has one characteristic for every request: its writes count as packets for the link faults.
+        guard let (delivered, dropAfter, hostEvent) = applyFaults(to: bytes, on: uuid) else { return (nil, []) }
         let isSMP = spec.kind.isSMP && uuid == uuids.smpCharacteristic.uppercased()
-        let isPacket = uuid == uuids.securePacket.uppercased() || uuid == uuids.legacyPacket.uppercased() || isSMP
-        let isControlPoint =
-            uuid == uuids.secureControlPoint.uppercased() || uuid == uuids.legacyControlPoint.uppercased()
-        if isPacket {
-            packetWrites += 1
-            if faults.droppedPackets.contains(packetWrites) {
-                statistics.droppedPackets += 1
-                return (nil, [])
-            }
-            if faults.corruptedPackets.contains(packetWrites), !delivered.isEmpty { delivered[0] ^= 0xFF }
-            packetBytes += bytes.count
-            if let limit = faults.disconnectAfterPacketBytes, !byteFaultFired, packetBytes >= limit {
-                byteFaultFired = true
-                dropAfter = true
-            }
-            if let index = pendingHostEvents.firstIndex(where: { packetBytes >= $0.bytes }) {
-                hostEvent = pendingHostEvents.remove(at: index).event
-            }
-            if !isSMP { tracker.packet(bytes) }
-            if let created = dataObjectCreated {
-                statistics.dataObjectWaits.append(Self.milliseconds(created.duration(to: .now)))
-                dataObjectCreated = nil
-            }
-        } else if isControlPoint, let first = bytes.first {
-            // Legacy Reset (06), Secure Abort (0C).
-            let legacy = uuid == uuids.legacyControlPoint.uppercased()
-            if (legacy && first == 0x06) || (!legacy && first == 0x0C) { statistics.transfersAbandoned += 1 }
-            if let trigger = faults.disconnectAtRequest, !requestFaultFired {
-                requestCounts[first, default: 0] += 1
-                if first == trigger.opCode, requestCounts[first] == trigger.occurrence {
-                    requestFaultFired = true
-                    dropAfter = true
-                }
-            }
-            if uuid == uuids.secureControlPoint.uppercased() {
-                tracker.request(bytes)
-                if bytes.count >= 2, first == 0x01, bytes[1] == 0x02 { dataObjectCreated = .now }
-            }
-        }
         var context = makeContext(at: arrival)
         var firmware = peripheral.firmware
         // A Legacy bootloader's answers leave at the link's pace: 20-byte packets cannot reach it faster
@@ -305,6 +263,59 @@ struct RadioDevice: Sendable {
         if let hostEvent { outcomes.append(.host(hostEvent)) }
         refreshModelled()
         return (error, outcomes)
+    }
+
+    /// What the link's faults make of a write before the firmware sees it (nil: the packet is dropped), and
+    /// the statistics and request tracking it updates: whether the link drops after it, and the host event
+    /// its byte count brings.
+    private mutating func applyFaults(to bytes: [UInt8], on uuid: String)
+        -> (delivered: [UInt8], dropAfter: Bool, hostEvent: HostEvent?)?
+    {
+        var delivered = bytes
+        var dropAfter = false
+        var hostEvent: HostEvent?
+        // SMP has one characteristic for every request: its writes count as packets for the link faults.
+        let isSMP = spec.kind.isSMP && uuid == uuids.smpCharacteristic.uppercased()
+        let isPacket = uuid == uuids.securePacket.uppercased() || uuid == uuids.legacyPacket.uppercased() || isSMP
+        let isControlPoint =
+            uuid == uuids.secureControlPoint.uppercased() || uuid == uuids.legacyControlPoint.uppercased()
+        if isPacket {
+            packetWrites += 1
+            if faults.droppedPackets.contains(packetWrites) {
+                statistics.droppedPackets += 1
+                return nil
+            }
+            if faults.corruptedPackets.contains(packetWrites), !delivered.isEmpty { delivered[0] ^= 0xFF }
+            packetBytes += bytes.count
+            if let limit = faults.disconnectAfterPacketBytes, !byteFaultFired, packetBytes >= limit {
+                byteFaultFired = true
+                dropAfter = true
+            }
+            if let index = pendingHostEvents.firstIndex(where: { packetBytes >= $0.bytes }) {
+                hostEvent = pendingHostEvents.remove(at: index).event
+            }
+            if !isSMP { tracker.packet(bytes) }
+            if let created = dataObjectCreated {
+                statistics.dataObjectWaits.append(Self.milliseconds(created.duration(to: .now)))
+                dataObjectCreated = nil
+            }
+        } else if isControlPoint, let first = bytes.first {
+            // Legacy Reset (06), Secure Abort (0C).
+            let legacy = uuid == uuids.legacyControlPoint.uppercased()
+            if (legacy && first == 0x06) || (!legacy && first == 0x0C) { statistics.transfersAbandoned += 1 }
+            if let trigger = faults.disconnectAtRequest, !requestFaultFired {
+                requestCounts[first, default: 0] += 1
+                if first == trigger.opCode, requestCounts[first] == trigger.occurrence {
+                    requestFaultFired = true
+                    dropAfter = true
+                }
+            }
+            if uuid == uuids.secureControlPoint.uppercased() {
+                tracker.request(bytes)
+                if bytes.count >= 2, first == 0x01, bytes[1] == 0x02 { dataObjectCreated = .now }
+            }
+        }
+        return (delivered, dropAfter, hostEvent)
     }
 
     /// The device's entry in the report.

@@ -22,33 +22,7 @@ extension SimulatedDeviceSpec {
         throws(StandInSpecError) -> (ZephyrTargetConfiguration, DevicePairing)
     {
         var configuration = kind == .smpNRF5340 ? ZephyrTargetConfiguration.nrf5340 : ZephyrTargetConfiguration()
-        var pairing = DevicePairing()
-        pairing.security = kind == .smpAuth ? .authenticated : .none
-        if let text = fields.take("security") {
-            guard let security = DevicePairing.Security(rawValue: text.lowercased()) else {
-                throw StandInSpecError("security=\(text) must be none, encrypted or authenticated")
-            }
-            pairing.security = security
-        }
-        if let text = fields.take("io") {
-            guard let capability = PairingMethod.Capability(spec: text) else {
-                throw StandInSpecError(
-                    "io=\(text) must be one of "
-                        + PairingMethod.Capability.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            pairing.capability = capability
-        }
-        if let passkey = try fields.takeInteger("passkey") {
-            guard (0...999_999).contains(passkey) else { throw StandInSpecError("passkey=\(passkey) must be 0 to 999999") }
-            pairing.passkey = UInt32(passkey)
-        }
-        if let text = fields.take("weak_pairing") {
-            switch text.lowercased() {
-            case "bond": pairing.dropsWeakPairing = false
-            case "disconnect": pairing.dropsWeakPairing = true
-            default: throw StandInSpecError("weak_pairing=\(text) must be bond or disconnect")
-            }
-        }
+        let pairing = try pairingFields(kind: kind, fields: &fields)
         configuration.requiresEncryption = pairing.security != .none
         if let name { configuration.name = name }
         if let size = try fields.takeInteger("buf_size") {
@@ -96,6 +70,48 @@ extension SimulatedDeviceSpec {
                 throw StandInSpecError("public_key=\(path) is not a key MCUboot verifies with (\(error.description))")
             }
         }
+        try takeFaults(&fields, into: &configuration)
+        return (configuration, pairing)
+    }
+
+    /// How the device pairs: `security`, `io`, `passkey`, `weak_pairing`.
+    private static func pairingFields(kind: SimulatedDeviceKind, fields: inout SpecFields) throws(StandInSpecError)
+        -> DevicePairing
+    {
+        var pairing = DevicePairing()
+        pairing.security = kind == .smpAuth ? .authenticated : .none
+        if let text = fields.take("security") {
+            guard let security = DevicePairing.Security(rawValue: text.lowercased()) else {
+                throw StandInSpecError("security=\(text) must be none, encrypted or authenticated")
+            }
+            pairing.security = security
+        }
+        if let text = fields.take("io") {
+            guard let capability = PairingMethod.Capability(spec: text) else {
+                throw StandInSpecError(
+                    "io=\(text) must be one of "
+                        + PairingMethod.Capability.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            pairing.capability = capability
+        }
+        if let passkey = try fields.takeInteger("passkey") {
+            guard (0...999_999).contains(passkey) else { throw StandInSpecError("passkey=\(passkey) must be 0 to 999999") }
+            pairing.passkey = UInt32(passkey)
+        }
+        if let text = fields.take("weak_pairing") {
+            switch text.lowercased() {
+            case "bond": pairing.dropsWeakPairing = false
+            case "disconnect": pairing.dropsWeakPairing = true
+            default: throw StandInSpecError("weak_pairing=\(text) must be bond or disconnect")
+            }
+        }
+        return pairing
+    }
+
+    /// The faults: `duplicate_response`, `unanswered_response`, the hostile ones, `reset_after_upload_bytes`.
+    private static func takeFaults(_ fields: inout SpecFields, into configuration: inout ZephyrTargetConfiguration)
+        throws(StandInSpecError)
+    {
         if let text = fields.take("duplicate_response") {
             configuration.duplicatedResponses = try Self.counts(text, key: "duplicate_response")
         }
@@ -114,7 +130,6 @@ extension SimulatedDeviceSpec {
             guard bytes > 0 else { throw StandInSpecError("reset_after_upload_bytes=\(bytes) must be positive") }
             configuration.resetAfterUploadBytes = bytes
         }
-        return (configuration, pairing)
     }
 
     /// `1.2.3` or `1.2.3.4` as an MCUboot version (u8, u8, u16, u32).

@@ -72,14 +72,26 @@ public struct SimulatedDeviceSpec: Sendable {
             storage = SimulatedStorage()
             return
         }
+        var (secure, legacy) = try Self.bootloaderFields(kind: kind, fields: &fields)
+        let storage = try Self.storageFields(&fields)
+        (rssi, indicatesServiceChanged, connectDelay) = try Self.radioFields(&fields)
+        let uuids = try Self.uuidFields(&fields)
+        self.uuids = uuids
+        secure.uuids = uuids
+        legacy.uuids = uuids
+        try fields.checkAllTaken(in: "--device \(text)")
+        profile = Self.nrf5Profile(kind: kind, name: name, address: address, secure: secure, legacy: legacy)
+        self.storage = storage
+    }
+
+    /// The nRF5 bootloaders' keys: `hw_version`, `signature`, `public_key`, `max_image`, `legacy_version`,
+    /// `bl_extra_service`.
+    private static func bootloaderFields(kind: SimulatedDeviceKind, fields: inout SpecFields) throws(StandInSpecError)
+        -> (SecureBootloaderConfiguration, LegacyBootloaderConfiguration)
+    {
         var secure = SecureBootloaderConfiguration()
         var legacy = LegacyBootloaderConfiguration()
-        if let hardware = try fields.takeInteger("hw_version") {
-            guard let value = UInt32(exactly: hardware) else {
-                throw StandInSpecError("hw_version=\(hardware) is out of range")
-            }
-            secure.hardwareVersion = value
-        }
+        if let hardware = try fields.takeUInt32("hw_version") { secure.hardwareVersion = hardware }
         if try fields.takeFlag("signature_required") == true { secure.requiresSignature = true }
         if let signature = fields.take("signature") {
             guard signature == "required" || signature == "none" else {
@@ -107,7 +119,6 @@ public struct SimulatedDeviceSpec: Sendable {
                 legacy.version = LegacyDFUVersion(major: major, minor: minor)
             }
         }
-        let hasLegacyVersion = legacy.version != nil
         if let text = fields.take("bl_extra_service") {
             guard let uuid = DFUServiceUUIDs.Role.canonical(text) else {
                 throw StandInSpecError("bl_extra_service=\(text) is not a UUID (180A, 0000180A or 128-bit)")
@@ -117,29 +128,24 @@ public struct SimulatedDeviceSpec: Sendable {
             }
             legacy.otherServices = [.other(uuid)]
         }
+        return (secure, legacy)
+    }
+
+    /// The flash's keys: `sd_id`, `sd_id_after`, `app_version`, `bl_version`.
+    private static func storageFields(_ fields: inout SpecFields) throws(StandInSpecError) -> SimulatedStorage {
         var storage = SimulatedStorage()
-        if let id = try fields.takeInteger("sd_id") {
-            guard let value = UInt32(exactly: id) else { throw StandInSpecError("sd_id=\(id) is out of range") }
-            storage.softdeviceID = value
-            storage.softdeviceIDAfterUpdate = value
+        if let id = try fields.takeUInt32("sd_id") {
+            storage.softdeviceID = id
+            storage.softdeviceIDAfterUpdate = id
         }
-        if let id = try fields.takeInteger("sd_id_after") {
-            guard let value = UInt32(exactly: id) else { throw StandInSpecError("sd_id_after=\(id) is out of range") }
-            storage.softdeviceIDAfterUpdate = value
-        }
-        if let version = try fields.takeInteger("app_version") {
-            guard let value = UInt32(exactly: version) else {
-                throw StandInSpecError("app_version=\(version) is out of range")
-            }
-            storage.applicationVersion = value
-        }
-        if let version = try fields.takeInteger("bl_version") {
-            guard let value = UInt32(exactly: version) else {
-                throw StandInSpecError("bl_version=\(version) is out of range")
-            }
-            storage.bootloaderVersion = value
-        }
-        (rssi, indicatesServiceChanged, connectDelay) = try Self.radioFields(&fields)
+        if let id = try fields.takeUInt32("sd_id_after") { storage.softdeviceIDAfterUpdate = id }
+        if let version = try fields.takeUInt32("app_version") { storage.applicationVersion = version }
+        if let version = try fields.takeUInt32("bl_version") { storage.bootloaderVersion = version }
+        return storage
+    }
+
+    /// The `uuid.ROLE=UUID` keys over Nordic's UUIDs.
+    private static func uuidFields(_ fields: inout SpecFields) throws(StandInSpecError) -> DFUServiceUUIDs {
         var uuids = DFUServiceUUIDs()
         for (name, value) in fields.take(prefix: "uuid") {
             guard let role = DFUServiceUUIDs.Role.allCases.first(where: { $0.rawValue.replacingDashes == name }) else {
@@ -150,11 +156,16 @@ public struct SimulatedDeviceSpec: Sendable {
             }
             uuids[keyPath: role.keyPath] = uuid
         }
-        self.uuids = uuids
-        secure.uuids = uuids
-        legacy.uuids = uuids
-        try fields.checkAllTaken(in: "--device \(text)")
+        return uuids
+    }
 
+    /// An nRF5 kind's bootloader and application.
+    private static func nrf5Profile(
+        kind: SimulatedDeviceKind, name: String?, address: DFUDeviceAddress,
+        secure: SecureBootloaderConfiguration, legacy: LegacyBootloaderConfiguration
+    ) -> SimulatedDeviceProfile {
+        var secure = secure
+        var legacy = legacy
         let bootloader: SimulatedDeviceProfile.Bootloader
         let application: SimulatedDeviceProfile.Application
         switch kind {
@@ -174,21 +185,19 @@ public struct SimulatedDeviceSpec: Sendable {
             var app = SimulatedButtonlessApplication(
                 variant: kind == .buttonless ? .withoutBonds : kind == .buttonlessBonded ? .withBonds : .experimental)
             if let name { app.advertisedName = name }
-            app.uuids = uuids
+            app.uuids = secure.uuids
             bootloader = .secure(secure)
             application = .buttonless(app)
         case .smp, .smpAuth, .smpNRF5340:
-            // Made above, before the nRF5 keys; never reached.
-            throw StandInSpecError("\(kind.rawValue) takes no nRF5 bootloader keys")
+            preconditionFailure("an SMP kind's profile is made before the nRF5 keys are read")
         case .legacyApp:
-            var app = SimulatedLegacyApplication(hasVersionCharacteristic: hasLegacyVersion)
+            var app = SimulatedLegacyApplication(hasVersionCharacteristic: legacy.version != nil)
             if let name { app.advertisedName = name }
-            app.uuids = uuids
+            app.uuids = legacy.uuids
             bootloader = .legacy(legacy)
             application = .legacy(app)
         }
-        profile = SimulatedDeviceProfile(address: address, bootloader: bootloader, application: application)
-        self.storage = storage
+        return SimulatedDeviceProfile(address: address, bootloader: bootloader, application: application)
     }
 
     /// The keys every kind takes about its radio: `rssi`, `service_changed`, `connect_delay_ms`.

@@ -39,6 +39,13 @@ struct SpecFields {
         return value
     }
 
+    /// Takes a 32-bit unsigned integer (a version, an ID).
+    mutating func takeUInt32(_ key: String) throws(StandInSpecError) -> UInt32? {
+        guard let value = try takeInteger(key) else { return nil }
+        guard let narrow = UInt32(exactly: value) else { throw StandInSpecError("\(key)=\(value) is out of range") }
+        return narrow
+    }
+
     /// Takes a yes/no flag.
     mutating func takeFlag(_ key: String) throws(StandInSpecError) -> Bool? {
         guard let text = take(key) else { return nil }

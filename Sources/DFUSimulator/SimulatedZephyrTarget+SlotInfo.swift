@@ -48,10 +48,4 @@ extension SimulatedZephyrTarget {
         }
         return .map(["images": .array(images)])
     }
-
-    /// An image group error ends the upload in progress (`img_mgmt_reset_upload`).
-    mutating func fail(_ rc: Int, _ outcome: inout Outcome) {
-        upload = nil
-        outcome.reply = .imageError(rc)
-    }
 }

@@ -34,46 +34,9 @@ extension SimulatedZephyrTarget {
             upload = nil
             return outcome.reply = .body(.map(["off": .int(0)]))
         }
-        if offset == 0 {
-            guard data.count >= MCUbootImage.headerSize else { return fail(22, &outcome) }  // INVALID_IMAGE_HEADER
-            guard let length = lengthField.value, length >= 0 else { return fail(21, &outcome) }  // INVALID_LENGTH
-            let magic = UInt32(data[0]) | UInt32(data[1]) << 8 | UInt32(data[2]) << 16 | UInt32(data[3]) << 24
-            guard magic == MCUbootImage.magic else { return fail(23, &outcome) }  // INVALID_IMAGE_HEADER_MAGIC
-            guard sha.count <= 32 else { return fail(24, &outcome) }  // INVALID_HASH
-            // The same sha as the upload in progress resumes it: the answer is its offset, nothing is written.
-            if !sha.isEmpty, let upload, upload.sha == sha {
-                return outcome.reply = .body(.map(["off": .int(upload.offset)]))
-            }
-            // `img_mgmt_get_unused_slot_area_id`: a one-image build ignores `image` (it picks the first slot not in
-            // use, its secondary), so another image number lands in image 0's secondary; with several images, an
-            // image number without partitions or a secondary pending or needed for a revert is NO_FREE_SLOT.
-            let image = slots.count == 1 ? 0 : imageField.value ?? 0
-            guard image >= 0, image < slots.count, !slots[image].secondaryInUse else { return fail(9, &outcome) }
-            guard length <= slots[image].slotSize else { return fail(30, &outcome) }  // INVALID_IMAGE_TOO_LARGE
-            if upgradeField.value == true, let running = slots[image].image(inSlot: 0) {
-                let new = MCUbootVersion(major: data[20], minor: data[21], revision: UInt16(data[22]) | UInt16(data[23]) << 8,
-                                         build: UInt32(data[24]) | UInt32(data[25]) << 8 | UInt32(data[26]) << 16 | UInt32(data[27]) << 24)
-                guard running.version < new else { return fail(27, &outcome) }  // CURRENT_VERSION_IS_NEWER
-            }
-            upload = Upload(image: image, size: length, offset: 0, sha: sha, erasedPages: 0)
-            // IMAGE_CHECK with a whole sha: a slot that already holds this file needs no upload.
-            if configuration.imageCheck, sha.count == 32, slots[image].secondary.count >= length,
-                SHA256.digest(Array(slots[image].secondary.prefix(length))) == sha {
-                outcome.work += context.flash.hashPerKilobyte * (length / 1024 + 1)
-                upload = nil
-                return outcome.reply = .body(.map(["off": .int(length), "match": .bool(true)]))
-            }
-            if !configuration.eraseProgressively {
-                // `img_mgmt_erase_image_data(0, len)` unless the slot is blank, plus the trailer's page.
-                if !slots[image].secondaryBlank {
-                    let pages = (length + configuration.pageSize - 1) / configuration.pageSize + 1
-                    outcome.work += context.flash.pageErase * pages
-                }
-                slots[image].eraseSecondary()
-                upload?.erasedPages = Int.max
-            } else {
-                slots[image].eraseSecondary()
-            }
+        if offset == 0, beginUpload(data: data, length: lengthField.value, sha: sha, requestedImage: imageField.value,
+                                    upgrade: upgradeField.value == true, outcome: &outcome, context: context) {
+            return
         }
         guard var current = upload else {
             // Nothing in progress (e.g. after a reset): the expected offset is 0.
@@ -112,5 +75,61 @@ extension SimulatedZephyrTarget {
         var reply: [CBOR.Entry] = [CBOR.Entry(.text("off"), .int(current.offset))]
         if let match { reply.append(CBOR.Entry(.text("match"), .bool(match))) }
         outcome.reply = .body(.map(reply))
+    }
+
+    /// The first chunk (offset 0): its header checked, the image's slot chosen and erased, or the upload in
+    /// progress resumed or an identical image found. Returns whether it answered the request already.
+    private mutating func beginUpload(
+        data: [UInt8], length: Int?, sha: [UInt8], requestedImage: Int?, upgrade: Bool,
+        outcome: inout Outcome, context: SimulatedContext
+    ) -> Bool {
+        guard data.count >= MCUbootImage.headerSize else { fail(22, &outcome); return true }  // INVALID_IMAGE_HEADER
+        guard let length, length >= 0 else { fail(21, &outcome); return true }  // INVALID_LENGTH
+        let magic = UInt32(data[0]) | UInt32(data[1]) << 8 | UInt32(data[2]) << 16 | UInt32(data[3]) << 24
+        guard magic == MCUbootImage.magic else { fail(23, &outcome); return true }  // INVALID_IMAGE_HEADER_MAGIC
+        guard sha.count <= 32 else { fail(24, &outcome); return true }  // INVALID_HASH
+        // The same sha as the upload in progress resumes it: the answer is its offset, nothing is written.
+        if !sha.isEmpty, let upload, upload.sha == sha {
+            outcome.reply = .body(.map(["off": .int(upload.offset)]))
+            return true
+        }
+        // `img_mgmt_get_unused_slot_area_id`: a one-image build ignores `image` (it picks the first slot not in
+        // use, its secondary), so another image number lands in image 0's secondary; with several images, an
+        // image number without partitions or a secondary pending or needed for a revert is NO_FREE_SLOT.
+        let image = slots.count == 1 ? 0 : requestedImage ?? 0
+        guard image >= 0, image < slots.count, !slots[image].secondaryInUse else { fail(9, &outcome); return true }
+        guard length <= slots[image].slotSize else { fail(30, &outcome); return true }  // INVALID_IMAGE_TOO_LARGE
+        if upgrade, let running = slots[image].image(inSlot: 0) {
+            let new = MCUbootVersion(major: data[20], minor: data[21], revision: UInt16(data[22]) | UInt16(data[23]) << 8,
+                                     build: UInt32(data[24]) | UInt32(data[25]) << 8 | UInt32(data[26]) << 16 | UInt32(data[27]) << 24)
+            guard running.version < new else { fail(27, &outcome); return true }  // CURRENT_VERSION_IS_NEWER
+        }
+        upload = Upload(image: image, size: length, offset: 0, sha: sha, erasedPages: 0)
+        // IMAGE_CHECK with a whole sha: a slot that already holds this file needs no upload.
+        if configuration.imageCheck, sha.count == 32, slots[image].secondary.count >= length,
+            SHA256.digest(Array(slots[image].secondary.prefix(length))) == sha {
+            outcome.work += context.flash.hashPerKilobyte * (length / 1024 + 1)
+            upload = nil
+            outcome.reply = .body(.map(["off": .int(length), "match": .bool(true)]))
+            return true
+        }
+        if !configuration.eraseProgressively {
+            // `img_mgmt_erase_image_data(0, len)` unless the slot is blank, plus the trailer's page.
+            if !slots[image].secondaryBlank {
+                let pages = (length + configuration.pageSize - 1) / configuration.pageSize + 1
+                outcome.work += context.flash.pageErase * pages
+            }
+            slots[image].eraseSecondary()
+            upload?.erasedPages = Int.max
+        } else {
+            slots[image].eraseSecondary()
+        }
+        return false
+    }
+
+    /// An image group error ends the upload in progress (`img_mgmt_reset_upload`).
+    mutating func fail(_ rc: Int, _ outcome: inout Outcome) {
+        upload = nil
+        outcome.reply = .imageError(rc)
     }
 }

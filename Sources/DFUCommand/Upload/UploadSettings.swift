@@ -128,6 +128,37 @@ struct UploadSettings: Sendable {
         parallel = try arguments.integer("parallel", in: 1...64)
             ?? Self.defaultParallelPerAdapter * max(1, adapters.count)
 
+        options = try Self.dfuOptions(arguments)
+        smp = try SMPSettings(arguments)
+        nrf5OnlyOptionGiven = Self.nrf5OptionNames.first(where: arguments.isGiven)
+        smpOnlyOptionGiven = SMPSettings.optionNames.first(where: arguments.isGiven)
+        let passkey = try PasskeyOption.passkey(arguments, context: context)
+        link = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"), passkey: passkey,
+                               passkeyPrompt: passkey == nil ? context.passkeyPrompt : nil)
+
+        verbosity = arguments.count("verbose")
+        let quiet = arguments.flag("quiet")
+        if quiet && verbosity > 0 { throw usage("options --quiet and --verbose exclude each other") }
+        if arguments.flag("json") {
+            if quiet { throw usage("options --json and --quiet exclude each other") }
+            output = .json
+        } else if quiet {
+            output = .quiet
+        } else if context.mayRedrawErrorStream {
+            output = .live(colour: context.mayColourErrorStream)
+        } else {
+            output = .plain
+        }
+    }
+
+    /// `hci` followed by a number.
+    static func isAdapterName(_ text: String) -> Bool {
+        text.hasPrefix("hci") && text.count > 3 && text.dropFirst(3).allSatisfy(\.isASCII) && Int(text.dropFirst(3)) != nil
+    }
+
+    /// The options handed to the engine: PRN, forcing, UUIDs, the bootloader's naming, scope and timing.
+    private static func dfuOptions(_ arguments: ParsedArguments) throws(UsageError) -> DFUOptions {
+        func usage(_ text: String) -> UsageError { UsageError(text, command: arguments.command) }
         var options = DFUOptions()
         if let prn = try arguments.integer("prn", in: UInt16(0)...UInt16.max) { options.packetReceiptNotifications = prn }
         options.forceDFU = arguments.flag("force-dfu")
@@ -142,25 +173,7 @@ struct UploadSettings: Sendable {
             }
             options.uuids[keyPath: role.keyPath] = uuid
         }
-        if let name = arguments.value("alt-name") {
-            if arguments.flag("no-alt-name") { throw usage("options --alt-name and --no-alt-name exclude each other") }
-            guard (1...20).contains(name.utf8.count) else {
-                throw usage("option --alt-name: '\(name)' must be 1 to 20 bytes of UTF-8")
-            }
-            options.alternativeName = .named(name)
-        } else if arguments.flag("no-alt-name") {
-            options.alternativeName = .off
-        }
-        if let text = arguments.value("bootloader-address") {
-            guard let address = DFUDeviceAddress(text) else {
-                throw usage("option --bootloader-address: '\(text)' is not an address like C0:FF:EE:00:12:34")
-            }
-            options.bootloaderAddress = address
-        }
-        if let name = arguments.value("bootloader-name") {
-            guard !name.isEmpty else { throw usage("option --bootloader-name: the name is empty") }
-            options.bootloaderName = name
-        }
+        try takeBootloaderNaming(arguments, into: &options)
         if let text = arguments.value("scope") {
             guard let scope = DFUScope(rawValue: text) else {
                 throw usage("option --scope: '\(text)' is not one of all, system, application")
@@ -191,32 +204,31 @@ struct UploadSettings: Sendable {
             options.firstObjectDelayIsExplicit = true
         }
         if let delay = try arguments.integer("object-delay", in: 0...10_000) { options.objectDelay = .milliseconds(delay) }
-        self.options = options
-        smp = try SMPSettings(arguments)
-        nrf5OnlyOptionGiven = Self.nrf5OptionNames.first(where: arguments.isGiven)
-        smpOnlyOptionGiven = SMPSettings.optionNames.first(where: arguments.isGiven)
-        let passkey = try PasskeyOption.passkey(arguments, context: context)
-        link = LinkPreferences(acquiresSockets: !arguments.flag("no-acquire"), passkey: passkey,
-                               passkeyPrompt: passkey == nil ? context.passkeyPrompt : nil)
-
-        verbosity = arguments.count("verbose")
-        let quiet = arguments.flag("quiet")
-        if quiet && verbosity > 0 { throw usage("options --quiet and --verbose exclude each other") }
-        if arguments.flag("json") {
-            if quiet { throw usage("options --json and --quiet exclude each other") }
-            output = .json
-        } else if quiet {
-            output = .quiet
-        } else if context.mayRedrawErrorStream {
-            output = .live(colour: context.mayColourErrorStream)
-        } else {
-            output = .plain
-        }
+        return options
     }
 
-    /// `hci` followed by a number.
-    static func isAdapterName(_ text: String) -> Bool {
-        text.hasPrefix("hci") && text.count > 3 && text.dropFirst(3).allSatisfy(\.isASCII) && Int(text.dropFirst(3)) != nil
+    /// `--alt-name`, `--no-alt-name`, `--bootloader-address`, `--bootloader-name`: how the bootloader is found.
+    private static func takeBootloaderNaming(_ arguments: ParsedArguments, into options: inout DFUOptions) throws(UsageError) {
+        func usage(_ text: String) -> UsageError { UsageError(text, command: arguments.command) }
+        if let name = arguments.value("alt-name") {
+            if arguments.flag("no-alt-name") { throw usage("options --alt-name and --no-alt-name exclude each other") }
+            guard (1...20).contains(name.utf8.count) else {
+                throw usage("option --alt-name: '\(name)' must be 1 to 20 bytes of UTF-8")
+            }
+            options.alternativeName = .named(name)
+        } else if arguments.flag("no-alt-name") {
+            options.alternativeName = .off
+        }
+        if let text = arguments.value("bootloader-address") {
+            guard let address = DFUDeviceAddress(text) else {
+                throw usage("option --bootloader-address: '\(text)' is not an address like C0:FF:EE:00:12:34")
+            }
+            options.bootloaderAddress = address
+        }
+        if let name = arguments.value("bootloader-name") {
+            guard !name.isEmpty else { throw usage("option --bootloader-name: the name is empty") }
+            options.bootloaderName = name
+        }
     }
 
     /// A duration in seconds (decimals allowed), from 0.1 to 3600.
