@@ -6,42 +6,55 @@ extension BlueZStandIn {
     func gattInterfaces(at path: ObjectPath, table: GATTTable, device: ObjectPath) throws(DBusError) -> [DBusInterface]
     {
         if let service = table.services.first(where: { $0.path == path }) {
-            return [
-                DBusInterface(
-                    names.gattService,
-                    properties: [
-                        DBusProperty(try member("UUID"), value: .string(service.uuid.lowercased())),
-                        DBusProperty(try member("Device"), value: .objectPath(device)),
-                        DBusProperty(try member("Primary"), value: .boolean(true)),
-                        DBusProperty(try member("Includes"), value: .array(elementSignature: "o", elements: [])),
-                    ] + (exportsHandles ? [DBusProperty(try member("Handle"), value: .uint16(service.handle))] : []))
-            ]
+            return [try serviceInterface(service, device: device)]
         }
         if let characteristicPath = table.descriptors[path] {
-            return [
-                DBusInterface(
-                    names.gattDescriptor,
-                    methods: [
-                        DBusMethod(
-                            try member("ReadValue"), inputs: [DBusArgument("options", "a{sv}")],
-                            outputs: [DBusArgument("value", "ay")],
-                            handler: handler { standIn, message in try await standIn.readDescriptor(message) }),
-                        DBusMethod(
-                            try member("WriteValue"),
-                            inputs: [DBusArgument("value", "ay"), DBusArgument("options", "a{sv}")],
-                            handler: handler { standIn, message in try await standIn.writeDescriptor(message) }),
-                    ],
-                    properties: [
-                        DBusProperty(try member("UUID"), value: .string("00002902-0000-1000-8000-00805f9b34fb")),
-                        DBusProperty(try member("Characteristic"), value: .objectPath(characteristicPath)),
-                        DBusProperty(try member("Value"), value: .byteArray([])),
-                    ]
-                        + (exportsHandles
-                            ? [DBusProperty(try member("Handle"), value: .uint16(table.descriptorHandles[path] ?? 0))]
-                            : []))
-            ]
+            return [try descriptorInterface(at: path, characteristic: characteristicPath, table: table)]
         }
         guard let characteristic = table.characteristics[path] else { return [] }
+        return [try characteristicInterface(characteristic)]
+    }
+
+    /// A primary service (`Handle` only from 5.70).
+    private func serviceInterface(_ service: GATTTable.Service, device: ObjectPath) throws(DBusError) -> DBusInterface {
+        DBusInterface(
+            names.gattService,
+            properties: [
+                DBusProperty(try member("UUID"), value: .string(service.uuid.lowercased())),
+                DBusProperty(try member("Device"), value: .objectPath(device)),
+                DBusProperty(try member("Primary"), value: .boolean(true)),
+                DBusProperty(try member("Includes"), value: .array(elementSignature: "o", elements: [])),
+            ] + (exportsHandles ? [DBusProperty(try member("Handle"), value: .uint16(service.handle))] : []))
+    }
+
+    /// A characteristic's Client Characteristic Configuration descriptor.
+    private func descriptorInterface(at path: ObjectPath, characteristic characteristicPath: ObjectPath, table: GATTTable)
+        throws(DBusError) -> DBusInterface
+    {
+        DBusInterface(
+            names.gattDescriptor,
+            methods: [
+                DBusMethod(
+                    try member("ReadValue"), inputs: [DBusArgument("options", "a{sv}")],
+                    outputs: [DBusArgument("value", "ay")],
+                    handler: handler { standIn, message in try await standIn.readDescriptor(message) }),
+                DBusMethod(
+                    try member("WriteValue"),
+                    inputs: [DBusArgument("value", "ay"), DBusArgument("options", "a{sv}")],
+                    handler: handler { standIn, message in try await standIn.writeDescriptor(message) }),
+            ],
+            properties: [
+                DBusProperty(try member("UUID"), value: .string("00002902-0000-1000-8000-00805f9b34fb")),
+                DBusProperty(try member("Characteristic"), value: .objectPath(characteristicPath)),
+                DBusProperty(try member("Value"), value: .byteArray([])),
+            ]
+                + (exportsHandles
+                    ? [DBusProperty(try member("Handle"), value: .uint16(table.descriptorHandles[path] ?? 0))]
+                    : []))
+    }
+
+    /// A characteristic with the properties and methods bluetoothd 5.66 gives it.
+    private func characteristicInterface(_ characteristic: GATTTable.Characteristic) throws(DBusError) -> DBusInterface {
         // The properties of BlueZ 5.66 `src/gatt-client.c` `characteristic_properties`, each with its
         // `*_exists` rule; `Handle` only from 5.70.
         var properties = [
@@ -63,33 +76,31 @@ extension BlueZStandIn {
         properties.append(
             DBusProperty(try member("MTU"), value: .uint16(UInt16(clamping: configuration.link.model.mtu))))
         let options = DBusArgument("options", "a{sv}")
-        return [
-            DBusInterface(
-                names.gattCharacteristic,
-                methods: [
-                    DBusMethod(
-                        try member("ReadValue"), inputs: [options], outputs: [DBusArgument("value", "ay")],
-                        handler: handler { standIn, message in try await standIn.readValue(message) }),
-                    DBusMethod(
-                        try member("WriteValue"), inputs: [DBusArgument("value", "ay"), options],
-                        handler: handler { standIn, message in try await standIn.writeValue(message) }),
-                    DBusMethod(
-                        try member("AcquireWrite"), inputs: [options],
-                        outputs: [DBusArgument("fd", "h"), DBusArgument("mtu", "q")],
-                        handler: handler { standIn, message in try await standIn.acquireWrite(message) }),
-                    DBusMethod(
-                        try member("AcquireNotify"), inputs: [options],
-                        outputs: [DBusArgument("fd", "h"), DBusArgument("mtu", "q")],
-                        handler: handler { standIn, message in try await standIn.acquireNotify(message) }),
-                    DBusMethod(
-                        try member("StartNotify"),
-                        handler: handler { standIn, message in try await standIn.startNotify(message) }),
-                    DBusMethod(
-                        try member("StopNotify"),
-                        handler: handler { standIn, message in try await standIn.stopNotify(message) }),
-                ],
-                properties: properties)
-        ]
+        return DBusInterface(
+            names.gattCharacteristic,
+            methods: [
+                DBusMethod(
+                    try member("ReadValue"), inputs: [options], outputs: [DBusArgument("value", "ay")],
+                    handler: handler { standIn, message in try await standIn.readValue(message) }),
+                DBusMethod(
+                    try member("WriteValue"), inputs: [DBusArgument("value", "ay"), options],
+                    handler: handler { standIn, message in try await standIn.writeValue(message) }),
+                DBusMethod(
+                    try member("AcquireWrite"), inputs: [options],
+                    outputs: [DBusArgument("fd", "h"), DBusArgument("mtu", "q")],
+                    handler: handler { standIn, message in try await standIn.acquireWrite(message) }),
+                DBusMethod(
+                    try member("AcquireNotify"), inputs: [options],
+                    outputs: [DBusArgument("fd", "h"), DBusArgument("mtu", "q")],
+                    handler: handler { standIn, message in try await standIn.acquireNotify(message) }),
+                DBusMethod(
+                    try member("StartNotify"),
+                    handler: handler { standIn, message in try await standIn.startNotify(message) }),
+                DBusMethod(
+                    try member("StopNotify"),
+                    handler: handler { standIn, message in try await standIn.stopNotify(message) }),
+            ],
+            properties: properties)
     }
 
     /// Whether GATT objects export `Handle` (bluetoothd 5.70 and later).

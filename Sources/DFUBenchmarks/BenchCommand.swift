@@ -41,36 +41,15 @@ public enum BenchCommand {
     }
 
     static func bench(_ arguments: [String]) async throws {
-        var json: String?
-        var runs = 3
-        var quick = false
-        var swift = "swift"
-        var binaries = ".build/release"
-        var smpmgr = ".build/clients-venv/bin/smpmgr"
-        var figures: Set<String> = ["1", "2", "3", "4", "5", "6"]
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--json": json = rest.popFirst()
-            case "--runs": runs = rest.popFirst().flatMap { Int($0) } ?? runs
-            case "--quick": quick = true
-            case "--swift": swift = rest.popFirst() ?? swift
-            case "--bin": binaries = rest.popFirst() ?? binaries
-            case "--smpmgr": smpmgr = rest.popFirst() ?? smpmgr
-            case "--figures": figures = Set((rest.popFirst() ?? "").split(separator: ",").map(String.init))
-            case "-h", "--help":
-                print("usage: dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--smpmgr PATH]"
-                      + " [--figures 1,2,3,4,5,6]")
-                return
-            default: throw BenchError.usage("unknown argument \(argument) (see --help)")
-            }
-        }
+        let options = try BenchOptions(arguments)
+        if options.helpWanted { return print(BenchOptions.usage) }
+        let (quick, binaries, figures) = (options.quick, options.binaries, options.figures)
         let started = ContinuousClock.now
-        var report = BenchReport(machine: MachineInfo.current(swift: swift, dfuVersion: DFUCommand.version))
+        var report = BenchReport(machine: MachineInfo.current(swift: options.swift, dfuVersion: DFUCommand.version))
         let log: (String) -> Void = { FileHandle.standardError.write(Data("\($0)\n".utf8)) }
         if figures.contains("1") {
             var figure = LinkFigure()
-            figure.runs = quick ? 1 : runs
+            figure.runs = options.timedRuns
             if quick { figure.kilobytes = [200] }
             report.link = try await figure.run(progress: log)
             report.slowFlash = try await SlowFlashFigure().run(progress: log)
@@ -78,32 +57,13 @@ public enum BenchCommand {
         if figures.contains("5") {
             report.smp = try await SMPFigure().run(progress: log)
         }
-        if figures.contains("2") {
-            let figure = HostCostFigure(dfu: binaries + "/dfu", dfuSim: binaries + "/dfu-sim")
-            if let missing = figure.missing() {
-                report.skipped.append(.init(figure: "2 (`dfu upload`)", reason: "the `dfu` process itself "
-                    + missing))
-            } else {
-                var measured = figure
-                measured.runs = quick ? 1 : runs
-                let (rows, startup) = try measured.run(progress: log)
-                report.host += rows
-                report.startup = startup
-            }
-            if FileManager.default.isExecutableFile(atPath: figure.dfuSim), let executable = ChildProcess.currentExecutable {
-                var engine = EngineHostCost(dfuSim: figure.dfuSim)
-                engine.runs = quick ? 1 : runs
-                report.host += try engine.run(executable: executable, progress: log)
-            } else {
-                report.skipped.append(.init(figure: "2", reason: "needs dfu-sim (\(figure.dfuSim)) built"))
-            }
-        }
+        if figures.contains("2") { try hostCost(binaries: binaries, runs: options.timedRuns, into: &report, progress: log) }
         if figures.contains("6") {
-            var figure = SMPClientsFigure(dfu: binaries + "/dfu", dfuSim: binaries + "/dfu-sim", smpmgr: smpmgr)
+            var figure = SMPClientsFigure(dfu: binaries + "/dfu", dfuSim: binaries + "/dfu-sim", smpmgr: options.smpmgr)
             if let missing = figure.missing() {
                 report.skipped.append(.init(figure: "6", reason: missing))
             } else {
-                figure.runs = quick ? 1 : runs
+                figure.runs = options.timedRuns
                 report.smpClients = try figure.run(progress: log)
             }
         }
@@ -114,16 +74,40 @@ public enum BenchCommand {
         if figures.contains("4") {
             guard let executable = ChildProcess.currentExecutable else { throw BenchError.child("cannot find my own executable") }
             var figure = ScaleFigure()
-            figure.runs = quick ? 1 : runs
+            figure.runs = options.timedRuns
             report.scale = try await figure.run(executable: executable, progress: log)
         }
         report.benchSeconds = started.duration(to: ContinuousClock.now).dfuSecondsValue
         print(BenchTable(report: report).text, terminator: "")
-        if let json {
+        if let json = options.json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(report).write(to: URL(fileURLWithPath: json))
             log("wrote \(json)")
+        }
+    }
+
+    /// Figure 2: the `dfu` process's own cost, and the engine's in one process beside `dfu-sim`.
+    static func hostCost(binaries: String, runs: Int, into report: inout BenchReport, progress log: @escaping (String) -> Void)
+        throws
+    {
+        let figure = HostCostFigure(dfu: binaries + "/dfu", dfuSim: binaries + "/dfu-sim")
+        if let missing = figure.missing() {
+            report.skipped.append(.init(figure: "2 (`dfu upload`)", reason: "the `dfu` process itself "
+                + missing))
+        } else {
+            var measured = figure
+            measured.runs = runs
+            let (rows, startup) = try measured.run(progress: log)
+            report.host += rows
+            report.startup = startup
+        }
+        if FileManager.default.isExecutableFile(atPath: figure.dfuSim), let executable = ChildProcess.currentExecutable {
+            var engine = EngineHostCost(dfuSim: figure.dfuSim)
+            engine.runs = runs
+            report.host += try engine.run(executable: executable, progress: log)
+        } else {
+            report.skipped.append(.init(figure: "2", reason: "needs dfu-sim (\(figure.dfuSim)) built"))
         }
     }
 }

@@ -80,6 +80,34 @@ enum PkgGenerateCommand: Subcommand {
         if bootloader != nil && application != nil && softdevice == nil {
             throw usage("a bootloader and an application without a SoftDevice cannot share a package: make two packages")
         }
+        var request = try secureRequest(
+            arguments, application: application, bootloader: bootloader, softdevice: softdevice, context: context)
+        var key: ECDSAP256.PrivateKey? = nil
+        if let path = arguments.value("key-file") { key = try privateKey(path, context: context) }
+        if let path = application { request.application = .init(path: path, bytes: try context.readFile(path)) }
+        if let path = bootloader { request.bootloader = .init(path: path, bytes: try context.readFile(path)) }
+        if let path = softdevice { request.softdevice = .init(path: path, bytes: try context.readFile(path)) }
+        guard request.application != nil || request.bootloader != nil || request.softdevice != nil else {
+            throw usage("no image: give --application, --bootloader and/or --softdevice")
+        }
+        let signer: SecurePackageGenerator.Signer? = key.map { key in { message in try? key.sign(message) } }
+        let package = try generate(request, signer: signer)
+        try write(package, to: output, context: context)
+        if key == nil {
+            context.writeError("dfu: warning: no --key-file: the init packets are not signed; only a bootloader that checks no signature accepts them\n")
+        }
+        if request.isDebug {
+            context.writeError("dfu: warning: --debug-mode: is_debug is set; only a debug bootloader accepts the package\n")
+        }
+        context.writeOutput("Zip created at \(output)\n")
+        return .success
+    }
+
+    /// The Secure package's fields from the options, checked in the order nrfutil checks them; the images are
+    /// read later.
+    static func secureRequest(
+        _ arguments: ParsedArguments, application: String?, bootloader: String?, softdevice: String?, context: CommandContext
+    ) throws -> SecurePackageRequest {
         var applicationVersion = try number("application-version", arguments)
         if let text = arguments.value("application-version-string"), !text.isEmpty {
             if applicationVersion.map({ $0 != 0 }) == true {
@@ -118,7 +146,7 @@ enum PkgGenerateCommand: Subcommand {
         if let sdReq { requirements = try idList("sd-req", sdReq) }
         var ids: [UInt32]? = nil
         if let sdID { ids = try idList("sd-id", sdID) }
-        var request = SecurePackageRequest(
+        return SecurePackageRequest(
             applicationVersion: try uint32("application version", applicationVersion ?? 0xFFFF_FFFF),
             bootloaderVersion: try uint32("--bootloader-version", bootloaderVersion ?? 0xFFFF_FFFF),
             hardwareVersion: try uint32("--hw-version", hardwareVersion),
@@ -126,25 +154,6 @@ enum PkgGenerateCommand: Subcommand {
             applicationBootValidation: try validation("app-boot-validation", arguments),
             softdeviceBootValidation: try validation("sd-boot-validation", arguments),
             isDebug: debug, isExternalApplication: external)
-        var key: ECDSAP256.PrivateKey? = nil
-        if let path = arguments.value("key-file") { key = try privateKey(path, context: context) }
-        if let path = application { request.application = .init(path: path, bytes: try context.readFile(path)) }
-        if let path = bootloader { request.bootloader = .init(path: path, bytes: try context.readFile(path)) }
-        if let path = softdevice { request.softdevice = .init(path: path, bytes: try context.readFile(path)) }
-        guard request.application != nil || request.bootloader != nil || request.softdevice != nil else {
-            throw usage("no image: give --application, --bootloader and/or --softdevice")
-        }
-        let signer: SecurePackageGenerator.Signer? = key.map { key in { message in try? key.sign(message) } }
-        let package = try generate(request, signer: signer)
-        try write(package, to: output, context: context)
-        if key == nil {
-            context.writeError("dfu: warning: no --key-file: the init packets are not signed; only a bootloader that checks no signature accepts them\n")
-        }
-        if debug {
-            context.writeError("dfu: warning: --debug-mode: is_debug is set; only a debug bootloader accepts the package\n")
-        }
-        context.writeOutput("Zip created at \(output)\n")
-        return .success
     }
 
     static func generate(_ request: SecurePackageRequest, signer: SecurePackageGenerator.Signer?) throws -> GeneratedPackage {

@@ -78,9 +78,19 @@ public struct MCUbootImage: Sendable, Hashable {
         guard bodyEnd <= size else {
             throw .truncated(name: name, part: "header and body (\(headerSize) + \(imageSize) bytes)", needed: bodyEnd, size: bytes.count)
         }
+        (tlvs, tlvEnd) = try Self.tlvAreas(bytes, bodyEnd: bodyEnd, protectedTLVSize: protectedTLVSize, name: name)
+    }
+
+    /// The TLV areas after the body (`bootutil_tlv_iter_begin` in tlv.c): the protected one when the header
+    /// announces it, then the unprotected one; their entries and where they end.
+    private static func tlvAreas(_ bytes: [UInt8], bodyEnd: UInt64, protectedTLVSize: UInt16, name: String)
+        throws(MCUbootError) -> (tlvs: [MCUbootTLV], end: Int)
+    {
+        let reader = ByteReader(bytes)
+        let size = UInt64(bytes.count)
         var tlvs: [MCUbootTLV] = []
         var offset = bodyEnd
-        // The protected area (tlv.c, bootutil_tlv_iter_begin).
+        // The protected area.
         let firstInfoEnd = offset + 4
         guard firstInfoEnd <= size else {
             throw .truncated(name: name, part: "TLV info header after the body", needed: firstInfoEnd, size: bytes.count)
@@ -130,8 +140,7 @@ public struct MCUbootImage: Sendable, Hashable {
             throw .truncated(name: name, part: "TLV area", needed: areaEnd, size: bytes.count)
         }
         tlvs += try Self.entries(bytes, from: offset + 4, to: areaEnd, protected: false, name: name)
-        self.tlvs = tlvs
-        tlvEnd = Int(areaEnd)
+        return (tlvs, Int(areaEnd))
     }
 
     /// Whether `bytes` start with MCUboot's image magic (or its pre-1.0 one).

@@ -1,0 +1,35 @@
+/// `dfu-bench`'s command line: which figures, how many runs, and where the programs it measures are.
+struct BenchOptions {
+    var json: String?
+    var runs = 3
+    var quick = false
+    var swift = "swift"
+    var binaries = ".build/release"
+    var smpmgr = ".build/clients-venv/bin/smpmgr"
+    var figures: Set<String> = ["1", "2", "3", "4", "5", "6"]
+    /// `--help` was given: print the usage and measure nothing.
+    var helpWanted = false
+
+    static let usage = "usage: dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--smpmgr PATH]"
+        + " [--figures 1,2,3,4,5,6]"
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--json": json = rest.popFirst()
+            case "--runs": runs = rest.popFirst().flatMap { Int($0) } ?? runs
+            case "--quick": quick = true
+            case "--swift": swift = rest.popFirst() ?? swift
+            case "--bin": binaries = rest.popFirst() ?? binaries
+            case "--smpmgr": smpmgr = rest.popFirst() ?? smpmgr
+            case "--figures": figures = Set((rest.popFirst() ?? "").split(separator: ",").map(String.init))
+            case "-h", "--help": helpWanted = true
+            default: throw BenchError.usage("unknown argument \(argument) (see --help)")
+            }
+        }
+    }
+
+    /// Timed runs per figure: one with `--quick`.
+    var timedRuns: Int { quick ? 1 : runs }
+}
