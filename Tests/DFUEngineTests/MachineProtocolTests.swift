@@ -17,7 +17,7 @@ import DFUFormats
     static func setup(prn: UInt16 = 0, mode: DFUDeviceMode = .secureBootloader) -> DFUMachineSetup {
         var options = DFUOptions()
         options.packetReceiptNotifications = prn
-        return DFUMachineSetup(part: FirmwarePart(kind: .application, image: image, initPacket: initPacket),
+        return DFUMachineSetup(.sendPart(FirmwarePart(kind: .application, image: image, initPacket: initPacket)),
                                options: options, peer: peer, mode: mode)
     }
 
@@ -188,7 +188,7 @@ import DFUFormats
 
     @Test func buttonlessMachineNamesTheBootloaderThenJumps() {
         var setup = Self.setup(mode: .buttonless(.withoutBonds))
-        setup.alternativeName = "Dfu1"
+        setup.work = .enterBootloader(alternativeName: "Dfu1")
         var machine = ButtonlessStateMachine(setup)
         let endpoint = DFUEndpoint.buttonlessWithoutBonds
         Self.play(&machine, [
@@ -205,7 +205,9 @@ import DFUFormats
     }
 
     @Test func legacyApplicationJumpsOnStartDFUWithoutAnAnswer() {
-        var machine = LegacyJumpStateMachine(Self.setup(mode: .legacyApplication))
+        var setup = Self.setup(mode: .legacyApplication)
+        setup.work = .enterBootloader(alternativeName: nil)
+        var machine = LegacyJumpStateMachine(setup)
         Self.play(&machine, [
             (.start, .enableNotifications(on: .legacyControlPoint)),
             // Start DFU of an application: 01 04.

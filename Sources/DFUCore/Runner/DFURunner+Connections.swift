@@ -129,7 +129,7 @@ extension DFURunner {
         case .secureBootloader, .legacyBootloader, .smpServer:
             return (peer, mode)
         }
-        let setup = DFUMachineSetup(part: nil, options: options, peer: peer, mode: mode, alternativeName: name)
+        let setup = DFUMachineSetup(.enterBootloader(alternativeName: name), options: options, peer: peer, mode: mode)
         let outcome = try await drive(mode.machine(setup), context: &context)
         guard case .jumped(let bootloaderName) = outcome else {
             throw .unsupportedDevice(reason: "\(peer.address) did not switch to its bootloader (\(outcome))")

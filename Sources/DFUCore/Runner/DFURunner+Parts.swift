@@ -15,7 +15,7 @@ extension DFURunner {
         while true {
             report(.starting, part: context.partNumber, context: context, bytes: 0, total: part.image.count)
             context.meter.end()
-            let setup = DFUMachineSetup(part: part, options: options, peer: peer, mode: mode, restarts: restarts)
+            let setup = DFUMachineSetup(.sendPart(part), options: options, peer: peer, mode: mode, restarts: restarts)
             switch try await drive(mode.machine(setup), context: &context) {
             case .awaitReset, .completed, .jumped:
                 return peer

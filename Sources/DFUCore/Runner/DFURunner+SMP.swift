@@ -38,8 +38,8 @@ extension DFURunner {
             // After the reset, the image list says whether the images swapped in.
             report(restarts > 0 ? .checkingImages : .starting, part: 1, context: context, bytes: 0, total: plan.totalBytes)
             context.meter.end()
-            let setup = DFUMachineSetup(part: nil, options: options, peer: peer, mode: .smpServer, restarts: restarts,
-                                        smpPlan: plan)
+            let setup = DFUMachineSetup(.uploadImages(plan), options: options, peer: peer, mode: .smpServer,
+                                        restarts: restarts)
             switch try await drive(SMPUploadMachine(setup), context: &context) {
             case .awaitReset, .completed, .jumped:
                 await transport.disconnect()

@@ -61,7 +61,7 @@ extension DFURunner {
             selector: device, scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout,
             uuids: options.uuids), step: .connecting)
         try await requireSMP(peer, for: "an SMP \(request.command) request", isFirmware: false)
-        let setup = DFUMachineSetup(part: nil, options: options, peer: peer, mode: .smpServer)
+        let setup = DFUMachineSetup(.manage, options: options, peer: peer, mode: .smpServer)
         var machine = SMPManagementMachine(setup, request: request)
         _ = try await drive(&machine, context: &context)
         report(.completed, part: 1, context: context, bytes: 0, total: 0)

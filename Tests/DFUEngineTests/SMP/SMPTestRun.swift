@@ -74,8 +74,8 @@ struct SMPTestRun {
         var uploadRequests = 0
         var restartsSinceLinkLoss = 0
         connections: for _ in 0..<12 {
-            var machine = SMPUploadMachine(SMPUploadMachineTests.setup(restarts: restartsSinceLinkLoss, writeLength: writeLength),
-                                           plan: plan)
+            var machine = SMPUploadMachine(
+                SMPUploadMachineTests.setup(plan, restarts: restartsSinceLinkLoss, writeLength: writeLength))
             var assembler = SMPFrameAssembler()
             var notifications: [[UInt8]] = []
             var held: [[UInt8]] = []

@@ -14,12 +14,12 @@ import Testing
         return SMPUploadImage(image: number, bytes: bytes, imageHash: SHA256.digest([seed] + bytes.prefix(64)))
     }
 
-    static func setup(restarts: Int = 0, writeLength: Int = 495) -> DFUMachineSetup {
+    static func setup(_ plan: SMPUploadPlan, restarts: Int = 0, writeLength: Int = 495) -> DFUMachineSetup {
         var options = DFUOptions()
         options.responseTimeout = .seconds(2)
         var peer = peer
         peer.maximumWriteLength = writeLength
-        return DFUMachineSetup(part: nil, options: options, peer: peer, mode: .secureBootloader, restarts: restarts)
+        return DFUMachineSetup(.uploadImages(plan), options: options, peer: peer, mode: .smpServer, restarts: restarts)
     }
 
     static let oldHash = [UInt8](repeating: 0x01, count: 32)
@@ -36,7 +36,7 @@ import Testing
     // MARK: - Byte for byte
 
     @Test func opensWithNotificationsThenParametersThenTheImageList() {
-        var machine = SMPUploadMachine(Self.setup(), plan: SMPUploadPlan(images: [Self.image(100, seed: 1)]))
+        var machine = SMPUploadMachine(Self.setup(SMPUploadPlan(images: [Self.image(100, seed: 1)])))
         let timeout = DFUMachineAction.awaitNotification(from: .smp, within: .seconds(2))
         #expect(machine.handle(.start) == .enableNotifications(on: .smp))
         #expect(machine.handle(.written) == .write([[
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func aLateAnswerWithAnOldSequenceNumberIsIgnored() {
-        var machine = SMPUploadMachine(Self.setup(), plan: SMPUploadPlan(images: [Self.image(100, seed: 1)]))
+        var machine = SMPUploadMachine(Self.setup(SMPUploadPlan(images: [Self.image(100, seed: 1)])))
         _ = machine.handle(.start)
         _ = machine.handle(.written)
         _ = machine.handle(.written)
@@ -225,7 +225,7 @@ import Testing
     }
 
     @Test func cancellingStopsWithoutARequestAndReportsAborted() {
-        var machine = SMPUploadMachine(Self.setup(), plan: SMPUploadPlan(images: [Self.image(100, seed: 1)]))
+        var machine = SMPUploadMachine(Self.setup(SMPUploadPlan(images: [Self.image(100, seed: 1)])))
         _ = machine.handle(.start)
         #expect(machine.handle(.cancelled) == .report(.progress(.aborted, bytes: 0)))
         #expect(machine.handle(.reported) == .fail(.aborted(step: .enablingNotifications)))

@@ -11,13 +11,16 @@ extension ButtonlessStateMachine: DFUProtocolMachine {
     /// A machine for the setup's buttonless variant (the peer's, when the setup's mode names none), to rename
     /// the bootloader to the setup's alternative name when the variant can.
     public init(_ setup: DFUMachineSetup) {
+        guard case .enterBootloader(let alternativeName) = setup.work else {
+            preconditionFailure("a buttonless machine was made for \(setup.work), not to enter the bootloader")
+        }
         let variant: ButtonlessVariant
         if case .buttonless(let named) = setup.mode {
             variant = named
         } else {
             variant = ButtonlessVariant.allCases.first { setup.peer.endpoints.contains($0.endpoint) } ?? .withoutBonds
         }
-        self.init(variant: variant, alternativeName: setup.alternativeName, responseTimeout: setup.options.responseTimeout)
+        self.init(variant: variant, alternativeName: alternativeName, responseTimeout: setup.options.responseTimeout)
     }
 
     /// Takes one event from the runner.

@@ -18,7 +18,7 @@ extension LegacyDFUStateMachine: DFUProtocolMachine {
     public init(_ setup: DFUMachineSetup) {
         var version: LegacyDFUVersion?
         if case .legacyBootloader(let read) = setup.mode { version = read }
-        self.init(part: setup.part ?? FirmwarePart(kind: .application, image: [], initPacket: []), configuration: .init(
+        self.init(part: setup.partToSend(by: "a Legacy DFU machine"), configuration: .init(
             packetReceiptNotifications: setup.options.packetReceiptNotifications, version: version,
             restarted: setup.restarts >= setup.options.objectAttempts,
             responseTimeout: setup.options.responseTimeout, receiptTimeout: setup.options.receiptTimeout))

@@ -11,8 +11,13 @@ public struct LegacyJumpStateMachine: DFUProtocolMachine {
 
     private var phase: Phase = .idle
 
-    /// Makes a machine (nothing in the setup changes what it does).
-    public init(_ setup: DFUMachineSetup) {}
+    /// Makes a machine for ``DFUMachineSetup/Work/enterBootloader(alternativeName:)`` (a Legacy application cannot
+    /// rename its bootloader: nothing else in the setup changes what it does).
+    public init(_ setup: DFUMachineSetup) {
+        guard case .enterBootloader = setup.work else {
+            preconditionFailure("a Legacy jump machine was made for \(setup.work), not to enter the bootloader")
+        }
+    }
 
     /// The step, for errors.
     public var step: DFUStep { phase == .idle || phase == .enablingNotifications ? .enablingNotifications : .enteringBootloader }

@@ -126,7 +126,7 @@ public struct SMPUploadMachine: Sendable {
     /// A machine for `plan` over the connection described by `setup` (its options' response timeout and
     /// reconnection attempts, the peer's write length, and whether earlier machines for this upload reset
     /// the device: `restarts` > 0).
-    public init(_ setup: DFUMachineSetup, plan: SMPUploadPlan) {
+    private init(_ setup: DFUMachineSetup, plan: SMPUploadPlan) {
         self.plan = plan
         responseTimeout = setup.options.responseTimeout
         writeLength = max(20, setup.peer.maximumWriteLength)
@@ -385,9 +385,11 @@ public struct SMPUploadMachine: Sendable {
 }
 
 extension SMPUploadMachine: DFUProtocolMachine {
-    /// A machine for the setup's ``DFUMachineSetup/smpPlan`` (no image when it has none: the machine then only
-    /// reads the parameters and the image list).
+    /// A machine for the setup's plan (``DFUMachineSetup/Work/uploadImages(_:)``).
     public init(_ setup: DFUMachineSetup) {
-        self.init(setup, plan: setup.smpPlan ?? SMPUploadPlan(images: []))
+        guard case .uploadImages(let plan) = setup.work else {
+            preconditionFailure("an SMP upload machine was made for \(setup.work), not images to upload")
+        }
+        self.init(setup, plan: plan)
     }
 }

@@ -14,8 +14,8 @@ extension SecureDFUStateMachine: DFUProtocolMachine {
 
     /// A machine for the setup's part, with the options' settings and the peer's write length.
     public init(_ setup: DFUMachineSetup) {
-        self.init(kind: setup.part?.kind ?? .application, initPacket: setup.part?.initPacket ?? [],
-                  image: setup.part?.image ?? [],
+        let part = setup.partToSend(by: "a Secure DFU machine")
+        self.init(kind: part.kind, initPacket: part.initPacket, image: part.image,
                   configuration: .init(options: setup.options, maximumWriteLength: setup.peer.maximumWriteLength))
     }
 
