@@ -30,8 +30,8 @@ extension DBusConnection {
             guard !readiness.isEmpty || state.watchesForRoom else { return true }
             return dbus_connection_read_write(raw, 0) != 0
         }
-        while let message = popMessage() {
-            handle(message)
+        while let incoming = nextIncoming() {
+            deliver(incoming)
         }
         let now = ContinuousClock.now
         let (phase, expired, connected) = state.withLock { state in
@@ -66,12 +66,29 @@ extension DBusConnection {
         service([])
     }
 
-    /// Pops one complete incoming message, if any (`dbus_connection_pop_message`).
-    private func popMessage() -> MessageHandle? {
+    /// One incoming message, decoded, with the libdbus message it came in already released.
+    private enum Incoming {
+        /// The reply (or error) to a pending call.
+        case reply(ConnectionState.PendingCall, Result<DBusMessage, DBusError>)
+        case signal(DBusMessage)
+        case call(DBusMessage)
+        /// The bus said the connection is gone.
+        case disconnected
+        /// Nothing to deliver (a reply nobody waits for, an undecodable signal, a call already answered).
+        case nothing
+    }
+
+    /// Pops and decodes the next complete message (`dbus_connection_pop_message`), nil when none is queued.
+    ///
+    /// The libdbus message is released when this returns, before anything is delivered: the file descriptors
+    /// it carries (a reply to AcquireWrite or AcquireNotify) are closed by then, so when the caller resumes,
+    /// the descriptor it received is the only one left open on its side, and closing it ends the socket at once.
+    private func nextIncoming() -> Incoming? {
         let pointer = state.withLock { state in
             state.phase == .open ? dbus_connection_pop_message(raw) : nil
         }
-        return pointer.map(MessageHandle.init(taking:))
+        guard let pointer else { return nil }
+        return decode(MessageHandle(taking: pointer))
     }
 
     /// The bus went away: fail everything waiting and stop.
@@ -86,30 +103,40 @@ extension DBusConnection {
         finish(calls, streams, with: DBusError.disconnected("The connection to the bus was lost"))
     }
 
-    /// Dispatches one incoming message by type.
-    private func handle(_ handle: MessageHandle) {
+    /// Decodes one message by type.
+    private func decode(_ handle: MessageHandle) -> Incoming {
         let pointer = handle.pointer
-        let type = dbus_message_get_type(pointer)
-        switch type {
+        switch dbus_message_get_type(pointer) {
         case DBusMessageType.methodReturn.rawValue, DBusMessageType.error.rawValue:
             let replySerial = dbus_message_get_reply_serial(pointer)
-            guard let call = state.withLock({ $0.pending.removeValue(forKey: replySerial) }) else { return }
+            guard let call = state.withLock({ $0.pending.removeValue(forKey: replySerial) }) else { return .nothing }
             do {
                 let message = try DBusMessage(handle: handle)
-                if let error = message.error {
-                    call.continuation.resume(returning: .failure(error))
-                } else {
-                    call.continuation.resume(returning: .success(message))
-                }
+                return .reply(call, message.error.map { .failure($0) } ?? .success(message))
             } catch {
-                call.continuation.resume(returning: .failure(error))
+                return .reply(call, .failure(error))
             }
         case DBusMessageType.signal.rawValue:
-            if dbus_message_is_signal(pointer, "org.freedesktop.DBus.Local", "Disconnected") != 0 {
-                connectionLost()
-                return
+            if dbus_message_is_signal(pointer, "org.freedesktop.DBus.Local", "Disconnected") != 0 { return .disconnected }
+            return (try? DBusMessage(handle: handle)).map(Incoming.signal) ?? .nothing
+        case DBusMessageType.methodCall.rawValue:
+            do {
+                return .call(try DBusMessage(handle: handle))
+            } catch {
+                replyToUndecodable(handle, error: error)
+                return .nothing
             }
-            guard let message = try? DBusMessage(handle: handle) else { return }
+        default:
+            return .nothing
+        }
+    }
+
+    /// Hands one decoded message to whoever waits for it.
+    private func deliver(_ incoming: Incoming) {
+        switch incoming {
+        case .reply(let call, let result):
+            call.continuation.resume(returning: result)
+        case .signal(let message):
             let streams = state.withLock { state in
                 followOwnerChange(message, state: &state)
                 return state.subscriptions.values.filter { $0.rule.matches(message, owners: state.nameOwners) }
@@ -118,17 +145,12 @@ extension DBusConnection {
             for stream in streams {
                 stream.yield(message)
             }
-        case DBusMessageType.methodCall.rawValue:
-            let message: DBusMessage
-            do {
-                message = try DBusMessage(handle: handle)
-            } catch {
-                replyToUndecodable(handle, error: error)
-                return
-            }
+        case .call(let message):
             dispatch(message)
-        default:
-            return
+        case .disconnected:
+            connectionLost()
+        case .nothing:
+            break
         }
     }
 
