@@ -1,7 +1,7 @@
 // The buttonless switch as the runner drives it: requests on the variant's characteristic, each answered
 // within the response timeout.
 
-extension ButtonlessStateMachine: DFUProtocolMachine {
+extension ButtonlessStateMachine: DFUAgendaMachine {
     /// What the machine decides once the actions of a step are done.
     enum DrivenDecision: Sendable, Hashable {
         /// Indications are on: send the first request.
@@ -24,47 +24,40 @@ extension ButtonlessStateMachine: DFUProtocolMachine {
     }
 
     /// Takes one event from the runner.
-    public mutating func handle(_ event: DFUMachineEvent) -> DFUMachineAction {
-        switch event {
-        case .start:
-            enablingNotifications()
-            agenda.plan([.action(.enableNotifications(on: variant.endpoint)), .decide(.start)])
-            return proceed()
-        case .written, .reported:
-            return proceed()
-        case .notified(let bytes):
-            return drive(received(bytes))
-        case .timedOut:
-            return drive(timedOut(after: responseTimeout))
-        case .disconnected:
-            agenda.clear()
-            return drive(disconnected())
-        case .delayElapsed:
-            return drive(.fail(.unexpectedResponse(step: step, bytes: [])))
-        case .cancelled:
-            // Nothing to take back: the application either jumps or stays as it was.
-            return .fail(.aborted(step: step))
+    public mutating func handle(_ event: DFUMachineEvent) -> DFUMachineAction { handleOnAgenda(event) }
+
+    static var afterNotificationsEnabled: DrivenDecision { .start }
+    var notificationEndpoint: DFUEndpoint { variant.endpoint }
+    /// Never: nothing is taken back when the switch is cancelled.
+    var isAborting: Bool { false }
+
+    /// Nothing to take back: the application either jumps or stays as it was.
+    mutating func cancel() -> DFUMachineAction { .fail(.aborted(step: step)) }
+
+    mutating func aborting(_ event: DFUMachineEvent) -> DFUMachineAction {
+        preconditionFailure("a buttonless machine never says goodbye, so it never aborts")
+    }
+
+    /// The switch asks for no wait.
+    mutating func delayElapsed() -> ButtonlessAction {
+        preconditionFailure("a buttonless machine asks for no wait, so no wait can end")
+    }
+
+    mutating func decide(_ decision: DrivenDecision) -> ButtonlessAction {
+        switch decision {
+        case .start: start()
         }
     }
 
-    private mutating func proceed() -> DFUMachineAction {
-        switch agenda.next() {
-        case .action(let action)?: return action
-        case .decide(.start)?: return drive(start())
-        case nil: return drive(.fail(.unexpectedResponse(step: step, bytes: [])))
-        }
-    }
-
-    private mutating func drive(_ next: ButtonlessAction) -> DFUMachineAction {
+    mutating func actions(for next: ButtonlessAction) -> [DFUMachineAgenda<DrivenDecision>.Item] {
         switch next {
         case .send(let request):
-            agenda.plan([.action(.write([request.bytes], to: variant.endpoint, type: .withResponse)),
-                         .action(.awaitNotification(from: variant.endpoint, within: responseTimeout))])
-            return proceed()
+            [.action(.write([request.bytes], to: variant.endpoint, type: .withResponse)),
+             .action(.awaitNotification(from: variant.endpoint, within: responseTimeout))]
         case .jumped(let name):
-            return .finish(.jumped(bootloaderName: name))
+            [.action(.finish(.jumped(bootloaderName: name)))]
         case .fail(let error):
-            return .fail(error)
+            [.action(.fail(error))]
         }
     }
 }

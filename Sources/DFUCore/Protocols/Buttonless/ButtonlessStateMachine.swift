@@ -15,6 +15,8 @@ public struct ButtonlessStateMachine: Sendable {
     // The runner's view (DFUProtocolMachine, in ButtonlessStateMachine+Machine.swift).
     /// What is left of the current step's actions.
     var agenda = DFUMachineAgenda<DrivenDecision>()
+    /// How long the notification awaited last is awaited.
+    var awaitedFor: Duration = .zero
 
     /// Makes a machine; `alternativeName` is ignored by variants that cannot rename.
     public init(variant: ButtonlessVariant, alternativeName: String?,

@@ -2,7 +2,7 @@ import DFUFormats
 // Legacy DFU as the runner drives it: each protocol decision becomes the runner's actions on the Legacy DFU
 // Control Point and Packet characteristics, with the machine's own timeouts, progress, restarts and Reset.
 
-extension LegacyDFUStateMachine: DFUProtocolMachine {
+extension LegacyDFUStateMachine: DFUAgendaMachine {
     /// What the machine decides once the actions of a step are done.
     enum DrivenDecision: Sendable, Hashable {
         /// Notifications are on: start.
@@ -25,51 +25,35 @@ extension LegacyDFUStateMachine: DFUProtocolMachine {
     }
 
     /// Takes one event from the runner.
-    public mutating func handle(_ event: DFUMachineEvent) -> DFUMachineAction {
-        if abortedStep != nil { return aborting() }
-        switch event {
-        case .start:
-            enablingNotifications()
-            agenda.plan([.action(.enableNotifications(on: .legacyControlPoint)), .decide(.start)])
-            return proceed()
-        case .written, .reported:
-            return proceed()
-        case .notified(let bytes):
-            return drive(received(bytes))
-        case .timedOut:
-            return drive(timedOut(after: awaitedFor))
-        case .delayElapsed:
-            return drive(delayElapsed())
-        case .disconnected:
-            agenda.clear()
-            return drive(disconnected())
-        case .cancelled:
-            // Reset (0x06): the bootloader abandons the transfer and resets.
-            abortedStep = step
-            agenda.plan([.action(.report(.progress(.aborted, bytes: bytesSent)))])
-            return .lastWrite(LegacyDFURequest.reset.bytes, to: .legacyControlPoint)
-        }
+    public mutating func handle(_ event: DFUMachineEvent) -> DFUMachineAction { handleOnAgenda(event) }
+
+    static var afterNotificationsEnabled: DrivenDecision { .start }
+    var notificationEndpoint: DFUEndpoint { .legacyControlPoint }
+    var isAborting: Bool { abortedStep != nil }
+
+    /// Reset (0x06): the bootloader abandons the transfer and resets.
+    mutating func cancel() -> DFUMachineAction {
+        abortedStep = step
+        agenda.plan([.action(.report(.progress(.aborted, bytes: bytesSent)))])
+        return .lastWrite(LegacyDFURequest.reset.bytes, to: .legacyControlPoint)
     }
 
-    private mutating func aborting() -> DFUMachineAction {
+    /// After Reset: the aborted progress, then the end.
+    mutating func aborting(_ event: DFUMachineEvent) -> DFUMachineAction {
         if case .action(let action)? = agenda.next() { return action }
         return .fail(.aborted(step: abortedStep ?? step))
     }
 
-    private mutating func proceed() -> DFUMachineAction {
-        switch agenda.next() {
-        case .action(let action)?:
-            if case .awaitNotification(_, let timeout) = action { awaitedFor = timeout }
-            return action
-        case .decide(.start)?: return drive(start())
-        case .decide(.requestWritten)?: return drive(requestWritten())
-        case .decide(.packetsWritten)?: return drive(packetsWritten())
-        case nil: return drive(.fail(.unexpectedResponse(step: step, bytes: [])))
+    mutating func decide(_ decision: DrivenDecision) -> LegacyDFUAction {
+        switch decision {
+        case .start: start()
+        case .requestWritten: requestWritten()
+        case .packetsWritten: packetsWritten()
         }
     }
 
     /// Turns a protocol decision into the runner's actions.
-    private mutating func drive(_ next: LegacyDFUAction) -> DFUMachineAction {
+    mutating func actions(for next: LegacyDFUAction) -> [DFUMachineAgenda<DrivenDecision>.Item] {
         var items: [DFUMachineAgenda<DrivenDecision>.Item] = []
         switch next {
         case .send(let request):
@@ -115,7 +99,6 @@ extension LegacyDFUStateMachine: DFUProtocolMachine {
                 items.append(.action(.fail(error)))
             }
         }
-        agenda.plan(items)
-        return proceed()
+        return items
     }
 }

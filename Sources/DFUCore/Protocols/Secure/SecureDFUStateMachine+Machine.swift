@@ -3,7 +3,7 @@ import DFUFormats
 // actions on the Secure DFU Control Point and Packet characteristics, with the machine's own timeouts,
 // progress, flash hints, PRN fallback and Abort.
 
-extension SecureDFUStateMachine: DFUProtocolMachine {
+extension SecureDFUStateMachine: DFUAgendaMachine {
     /// What the machine decides once the actions of a step are done.
     enum DrivenDecision: Sendable, Hashable {
         /// Notifications are on: send the first request.
@@ -20,31 +20,25 @@ extension SecureDFUStateMachine: DFUProtocolMachine {
     }
 
     /// Takes one event from the runner.
-    public mutating func handle(_ event: DFUMachineEvent) -> DFUMachineAction {
-        if abortedStep != nil { return aborting(event) }
-        switch event {
-        case .start:
-            enablingNotifications()
-            agenda.plan([.action(.enableNotifications(on: .secureControlPoint)), .decide(.start)])
-            return proceed()
-        case .written, .reported:
-            return proceed()
-        case .notified(let bytes):
-            return answered(received(bytes))
-        case .timedOut:
-            return answered(timedOut(after: awaitedFor))
-        case .delayElapsed:
-            return drive(delayElapsed())
-        case .disconnected:
-            agenda.clear()
-            return drive(disconnected())
-        case .cancelled:
-            // Abort (0x0C): from SDK 15 on the bootloader answers success, drops the object it was receiving and
-            // resets; SDK 12–14 answer "op code not supported" and keep it (nRF5 SDK `nrf_dfu_req_handler.c`). What
-            // was executed stays either way.
-            abortedStep = step
-            agenda.clear()
-            return .lastWrite(SecureDFURequest.abort.bytes, to: .secureControlPoint)
+    public mutating func handle(_ event: DFUMachineEvent) -> DFUMachineAction { handleOnAgenda(event) }
+
+    static var afterNotificationsEnabled: DrivenDecision { .start }
+    var notificationEndpoint: DFUEndpoint { .secureControlPoint }
+    var isAborting: Bool { abortedStep != nil }
+
+    /// Abort (0x0C): from SDK 15 on the bootloader answers success, drops the object it was receiving and resets;
+    /// SDK 12–14 answer "op code not supported" and keep it (nRF5 SDK `nrf_dfu_req_handler.c`). What was executed
+    /// stays either way.
+    mutating func cancel() -> DFUMachineAction {
+        abortedStep = step
+        agenda.clear()
+        return .lastWrite(SecureDFURequest.abort.bytes, to: .secureControlPoint)
+    }
+
+    mutating func decide(_ decision: DrivenDecision) -> SecureDFUAction {
+        switch decision {
+        case .start: start()
+        case .packetsWritten: packetsWritten()
         }
     }
 
@@ -76,20 +70,6 @@ extension SecureDFUStateMachine: DFUProtocolMachine {
         return .report(.abortAnswered(accepted: abortAccepted ?? false))
     }
 
-    mutating func proceed() -> DFUMachineAction {
-        switch agenda.next() {
-        case .action(let action)?:
-            if case .awaitNotification(_, let timeout) = action { awaitedFor = timeout }
-            return action
-        case .decide(.start)?:
-            return drive(start())
-        case .decide(.packetsWritten)?:
-            return drive(packetsWritten())
-        case nil:
-            return drive(.fail(.unexpectedResponse(step: step, bytes: [])))
-        }
-    }
-
     /// The answer to a request (or its timeout) was taken: tell the flash pacing writer what it implies, then
     /// carry on.
     mutating func answered(_ next: SecureDFUAction) -> DFUMachineAction {
@@ -104,12 +84,12 @@ extension SecureDFUStateMachine: DFUProtocolMachine {
             break
         }
         answering = nil
-        return drive(next, hints: hints)
+        return drive(next, after: hints)
     }
 
-    /// Turns a protocol decision into the runner's actions, after `hints`.
-    mutating func drive(_ next: SecureDFUAction, hints: [DFUMachineAgenda<DrivenDecision>.Item] = []) -> DFUMachineAction {
-        var items = hints
+    /// Turns a protocol decision into the runner's actions, after the flash and PRN reports it brings.
+    mutating func actions(for next: SecureDFUAction) -> [DFUMachineAgenda<DrivenDecision>.Item] {
+        var items: [DFUMachineAgenda<DrivenDecision>.Item] = []
         if lossesDetected > lossesReported {
             // The flash is slower than the pacer assumed: assume it twice as slow from now on.
             lossesReported = lossesDetected
@@ -158,7 +138,6 @@ extension SecureDFUStateMachine: DFUProtocolMachine {
                 items.append(.action(.fail(error)))
             }
         }
-        agenda.plan(items)
-        return proceed()
+        return items
     }
 }
