@@ -127,7 +127,7 @@ public struct LegacyDFUStateMachine: Sendable {
             phase = .done
             return .awaitReset
         default:
-            return fail(.unexpectedResponse(step: step, bytes: []))
+            preconditionFailure("a Legacy request that expects no answer was written in phase \(phase), which sends none")
         }
     }
 
@@ -142,7 +142,7 @@ public struct LegacyDFUStateMachine: Sendable {
             phase = .awaitingReceived
             return .writePackets([], awaitReceipt: true)
         default:
-            return fail(.unexpectedResponse(step: step, bytes: []))
+            preconditionFailure("Legacy packets without a receipt were written in phase \(phase), which writes none")
         }
     }
 
@@ -151,7 +151,7 @@ public struct LegacyDFUStateMachine: Sendable {
         switch phase {
         case .waitingBeforeStart: return sendStart()
         case .waitingBeforeData: return stream()
-        default: return fail(.unexpectedResponse(step: step, bytes: []))
+        default: preconditionFailure("a wait ended in Legacy phase \(phase), which asks for none")
         }
     }
 

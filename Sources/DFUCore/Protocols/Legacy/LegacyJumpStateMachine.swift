@@ -41,8 +41,8 @@ public struct LegacyJumpStateMachine: DFUProtocolMachine {
             phase = .failed
             return .fail(.aborted(step: .enteringBootloader))
         default:
-            phase = .failed
-            return .fail(.unexpectedResponse(step: step, bytes: []))
+            // It awaits no notification and asks for no wait or report: any other event is the runner's mistake.
+            preconditionFailure("a Legacy jump machine in phase \(phase) got \(event), which it never asks for")
         }
     }
 }

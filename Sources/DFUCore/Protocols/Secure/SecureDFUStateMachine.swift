@@ -281,13 +281,13 @@ public struct SecureDFUStateMachine: Sendable {
             phase = .checkingData
             return .send(.calculateChecksum)
         default:
-            return fail(.unexpectedResponse(step: step, bytes: []))
+            preconditionFailure("Secure packets without a receipt were written in phase \(phase), which writes none")
         }
     }
 
     /// The delay asked for by `.wait` is over.
     public mutating func delayElapsed() -> SecureDFUAction {
-        guard phase == .delaying else { return fail(.unexpectedResponse(step: step, bytes: [])) }
+        guard phase == .delaying else { preconditionFailure("a wait ended in Secure phase \(phase), which asks for none") }
         return stream()
     }
 
