@@ -4,7 +4,7 @@ import DFUCore
 /// reconnect (or connect to the bootloader an application was switched into), and every other call passes through,
 /// so the protocol machine's own goodbye (Secure Abort and its answer, Legacy Reset) still reaches the device. The
 /// engine learns of the interrupt from its task's cancellation (``DFURunner``'s drive loop).
-struct InterruptibleTransport: DFUTransport {
+struct InterruptibleTransport: DFUTransportDecorator {
     /// The link.
     let base: any DFUTransport
     /// Where the interrupt arrives.
@@ -13,29 +13,5 @@ struct InterruptibleTransport: DFUTransport {
     func connect(_ parameters: DFUConnectParameters) async throws(DFUTransportError) -> DFUPeer {
         guard !interrupts.isInterrupted else { throw .interrupted }
         return try await base.connect(parameters)
-    }
-
-    func enableNotifications(on endpoint: DFUEndpoint) async throws(DFUTransportError) {
-        try await base.enableNotifications(on: endpoint)
-    }
-
-    func write(_ bytes: [UInt8], to endpoint: DFUEndpoint, type: DFUWriteType) async throws(DFUTransportError) {
-        try await base.write(bytes, to: endpoint, type: type)
-    }
-
-    func read(_ endpoint: DFUEndpoint) async throws(DFUTransportError) -> [UInt8] {
-        try await base.read(endpoint)
-    }
-
-    func nextNotification(within timeout: Duration) async throws(DFUTransportError) -> DFUNotification {
-        try await base.nextNotification(within: timeout)
-    }
-
-    func waitForDisconnection(within timeout: Duration) async -> Bool {
-        await base.waitForDisconnection(within: timeout)
-    }
-
-    func disconnect() async {
-        await base.disconnect()
     }
 }

@@ -239,7 +239,7 @@ final class DeviceLocks: Sendable {
 /// the addresses asked for before connecting, and the one connected to (a name's device, a bootloader
 /// at a fallback address) once known. A lock that cannot be taken ends the run as interrupted; the
 /// caller reports ``DeviceLocks/failure``.
-struct LockingTransport: DFUTransport {
+struct LockingTransport: DFUTransportDecorator {
     let base: any DFUTransport
     let locks: DeviceLocks
 
@@ -257,29 +257,5 @@ struct LockingTransport: DFUTransport {
             throw .interrupted
         }
         return peer
-    }
-
-    func enableNotifications(on endpoint: DFUEndpoint) async throws(DFUTransportError) {
-        try await base.enableNotifications(on: endpoint)
-    }
-
-    func write(_ bytes: [UInt8], to endpoint: DFUEndpoint, type: DFUWriteType) async throws(DFUTransportError) {
-        try await base.write(bytes, to: endpoint, type: type)
-    }
-
-    func read(_ endpoint: DFUEndpoint) async throws(DFUTransportError) -> [UInt8] {
-        try await base.read(endpoint)
-    }
-
-    func nextNotification(within timeout: Duration) async throws(DFUTransportError) -> DFUNotification {
-        try await base.nextNotification(within: timeout)
-    }
-
-    func waitForDisconnection(within timeout: Duration) async -> Bool {
-        await base.waitForDisconnection(within: timeout)
-    }
-
-    func disconnect() async {
-        await base.disconnect()
     }
 }

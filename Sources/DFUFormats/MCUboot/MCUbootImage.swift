@@ -86,61 +86,57 @@ public struct MCUbootImage: Sendable, Hashable {
     private static func tlvAreas(_ bytes: [UInt8], bodyEnd: UInt64, protectedTLVSize: UInt16, name: String)
         throws(MCUbootError) -> (tlvs: [MCUbootTLV], end: Int)
     {
-        let reader = ByteReader(bytes)
-        let size = UInt64(bytes.count)
         var tlvs: [MCUbootTLV] = []
         var offset = bodyEnd
-        // The protected area.
-        let firstInfoEnd = offset + 4
-        guard firstInfoEnd <= size else {
-            throw .truncated(name: name, part: "TLV info header after the body", needed: firstInfoEnd, size: bytes.count)
-        }
-        guard let firstMagic = reader.getInteger(at: Int(offset), as: UInt16.self),
-              let firstTotal = reader.getInteger(at: Int(offset) + 2, as: UInt16.self) else {
-            throw .truncated(name: name, part: "TLV info header after the body", needed: firstInfoEnd, size: bytes.count)
-        }
-        if firstMagic == Self.protectedInfoMagic {
-            let total = firstTotal
-            guard total == protectedTLVSize else {
+        let first = try infoHeader(bytes, at: offset, part: "TLV info header after the body", name: name)
+        if first.magic == Self.protectedInfoMagic {
+            guard first.total == protectedTLVSize else {
                 throw .malformed(
                     name: name,
-                    cause: "the protected TLV area is \(total) bytes long, but the header says \(protectedTLVSize)")
+                    cause: "the protected TLV area is \(first.total) bytes long, but the header says \(protectedTLVSize)")
             }
-            guard total >= 4 else {
-                throw .malformed(name: name, cause: "the protected TLV area's length \(total) is shorter than its own 4-byte info header")
-            }
-            let areaEnd = offset + UInt64(total)
-            guard areaEnd <= size else {
-                throw .truncated(name: name, part: "protected TLV area", needed: areaEnd, size: bytes.count)
-            }
-            tlvs += try Self.entries(bytes, from: offset + 4, to: areaEnd, protected: true, name: name)
-            offset = areaEnd
+            let area = try entries(bytes, at: offset, total: first.total, protected: true, name: name)
+            tlvs += area.tlvs
+            offset = area.end
         } else if protectedTLVSize != 0 {
             throw .malformed(
                 name: name,
-                cause: "the header announces \(protectedTLVSize) bytes of protected TLVs, but the magic after the body is 0x\(String(firstMagic, radix: 16)), not 0x6908")
+                cause: "the header announces \(protectedTLVSize) bytes of protected TLVs, but the magic after the body is 0x\(String(first.magic, radix: 16)), not 0x6908")
         }
-        // The unprotected area.
-        let infoEnd = offset + 4
-        guard infoEnd <= size else {
-            throw .truncated(name: name, part: "TLV info header", needed: infoEnd, size: bytes.count)
+        let info = try infoHeader(bytes, at: offset, part: "TLV info header", name: name)
+        guard info.magic == Self.infoMagic else {
+            throw .malformed(name: name, cause: "the TLV info magic at byte \(offset) is 0x\(String(info.magic, radix: 16)), not 0x6907")
         }
-        guard let infoMagic = reader.getInteger(at: Int(offset), as: UInt16.self),
+        let area = try entries(bytes, at: offset, total: info.total, protected: false, name: name)
+        return (tlvs + area.tlvs, Int(area.end))
+    }
+
+    /// A TLV area's 4-byte info header (`struct image_tlv_info`: magic, total length) at `offset`.
+    private static func infoHeader(_ bytes: [UInt8], at offset: UInt64, part: String, name: String)
+        throws(MCUbootError) -> (magic: UInt16, total: UInt16)
+    {
+        let end = offset + 4
+        let reader = ByteReader(bytes)
+        guard end <= UInt64(bytes.count), let magic = reader.getInteger(at: Int(offset), as: UInt16.self),
               let total = reader.getInteger(at: Int(offset) + 2, as: UInt16.self) else {
-            throw .truncated(name: name, part: "TLV info header", needed: infoEnd, size: bytes.count)
+            throw .truncated(name: name, part: part, needed: end, size: bytes.count)
         }
-        guard infoMagic == Self.infoMagic else {
-            throw .malformed(name: name, cause: "the TLV info magic at byte \(offset) is 0x\(String(infoMagic, radix: 16)), not 0x6907")
-        }
+        return (magic, total)
+    }
+
+    /// The entries of the TLV area whose info header is at `offset` and whose length (header included) is `total`.
+    private static func entries(_ bytes: [UInt8], at offset: UInt64, total: UInt16, protected: Bool, name: String)
+        throws(MCUbootError) -> (tlvs: [MCUbootTLV], end: UInt64)
+    {
+        let label = protected ? "protected TLV area" : "TLV area"
         guard total >= 4 else {
-            throw .malformed(name: name, cause: "the TLV area's length \(total) is shorter than its own 4-byte info header")
+            throw .malformed(name: name, cause: "the \(label)'s length \(total) is shorter than its own 4-byte info header")
         }
         let areaEnd = offset + UInt64(total)
-        guard areaEnd <= size else {
-            throw .truncated(name: name, part: "TLV area", needed: areaEnd, size: bytes.count)
+        guard areaEnd <= UInt64(bytes.count) else {
+            throw .truncated(name: name, part: label, needed: areaEnd, size: bytes.count)
         }
-        tlvs += try Self.entries(bytes, from: offset + 4, to: areaEnd, protected: false, name: name)
-        return (tlvs, Int(areaEnd))
+        return (try Self.entries(bytes, from: offset + 4, to: areaEnd, protected: protected, name: name), areaEnd)
     }
 
     /// Whether `bytes` start with MCUboot's image magic (or its pre-1.0 one).
