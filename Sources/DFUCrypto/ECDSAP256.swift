@@ -19,19 +19,7 @@ public enum ECDSAP256 {
         ///
         /// The corresponding C functions are `PEM_read_bio_PUBKEY` and `PEM_read_bio_PrivateKey`.
         public init(pem: [UInt8]) throws(KeyError) {
-            let parse = { (readPublic: Bool) -> OpaquePointer? in
-                pem.withUnsafeBytes { raw -> OpaquePointer? in
-                    guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
-                    defer { BIO_free(bio) }
-                    // A passphrase callback that has none: an encrypted private key fails at once
-                    // instead of OpenSSL asking for its passphrase on the terminal.
-                    return readPublic
-                        ? PEM_read_bio_PUBKEY(bio, nil, { _, _, _, _ in -1 }, nil)
-                        : PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
-                }
-            }
-            guard let parsed = parse(true) ?? parse(false) else {
-                ERR_clear_error()
+            guard let parsed = PEMKeyReader.key(pem) else {
                 throw KeyError(description: "not a PEM public or private key")
             }
             let box = Box(parsed)

@@ -39,18 +39,7 @@ public struct VerifyingKey: @unchecked Sendable {
     ///
     /// The corresponding C functions are `PEM_read_bio_PUBKEY` and `PEM_read_bio_PrivateKey`.
     public init(pem: [UInt8]) throws(ECDSAP256.KeyError) {
-        let parse = { (readPublic: Bool) -> OpaquePointer? in
-            pem.withUnsafeBytes { raw -> OpaquePointer? in
-                guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(clamping: raw.count)) else { return nil }
-                defer { BIO_free(bio) }
-                // No passphrase: an encrypted private key fails at once instead of prompting.
-                return readPublic
-                    ? PEM_read_bio_PUBKEY(bio, nil, { _, _, _, _ in -1 }, nil)
-                    : PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in -1 }, nil)
-            }
-        }
-        guard let parsed = parse(true) ?? parse(false) else {
-            ERR_clear_error()
+        guard let parsed = PEMKeyReader.key(pem) else {
             throw ECDSAP256.KeyError(description: "not a PEM public or private key")
         }
         let box = Box(parsed)

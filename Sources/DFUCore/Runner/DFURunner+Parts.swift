@@ -108,23 +108,15 @@ extension DFURunner {
             }
             switch action {
             case .enableNotifications(let endpoint):
-                do {
+                event = try await linkEvent(step: machine.step, cancelled: cancelled) { () async throws(DFUTransportError) in
                     try await transport.enableNotifications(on: endpoint)
-                    event = .written
-                } catch where !cancelled && Task.isCancelled {
-                    event = nil
-                } catch .disconnected {
-                    event = .disconnected
-                } catch { throw wrap(error, step: machine.step) }
+                    return .written
+                }
             case .write(let frames, let endpoint, let type, let paced):
-                do {
+                event = try await linkEvent(step: machine.step, cancelled: cancelled) { () async throws(DFUTransportError) in
                     try await writer.write(frames, to: endpoint, type: type, paced: paced)
-                    event = .written
-                } catch where !cancelled && Task.isCancelled {
-                    event = nil
-                } catch .disconnected {
-                    event = .disconnected
-                } catch { throw wrap(error, step: machine.step) }
+                    return .written
+                }
             case .lastWrite(let frame, let endpoint):
                 try? await transport.write(frame, to: endpoint, type: .withResponse)
                 event = .written
@@ -133,13 +125,10 @@ extension DFURunner {
                     // Not past the deadline: the next turn ends the update there.
                     timeout = max(.zero, min(timeout, clock.now.duration(to: deadline)))
                 }
-                do {
-                    event = try await awaitNotification(from: endpoint, within: timeout).map { .notified($0) } ?? .timedOut
-                } catch where !cancelled && Task.isCancelled {
-                    event = nil
-                } catch .disconnected {
-                    event = .disconnected
-                } catch { throw wrap(error, step: machine.step) }
+                let within = timeout
+                event = try await linkEvent(step: machine.step, cancelled: cancelled) { () async throws(DFUTransportError) in
+                    try await awaitNotification(from: endpoint, within: within).map { .notified($0) } ?? .timedOut
+                }
             case .wait(let duration):
                 // Cut short by a cancellation, which the next turn hands to the machine.
                 try? await clock.sleep(for: duration)
@@ -161,6 +150,23 @@ extension DFURunner {
             case .fail(let error):
                 throw error
             }
+        }
+    }
+
+    /// The event a call over the link gives the machine: what the call returns, `.disconnected` when the link went,
+    /// nil when the update's cancellation cut the call short (the machine hears only of that); any other failure
+    /// ends the update at `step`.
+    private func linkEvent(
+        step: DFUStep, cancelled: Bool, _ call: () async throws(DFUTransportError) -> DFUMachineEvent
+    ) async throws(DFUError) -> DFUMachineEvent? {
+        do {
+            return try await call()
+        } catch where !cancelled && Task.isCancelled {
+            return nil
+        } catch .disconnected {
+            return .disconnected
+        } catch {
+            throw wrap(error, step: step)
         }
     }
 
