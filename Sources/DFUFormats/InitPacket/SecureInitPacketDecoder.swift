@@ -116,33 +116,31 @@ struct SecureInitPacketDecoder {
     }
 
     private static func decodeHash(_ bytes: ArraySlice<UInt8>) throws(InitPacketDefect) -> SecureInitPacket.Hash {
-        var type: UInt32? = nil
-        var digest: ArraySlice<UInt8>? = nil
-        try forEachField(of: bytes, names: hashFields, path: "hash.") { field, name throws(InitPacketDefect) in
-            switch field.number {
-            case 1: type = try uint32(field, name)
-            case 2: digest = try lengthDelimited(field, name)
-            default: break
-            }
-        }
-        guard let type else { throw .missingField(InitPacketDefect.field(1, "hash.hash_type")) }
-        guard let digest else { throw .missingField(InitPacketDefect.field(2, "hash.hash")) }
-        return SecureInitPacket.Hash(type: SecureInitPacket.HashType(rawValue: type), bytes: Array(digest))
+        let (type, digest) = try decodeTypeAndBytes(bytes, names: hashFields, path: "hash.")
+        return SecureInitPacket.Hash(type: SecureInitPacket.HashType(rawValue: type), bytes: digest)
     }
 
     private static func decodeBootValidation(_ bytes: ArraySlice<UInt8>) throws(InitPacketDefect) -> SecureInitPacket.BootValidation {
+        let (type, payload) = try decodeTypeAndBytes(bytes, names: bootValidationFields, path: "boot_validation.")
+        return SecureInitPacket.BootValidation(type: SecureInitPacket.ValidationType(rawValue: type), bytes: payload)
+    }
+
+    /// A message of two required fields, a type (1, varint) and its bytes (2): `Hash` and `BootValidation`.
+    private static func decodeTypeAndBytes(_ bytes: ArraySlice<UInt8>, names: [UInt32: String], path: String)
+        throws(InitPacketDefect) -> (type: UInt32, bytes: [UInt8])
+    {
         var type: UInt32? = nil
         var payload: ArraySlice<UInt8>? = nil
-        try forEachField(of: bytes, names: bootValidationFields, path: "boot_validation.") { field, name throws(InitPacketDefect) in
+        try forEachField(of: bytes, names: names, path: path) { field, name throws(InitPacketDefect) in
             switch field.number {
             case 1: type = try uint32(field, name)
             case 2: payload = try lengthDelimited(field, name)
             default: break
             }
         }
-        guard let type else { throw .missingField(InitPacketDefect.field(1, "boot_validation.type")) }
-        guard let payload else { throw .missingField(InitPacketDefect.field(2, "boot_validation.bytes")) }
-        return SecureInitPacket.BootValidation(type: SecureInitPacket.ValidationType(rawValue: type), bytes: Array(payload))
+        guard let type else { throw .missingField(InitPacketDefect.field(1, path + (names[1] ?? "1"))) }
+        guard let payload else { throw .missingField(InitPacketDefect.field(2, path + (names[2] ?? "2"))) }
+        return (type, Array(payload))
     }
 
     /// Calls `body` with every field of the message in `bytes` and the text naming it.
