@@ -98,18 +98,7 @@ public struct HostCostFigure: Sendable {
     func measureStartup() throws -> StartupCost {
         var reports: [ProcessUsageReport] = []
         for run in 0...startupRuns {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: rusage)
-            process.arguments = [dfu, "--version"]
-            let pipe = Pipe()
-            process.standardError = pipe
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            guard let report = ProcessUsageReport(parsing: text), report.status == 0 else {
-                throw BenchError.child("dfu --version under dfu-bench-rusage: \(text.suffix(300))")
-            }
+            let report = try ProcessUsageReport.measuring([dfu, "--version"], under: rusage)
             if run > 0 { reports.append(report) }
         }
         guard let cpu = Spread(reports.map { $0.cpuSeconds * 1000 }),

@@ -1,3 +1,4 @@
+import Foundation
 /// What a finished process used, as `dfu-bench-rusage` reports it from wait4(2): CPU in
 /// microseconds, peak RSS, and the context switches it made.
 public struct ProcessUsageReport: Sendable, Hashable, Codable {
@@ -18,6 +19,24 @@ public struct ProcessUsageReport: Sendable, Hashable, Codable {
 
     /// User plus system CPU seconds.
     public var cpuSeconds: Double { userSeconds + systemSeconds }
+
+    /// Runs `command` under `dfu-bench-rusage` (at `rusage`) with its output discarded and returns what it used;
+    /// throws when it failed or the report cannot be read.
+    static func measuring(_ command: [String], under rusage: String) throws -> ProcessUsageReport {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: rusage)
+        process.arguments = command
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard let report = ProcessUsageReport(parsing: text), report.status == 0 else {
+            throw BenchError.child("\(command.joined(separator: " ")) under dfu-bench-rusage: \(text.suffix(300))")
+        }
+        return report
+    }
     /// Every context switch.
     public var contextSwitches: Int { voluntarySwitches + involuntarySwitches }
 

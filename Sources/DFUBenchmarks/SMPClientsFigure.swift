@@ -129,18 +129,7 @@ public struct SMPClientsFigure: Sendable {
     func startupSeconds(_ command: [String]) throws -> Double {
         var cpu: [Double] = []
         for run in 0...startupRuns {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: rusage)
-            process.arguments = command
-            let pipe = Pipe()
-            process.standardError = pipe
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            guard let report = ProcessUsageReport(parsing: text), report.status == 0 else {
-                throw BenchError.child("\(command.joined(separator: " ")) under dfu-bench-rusage: \(text.suffix(300))")
-            }
+            let report = try ProcessUsageReport.measuring(command, under: rusage)
             if run > 0 { cpu.append(report.cpuSeconds) }
         }
         guard let spread = Spread(cpu) else { throw BenchError.noRuns }
