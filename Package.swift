@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "CBORTests", dependencies: ["CBOR"], swiftSettings: strict),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "DFUCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "DFUCoreTests", dependencies: ["DFUCore", "DFUFormats", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR"], exclude: ["Fixtures"],
+            name: "DFUCoreTests", dependencies: ["DFUCore", "DFUFormats", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR", "DFUSimulator"], exclude: ["Fixtures"],
             swiftSettings: strict),
         .testTarget(
             name: "DFUEngineTests", dependencies: ["DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR"],

@@ -1,5 +1,6 @@
 import CBOR
 import DFUCore
+import DFUSimulator
 import Testing
 
 /// Byte fixtures of the SMP frames, annotated field by field (header layout in zephyr

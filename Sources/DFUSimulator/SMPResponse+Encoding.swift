@@ -1,4 +1,5 @@
 public import CBOR
+public import DFUCore
 
 extension SMPResponse {
     /// The body a server sends for this response, keys in the order Zephyr writes them
