@@ -15,7 +15,10 @@ public enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The adapter exists but is powered off.
     case adapterPoweredOff(String)
     /// `org.bluez.Error.InProgress` (also `AlreadyExists`, `AlreadyConnected`): the same operation is
-    /// already running or done.
+    /// already running or done. Also bluetoothd's `Failed "Operation already in progress"`: its LE Connect
+    /// (`device.c` `dev_connect`) answers `device_connect_le`'s -EALREADY (a connection attempt to the device
+    /// is already under way: another client's, bluetoothd's own reconnection, or an earlier Connect) with
+    /// `btd_error_failed` and `strerror(EALREADY)`.
     case inProgress(String)
     /// `org.bluez.Error.NotReady`: the adapter is not ready (usually powered off).
     case notReady(String)
@@ -55,6 +58,7 @@ public enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
             "org.bluez.Error.AuthenticationRejected", "org.bluez.Error.AuthenticationTimeout",
             "org.bluez.Error.ConnectionAttemptFailed":
             self = .pairingFailed(message)
+        case "org.bluez.Error.Failed" where message == Self.alreadyInProgress: self = .inProgress(message)
         case "org.bluez.Error.Failed": self = .failed(message: message, attError: Self.attErrorCode(in: message))
         default:
             switch error.code {
@@ -68,6 +72,9 @@ public enum BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
             }
         }
     }
+
+    /// `strerror(EALREADY)`, the message of bluetoothd's `Failed` for an operation already under way.
+    static let alreadyInProgress = "Operation already in progress"
 
     /// Whether this failure means the Bluetooth stack cannot be used at all (the CLI exits 69).
     public var isStackUnavailable: Bool {

@@ -93,7 +93,10 @@ extension BlueZStandIn {
         guard powered else { throw notReady }
         guard var object = devices[path] else { throw BlueZNames.error("DoesNotExist", "Does Not Exist") }
         if object.connected { return }
-        guard !object.connecting else { throw BlueZNames.error("InProgress", "In Progress") }
+        // A Connect while one is pending: bluetoothd 5.66's LE `dev_connect` has no check of its own, so
+        // `device_connect_le` finds its connection attempt under way (`att_io`) and returns -EALREADY, which
+        // goes back as `btd_error_failed(strerror(EALREADY))` (seen from the real 5.66 in the VM suite).
+        guard !object.connecting else { throw BlueZNames.error("Failed", "Operation already in progress") }
         guard let index = radioAdvertising(at: object.address) else {
             object.connecting = true
             devices[path] = object
