@@ -63,12 +63,11 @@ bluez-vm-smp: bluez-vm-binaries
 bluez-vm-zephyr:
 	$(BLUEZVM_DIR)/zephyr-variants.sh --out $(BLUEZVM_ZEPHYR_DIR)
 
-# One boot, no second chance. The guest kernel (Debian 12's 6.1) oopsed in hci_chan_del twice in this
-# project's history, each time under a trigger the harness no longer makes (a raw-HCI connection from a
-# third controller; a storm of reconnections of a bonded device: README.md, "Known problems"), and the
-# suite used to boot once more after it. Debian's 6.12 (bookworm-backports) panicked at start-up under
-# TCG, so the guest stays on 6.1. A kernel oops or BUG in the guest's dmesg fails the run, naming it,
-# even when every scenario passed: the result of a run on a broken kernel is not a result.
+# One boot, no second chance. Debian 12's own kernel (6.1) oopsed in hci_chan_del, from bluetoothd
+# closing an L2CAP socket after a failed connection setup, and killed bluetoothd (README.md, "Known
+# problems"); the guest now runs 6.12 from bookworm-backports (install.sh, run.sh). A kernel oops or
+# BUG in the guest's dmesg fails the run, naming it, even when every scenario passed: the result of a
+# run on a broken kernel is not a result.
 BLUEZVM_RUN = $(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
 	    --env ZEPHYR_SMP_SVR_DIR=$(BLUEZVM_ZEPHYR_DIR) $(BLUEZVM_FLAGS) $(BLUEZVM_SCENARIOS)
 BLUEZVM_DMESG_CHECK = ! grep -E 'Oops|BUG:|hci_chan_del' .build/bluez-vm/out/dmesg.log \
