@@ -24,8 +24,11 @@ let package = Package(
         // Linux headers Glibc's module leaves out (epoll, eventfd, timerfd); glibc itself, nothing to link.
         .systemLibrary(name: "CLinux"),
 
-        // The one child-process (posix_spawn) and thread (pthread) launcher, over Glibc alone.
+        // The one thread launcher (pthread) and the file reader and writer, over Glibc alone.
         .target(name: "SystemSupport", swiftSettings: strict),
+        // What only dfu-sim, the benchmarks and the tests use, never linked into dfu: a private dbus-daemon that ends
+        // with its parent, and a child process launcher (posix_spawn).
+        .target(name: "SimulatorSupport", dependencies: ["DBus"], swiftSettings: strict),
         // CRC-32 (zlib), SHA-256 and ECDSA P-256 (libcrypto) behind a small Swift API.
         .target(name: "DFUCrypto", dependencies: ["CCrypto", "CZlib"], swiftSettings: strict),
         // Read-only, in-memory ZIP reader over libzip.
@@ -48,7 +51,7 @@ let package = Package(
         .target(name: "BlueZTransport", dependencies: ["BlueZ", "DFUCore", "IOLoop"], swiftSettings: strict),
         // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
         .target(
-            name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "SystemSupport"],
+            name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "SystemSupport", "SimulatorSupport"],
             swiftSettings: strict),
         .executableTarget(
             name: "dfu-sim", dependencies: ["BlueZStandIn", "BlueZPeripheral"], exclude: ["README.md"],
@@ -64,7 +67,7 @@ let package = Package(
         // `make bench`: the benchmark figures (never part of `make test`), and its thin executable.
         .target(
             name: "DFUBenchmarks",
-            dependencies: ["DFUCommand", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "BlueZTransport", "SystemSupport"],
+            dependencies: ["DFUCommand", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "BlueZTransport", "SimulatorSupport"],
             swiftSettings: strict),
         .executableTarget(name: "dfu-bench", dependencies: ["DFUBenchmarks"], swiftSettings: strict),
         // `make bench`'s measuring wrapper: a command's CPU (µs), peak RSS and context switches from wait4.
@@ -84,19 +87,19 @@ let package = Package(
             name: "DFUEngineTests", dependencies: ["DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR"],
             swiftSettings: strict),
         .testTarget(name: "IOLoopTests", dependencies: ["IOLoop"], swiftSettings: strict),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "SimulatorSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BlueZTests",
             dependencies: [
-                "BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUFormats", "DFUCrypto", "DFUSimulator", "IOLoop", "SystemSupport", "TestSupport",
+                "BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUFormats", "DFUCrypto", "DFUSimulator", "IOLoop", "SystemSupport", "SimulatorSupport", "TestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "TestSupport", "CBOR"],
+            name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "SimulatorSupport", "TestSupport", "CBOR"],
             swiftSettings: strict),
         .testTarget(
             name: "BlueZPeripheralTests",
-            dependencies: ["BlueZPeripheral", "BlueZStandIn", "DBus", "DFUSimulator", "DFUCore", "DFUCrypto", "TestSupport"],
+            dependencies: ["BlueZPeripheral", "BlueZStandIn", "DBus", "DFUSimulator", "DFUCore", "DFUCrypto", "SimulatorSupport", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "DFUCommandTests",

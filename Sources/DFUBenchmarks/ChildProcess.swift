@@ -1,5 +1,5 @@
 import Glibc
-import SystemSupport
+import SimulatorSupport
 
 /// A child process started with `posix_spawn` and reaped with `wait4` (``SpawnedProcess``), so its own CPU time and
 /// peak RSS are known exactly (not mixed with other children's).

@@ -1,6 +1,7 @@
 import BlueZPeripheral
 import BlueZStandIn
 import DBus
+import SimulatorSupport
 import DFUCore
 import Glibc
 import Synchronization

@@ -1,5 +1,6 @@
 import BlueZStandIn
 import DBus
+import SimulatorSupport
 import Foundation
 import Glibc
 import TestSupport

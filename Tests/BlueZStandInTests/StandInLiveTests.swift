@@ -1,5 +1,6 @@
 import BlueZStandIn
 import DBus
+import SimulatorSupport
 import DFUCrypto
 import Foundation
 import Glibc

@@ -1,4 +1,5 @@
 import DBus
+import SimulatorSupport
 import Glibc
 import Testing
 

@@ -1,5 +1,6 @@
 import TestSupport
 import DBus
+import SimulatorSupport
 import Testing
 
 extension LiveBusTests {

@@ -1,5 +1,6 @@
 import DBus
 import Glibc
+import SimulatorSupport
 import SystemSupport
 
 /// `dfu-sim` as a library: parse, start a private bus and the stand-in, run or serve, clean up.

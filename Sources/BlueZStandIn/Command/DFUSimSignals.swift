@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import SimulatorSupport
 import Synchronization
 
 /// The signals `dfu-sim run` and `serve` act on (SIGINT, SIGTERM, SIGHUP), as they arrive: Dispatch signal

@@ -122,7 +122,8 @@ public struct DBusError: Error, Sendable, Equatable, CustomStringConvertible {
     static func invalidArguments(_ message: String) -> DBusError {
         DBusError(name: Names.invalidArgs, message: message)
     }
-    static func failed(_ message: String) -> DBusError { DBusError(name: Names.failed, message: message) }
+    /// `org.freedesktop.DBus.Error.Failed` with `message`.
+    public static func failed(_ message: String) -> DBusError { DBusError(name: Names.failed, message: message) }
     static func noMemory(_ message: String) -> DBusError { DBusError(name: Names.noMemory, message: message) }
     static func cancelled(_ message: String) -> DBusError { DBusError(name: Names.cancelled, message: message) }
 }

@@ -1,5 +1,6 @@
 import BlueZStandIn
 import DBus
+import SimulatorSupport
 import DFUCore
 import Foundation
 import IOLoop

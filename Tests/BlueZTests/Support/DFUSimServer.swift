@@ -1,6 +1,7 @@
 import DFUCrypto
 import FoundationEssentials
 import Glibc
+import SimulatorSupport
 import SystemSupport
 import TestSupport
 

@@ -1,4 +1,5 @@
 import DBus
+import SimulatorSupport
 import DFUCore
 import DFUSimulator
 import Dispatch

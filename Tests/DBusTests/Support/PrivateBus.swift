@@ -1,4 +1,5 @@
 import DBus
+import SimulatorSupport
 
 /// A `dbus-daemon` started for one test, with a permissive policy plus `denyRules`.
 ///

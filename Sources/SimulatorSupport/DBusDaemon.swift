@@ -1,3 +1,4 @@
+public import DBus
 import Glibc
 import Synchronization
 
