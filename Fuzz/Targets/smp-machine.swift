@@ -24,8 +24,7 @@ public func fuzzSMPMachine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let peer = DFUPeer(address: address, name: nil, endpoints: [.smp], serviceCount: 1,
                        maximumWriteLength: writeLength, isBonded: false)
     var restarts = 0
-    var machine = SMPUploadMachine(DFUMachineSetup(part: nil, options: DFUOptions(), peer: peer, mode: .secureBootloader),
-                                   plan: plan)
+    var machine = SMPUploadMachine(DFUMachineSetup(.uploadImages(plan), options: DFUOptions(), peer: peer, mode: .smpServer))
     var assembler = SMPFrameAssembler()
     var lastRequest: SMPHeader?
     var event = DFUMachineEvent.start
@@ -50,8 +49,8 @@ public func fuzzSMPMachine(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             event = .delayElapsed
         case .finish(.restart), .finish(.reconnect):
             if case .finish(.restart) = action { restarts += 1 }
-            machine = SMPUploadMachine(DFUMachineSetup(part: nil, options: DFUOptions(), peer: peer, mode: .secureBootloader,
-                                                       restarts: restarts), plan: plan)
+            machine = SMPUploadMachine(DFUMachineSetup(.uploadImages(plan), options: DFUOptions(), peer: peer, mode: .smpServer,
+                                                       restarts: restarts))
             assembler.reset()
             event = .start
         case .finish, .fail:
