@@ -192,8 +192,11 @@ struct RadioDevice: Sendable {
         let arrival = advance(payload: bytes.count, request: type == .request)
         linkDebt += modelled - beforeExchange
         let afterExchange = modelled
-        guard let (delivered, dropAfter, hostEvent) = applyFaults(to: bytes, on: uuid) else { return (nil, []) }
+        // SMP has one characteristic for every request: its writes count as packets for the link faults.
         let isSMP = spec.kind.isSMP && uuid == uuids.smpCharacteristic.uppercased()
+        guard let (delivered, dropAfter, hostEvent) = applyFaults(to: bytes, on: uuid, isSMP: isSMP) else {
+            return (nil, [])
+        }
         var context = makeContext(at: arrival)
         var firmware = peripheral.firmware
         // A Legacy bootloader's answers leave at the link's pace: 20-byte packets cannot reach it faster
@@ -268,14 +271,12 @@ struct RadioDevice: Sendable {
     /// What the link's faults make of a write before the firmware sees it (nil: the packet is dropped), and
     /// the statistics and request tracking it updates: whether the link drops after it, and the host event
     /// its byte count brings.
-    private mutating func applyFaults(to bytes: [UInt8], on uuid: String)
+    private mutating func applyFaults(to bytes: [UInt8], on uuid: String, isSMP: Bool)
         -> (delivered: [UInt8], dropAfter: Bool, hostEvent: HostEvent?)?
     {
         var delivered = bytes
         var dropAfter = false
         var hostEvent: HostEvent?
-        // SMP has one characteristic for every request: its writes count as packets for the link faults.
-        let isSMP = spec.kind.isSMP && uuid == uuids.smpCharacteristic.uppercased()
         let isPacket = uuid == uuids.securePacket.uppercased() || uuid == uuids.legacyPacket.uppercased() || isSMP
         let isControlPoint =
             uuid == uuids.secureControlPoint.uppercased() || uuid == uuids.legacyControlPoint.uppercased()
