@@ -25,7 +25,7 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
 
         // The one thread launcher (pthread) and the file reader and writer, over Glibc alone.
-        .target(name: "SystemSupport", swiftSettings: strict),
+        .target(name: "SystemSupport", dependencies: ["CLinux"], swiftSettings: strict),
         // What only dfu-sim, the benchmarks and the tests use, never linked into dfu: a private dbus-daemon that ends
         // with its parent, and a child process launcher (posix_spawn).
         .target(name: "SimulatorSupport", dependencies: ["DBus"], swiftSettings: strict),
@@ -43,12 +43,12 @@ let package = Package(
         // Simulated nRF5 bootloaders and applications behind the core's transport protocol.
         .target(name: "DFUSimulator", dependencies: ["DFUCore", "DFUFormats", "DFUCrypto", "CBOR"], swiftSettings: strict),
         // One epoll thread for the live path: sockets, timers, and a task executor; knows no D-Bus.
-        .target(name: "IOLoop", dependencies: ["CLinux", "SystemSupport"], swiftSettings: strict),
+        .target(name: "IOLoop", dependencies: ["SystemSupport"], swiftSettings: strict),
         // D-Bus over libdbus-1, served by the event loop; knows nothing about BlueZ.
-        .target(name: "DBus", dependencies: ["CDBus", "IOLoop"], swiftSettings: strict),
+        .target(name: "DBus", dependencies: ["CDBus", "IOLoop", "SystemSupport"], swiftSettings: strict),
         // Typed client of bluetoothd's org.bluez D-Bus API, and the engine's transport over it.
-        .target(name: "BlueZ", dependencies: ["DBus"], swiftSettings: strict),
-        .target(name: "BlueZTransport", dependencies: ["BlueZ", "DFUCore", "IOLoop"], swiftSettings: strict),
+        .target(name: "BlueZ", dependencies: ["DBus", "SystemSupport"], swiftSettings: strict),
+        .target(name: "BlueZTransport", dependencies: ["BlueZ", "DFUCore", "IOLoop", "SystemSupport"], swiftSettings: strict),
         // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
         .target(
             name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "SystemSupport", "SimulatorSupport"],
@@ -58,7 +58,7 @@ let package = Package(
             swiftSettings: strict),
         // The command line as a library, and the thin executable.
         .target(name: "DFUCommand", dependencies: ["DFUCore", "DFUFormats", "DFUCrypto", "ZipArchive", "BlueZTransport", "SystemSupport"], swiftSettings: strict),
-        .executableTarget(name: "dfu", dependencies: ["DFUCommand"], swiftSettings: strict),
+        .executableTarget(name: "dfu", dependencies: ["DFUCommand", "SystemSupport"], swiftSettings: strict),
         // A simulated target as a GATT peripheral on a real bluetoothd (org.bluez server side);
         // `dfu-sim peripheral`. Devices are specified as for the stand-in.
         .target(
@@ -87,6 +87,7 @@ let package = Package(
             name: "DFUEngineTests", dependencies: ["DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR"],
             swiftSettings: strict),
         .testTarget(name: "IOLoopTests", dependencies: ["IOLoop"], swiftSettings: strict),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "SimulatorSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BlueZTests",

@@ -1,6 +1,6 @@
 import DBus
-import Glibc
 import Synchronization
+import SystemSupport
 
 /// A pairing agent (`org.bluez.Agent1`) exported on a ``BlueZClient``'s own bus connection and
 /// registered with bluetoothd, which asks it while a pairing needs the user: a passkey to type
@@ -88,7 +88,7 @@ public final class BlueZAgent: Sendable {
             throw .notSupported("this bus connection cannot export a pairing agent")
         }
         let number = Self.count.add(1, ordering: .relaxed).newValue
-        guard let path = BlueZPath("/org/dfu/agent\(getpid())_\(number)") else {
+        guard let path = BlueZPath("/org/dfu/agent\(CurrentProcess.id)_\(number)") else {
             throw .unexpectedReply("no valid object path for the pairing agent")
         }
         self.path = path

@@ -1,7 +1,7 @@
 import BlueZ
-import Glibc
 import IOLoop
 import Synchronization
+import SystemSupport
 
 /// Reads the descriptor AcquireNotify returned: one SOCK_SEQPACKET packet per notification.
 ///
@@ -46,14 +46,19 @@ final class NotificationReader: Sendable {
                 guard !stopped else { return true }
                 var buffer = [UInt8](repeating: 0, count: length)
                 while true {
-                    let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, length, Int32(MSG_DONTWAIT)) }
-                    if count > 0 {
-                        onPacket(Array(buffer[0..<count]))
-                        continue
+                    let received = buffer.withUnsafeMutableBytes { bytes in
+                        Result { () throws(Errno) in try FileDescriptor(rawValue: descriptor).receive(into: bytes, options: .dontWait) }
                     }
-                    if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return true }
-                    stopped = true
-                    return false
+                    switch received {
+                    case .success(let count) where count > 0:
+                        onPacket(Array(buffer[0..<count]))
+                    case .failure(.wouldBlock):
+                        return true
+                    default:
+                        // 0: the peer hung up; any other error ends reading too.
+                        stopped = true
+                        return false
+                    }
                 }
             }
         }
@@ -70,7 +75,7 @@ final class NotificationReader: Sendable {
         func closeDescriptor() {
             guard let watch = watch.withLock({ $0.take() }) else { return }
             watch.cancel()
-            _ = Glibc.close(descriptor)
+            try? FileDescriptor(rawValue: descriptor).close()
         }
     }
 
@@ -81,14 +86,14 @@ final class NotificationReader: Sendable {
         descriptor: BlueZSocket, loop: EventLoop, maximumLength: Int,
         onPacket: @escaping @Sendable ([UInt8]) -> Void, onHangUp: @escaping @Sendable () -> Void
     ) throws(StartFailure) {
-        guard let raw = descriptor.takeRawValue() else { throw StartFailure(code: EBADF) }
+        guard let raw = descriptor.takeRawValue() else { throw StartFailure(code: Errno.badFileDescriptor.rawValue) }
         let shared = Shared(descriptor: raw, length: max(maximumLength, 23), loop: loop,
                             onPacket: onPacket, onHangUp: onHangUp)
         do throws(EventLoopError) {
             let watch = try loop.watch(raw, for: .readable) { [shared] _ in shared.ready() }
             shared.watch.withLock { $0 = watch }
         } catch {
-            _ = Glibc.close(raw)
+            try? FileDescriptor(rawValue: raw).close()
             throw StartFailure(code: error.code)
         }
         self.shared = shared

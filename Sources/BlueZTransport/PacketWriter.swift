@@ -1,7 +1,7 @@
 import BlueZ
-import Glibc
 import IOLoop
 import Synchronization
+import SystemSupport
 
 /// Writes without response through the descriptor AcquireWrite returned (SOCK_SEQPACKET: one write per packet).
 ///
@@ -44,21 +44,21 @@ final class PacketWriter: Sendable {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             guard let raw = descriptor.rawValue else { throw .closed }
-            let sent = bytes.withUnsafeBytes { Glibc.send(raw, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
-            if sent >= 0 { return }
-            let error = errno
+            let sent = bytes.withUnsafeBytes { buffer in
+                Result { () throws(Errno) in try FileDescriptor(rawValue: raw).send(buffer, options: [.dontWait, .noSignal]) }
+            }
+            guard case .failure(let error) = sent else { return }
             switch error {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK:
-                guard let event = writableEvent(for: raw) else { throw .failed(errno) }
+            case .wouldBlock:
+                guard let event = writableEvent(for: raw) else { throw .failed(error.rawValue) }
                 // Woken when bluetoothd made room (or the peer hung up: the next send says EPIPE).
                 switch await event.wait(until: deadline) {
                 case .writable: continue
                 case .timedOut: throw .timedOut
                 case .closed: throw .closed
                 }
-            case EPIPE, ECONNRESET, ENOTCONN, EBADF: throw .closed
-            default: throw .failed(error)
+            case .brokenPipe, .connectionReset, .notConnected, .badFileDescriptor: throw .closed
+            default: throw .failed(error.rawValue)
             }
         }
     }
@@ -74,10 +74,8 @@ final class PacketWriter: Sendable {
     /// the descriptor is closed or the kernel does not say.
     func unreadBytes() -> Int? {
         guard let raw = descriptor.rawValue else { return nil }
-        var amount: Int32 = 0
         // SIOCOUTQ (= TIOCOUTQ): for AF_UNIX sockets, the data still queued for the peer.
-        guard ioctl(raw, UInt(TIOCOUTQ), &amount) == 0 else { return nil }
-        return Int(amount)
+        return try? FileDescriptor(rawValue: raw).queuedOutputByteCount()
     }
 
     /// Closes the descriptor (idempotent).

@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import Dispatch
+import SystemSupport
 
 /// Connects SIGINT and SIGTERM to an ``InterruptController``: the first signal interrupts the
 /// upload cleanly, a second one ends the process at once with status 130.
@@ -15,11 +13,11 @@ public final class SignalInterrupts {
     /// The corresponding C function is `signal` (to ignore the default action); the signals are
     /// then delivered through Dispatch signal sources.
     public init(controller: InterruptController) {
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        sources = [CurrentProcess.Signal.interrupt, .terminate].map { signal in
+            CurrentProcess.ignore(signal)
+            let source = DispatchSource.makeSignalSource(signal: signal.rawValue, queue: .global())
             source.setEventHandler {
-                if controller.isInterrupted { exit(130) }
+                if controller.isInterrupted { CurrentProcess.exit(130) }
                 controller.interrupt()
             }
             source.resume()

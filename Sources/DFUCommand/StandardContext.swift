@@ -1,28 +1,17 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import Synchronization
+import SystemSupport
 
 extension CommandContext {
     /// The real world: the process's stdout, stderr and environment.
     public static func standard(environment: [String: String]) -> CommandContext {
         CommandContext(
-            writeOutput: { StandardStream.write($0, to: STDOUT_FILENO) },
-            writeError: { StandardStream.write($0, to: STDERR_FILENO) },
+            writeOutput: { StandardStream.write($0, to: .standardOutput) },
+            writeError: { StandardStream.write($0, to: .standardError) },
             environment: environment,
-            outputIsTerminal: isatty(STDOUT_FILENO) == 1,
-            errorIsTerminal: isatty(STDERR_FILENO) == 1,
+            outputIsTerminal: FileDescriptor.standardOutput.isTerminal,
+            errorIsTerminal: FileDescriptor.standardError.isTerminal,
             outputError: { StandardStream.outputFailure.withLock { $0 } },
-            terminalColumns: terminalColumns(of: STDERR_FILENO) ?? environment["COLUMNS"].flatMap { Int($0) })
-    }
-
-    /// The width of the terminal on `fd`, or nil when it is none.
-    ///
-    /// The corresponding C function is `ioctl` with `TIOCGWINSZ`.
-    static func terminalColumns(of fd: Int32) -> Int? {
-        var size = winsize()
-        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
-        return Int(size.ws_col)
+            terminalColumns: FileDescriptor.standardError.terminalColumns ?? environment["COLUMNS"].flatMap { Int($0) })
     }
 }
 
@@ -33,21 +22,13 @@ enum StandardStream {
 
     /// Writes all of `text` to `fd`; a closed pipe ends the process quietly, any other failure
     /// on standard output is kept in ``outputFailure``.
-    ///
-    /// The corresponding C function is `write`.
-    static func write(_ text: String, to fd: Int32) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if written < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if fd == STDOUT_FILENO && code != EPIPE {
-                    outputFailure.withLock { $0 = $0 ?? String(cString: strerror(code)) }
-                }
-                return
+    static func write(_ text: String, to fd: FileDescriptor) {
+        do throws(Errno) {
+            try fd.writeAll(text.utf8)
+        } catch {
+            if fd == .standardOutput && error != .brokenPipe {
+                outputFailure.withLock { $0 = $0 ?? error.description }
             }
-            bytes = bytes.dropFirst(written)
         }
     }
 }

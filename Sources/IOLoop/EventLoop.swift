@@ -1,5 +1,3 @@
-internal import CLinux
-import Glibc
 import Synchronization
 import SystemSupport
 
@@ -36,9 +34,9 @@ public final class EventLoop: TaskExecutor, Sendable {
     private static let wakeToken: UInt64 = 0
     private static let timerToken: UInt64 = 1
 
-    private let epollDescriptor: Int32
-    private let wakeDescriptor: Int32
-    private let timerDescriptor: Int32
+    private let epoll: EpollSet
+    private let wake: EventCounter
+    private let timer: DeadlineTimer
     private let state = Mutex(State())
     /// The loop thread's `pthread_t`, for ``isCurrent``.
     private let thread = Atomic<UInt>(0)
@@ -59,34 +57,27 @@ public final class EventLoop: TaskExecutor, Sendable {
     }
 
     private init() throws(EventLoopError) {
-        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epoll >= 0 else { throw EventLoopError(operation: "epoll_create1", code: errno) }
-        let wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        guard wake >= 0 else {
-            let code = errno
-            _ = Glibc.close(epoll)
-            throw EventLoopError(operation: "eventfd", code: code)
+        let epoll: EpollSet
+        let wake: EventCounter
+        do throws(Errno) { epoll = try EpollSet() } catch { throw EventLoopError(operation: "epoll_create1", code: error.rawValue) }
+        do throws(Errno) { wake = try EventCounter() } catch {
+            try? epoll.close()
+            throw EventLoopError(operation: "eventfd", code: error.rawValue)
         }
-        // CLOCK_BOOTTIME is ContinuousClock's clock on Linux; the timer is armed with relative times.
-        let timer = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        guard timer >= 0 else {
-            let code = errno
-            _ = Glibc.close(epoll)
-            _ = Glibc.close(wake)
-            throw EventLoopError(operation: "timerfd_create", code: code)
+        // On CLOCK_BOOTTIME, ContinuousClock's clock on Linux; armed with relative times.
+        do throws(Errno) { timer = try DeadlineTimer() } catch {
+            try? epoll.close()
+            try? wake.close()
+            throw EventLoopError(operation: "timerfd_create", code: error.rawValue)
         }
-        epollDescriptor = epoll
-        wakeDescriptor = wake
-        timerDescriptor = timer
-        for (descriptor, token) in [(wake, Self.wakeToken), (timer, Self.timerToken)] {
-            var event = epoll_event()
-            event.events = EPOLLIN.rawValue
-            event.data.u64 = token
-            guard epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event) == 0 else {
-                let code = errno
-                closeDescriptors()
-                throw EventLoopError(operation: "epoll_ctl", code: code)
-            }
+        self.epoll = epoll
+        self.wake = wake
+        do throws(Errno) {
+            try epoll.add(wake.descriptor, events: .readable, token: Self.wakeToken)
+            try epoll.add(timer.descriptor, events: .readable, token: Self.timerToken)
+        } catch {
+            closeDescriptors()
+            throw EventLoopError(operation: "epoll_ctl", code: error.rawValue)
         }
         // The thread holds the loop for good: the shared loop lives as long as the process.
         do throws(ThreadStartError) {
@@ -99,14 +90,14 @@ public final class EventLoop: TaskExecutor, Sendable {
     }
 
     private func closeDescriptors() {
-        _ = Glibc.close(epollDescriptor)
-        _ = Glibc.close(wakeDescriptor)
-        _ = Glibc.close(timerDescriptor)
+        try? epoll.close()
+        try? wake.close()
+        try? timer.close()
     }
 
     /// Whether the caller runs on the loop's thread.
     public var isCurrent: Bool {
-        pthread_equal(pthread_self(), pthread_t(thread.load(ordering: .acquiring))) != 0
+        CurrentThread.isThread(thread.load(ordering: .acquiring))
     }
 
     // MARK: Work
@@ -127,41 +118,32 @@ public final class EventLoop: TaskExecutor, Sendable {
             state.woken = true
             return true
         }
-        if mustWake {
-            var one: UInt64 = 1
-            _ = Glibc.write(wakeDescriptor, &one, MemoryLayout<UInt64>.size)
-        }
+        if mustWake { wake.signal() }
     }
 
     // MARK: The thread
 
     private func run() {
-        thread.store(UInt(pthread_self()), ordering: .releasing)
-        let capacity = 64
-        var events = [epoll_event](repeating: epoll_event(), count: capacity)
+        thread.store(CurrentThread.id, ordering: .releasing)
+        var ready = EpollSet.ReadyList(capacity: 64)
         while true {
             runQueued()
-            let count = events.withUnsafeMutableBufferPointer { buffer in
-                epoll_wait(epollDescriptor, buffer.baseAddress, Int32(capacity), -1)
-            }
+            let waited: Void? = try? epoll.wait(into: &ready)
             state.withLock { $0.sleeping = false }
-            guard count > 0 else { continue }
-            for index in 0..<Int(count) {
-                let token = events[index].data.u64
-                let flags = events[index].events
-                switch token {
+            guard waited != nil else { continue }
+            for index in 0..<ready.count {
+                let event = ready[index]
+                switch event.token {
                 case Self.wakeToken:
-                    var value: UInt64 = 0
-                    _ = Glibc.read(wakeDescriptor, &value, MemoryLayout<UInt64>.size)
+                    wake.reset()
                     state.withLock { $0.woken = false }
                 case Self.timerToken:
-                    var expirations: UInt64 = 0
-                    _ = Glibc.read(timerDescriptor, &expirations, MemoryLayout<UInt64>.size)
+                    timer.acknowledge()
                     fireDueTimers()
                 default:
                     // A watch cancelled by an earlier handler of this batch is gone from the table.
-                    if let handler = state.withLock({ $0.watches[token] }) {
-                        handler(Readiness(epollEvents: flags))
+                    if let handler = state.withLock({ $0.watches[event.token] }) {
+                        handler(Readiness(event.events))
                     }
                 }
             }
@@ -208,28 +190,22 @@ public final class EventLoop: TaskExecutor, Sendable {
             state.watches[token] = handler
             return token
         }
-        var event = epoll_event()
-        event.events = interest.epollEvents | (oneShot ? EPOLLONESHOT.rawValue : 0)
-        event.data.u64 = token
-        guard epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, descriptor, &event) == 0 else {
-            let code = errno
+        do throws(Errno) {
+            try epoll.add(FileDescriptor(rawValue: descriptor), events: interest.epollEvents(oneShot: oneShot), token: token)
+        } catch {
             state.withLock { _ = $0.watches.removeValue(forKey: token) }
-            throw EventLoopError(operation: "epoll_ctl", code: code)
+            throw EventLoopError(operation: "epoll_ctl", code: error.rawValue)
         }
         return LoopWatch(loop: self, token: token, descriptor: descriptor, oneShot: oneShot)
     }
 
     func changeWatch(token: UInt64, descriptor: Int32, to interest: Readiness, oneShot: Bool) {
-        var event = epoll_event()
-        event.events = interest.epollEvents | (oneShot ? EPOLLONESHOT.rawValue : 0)
-        event.data.u64 = token
-        _ = epoll_ctl(epollDescriptor, EPOLL_CTL_MOD, descriptor, &event)
+        try? epoll.modify(FileDescriptor(rawValue: descriptor), events: interest.epollEvents(oneShot: oneShot), token: token)
     }
 
     func cancelWatch(token: UInt64, descriptor: Int32) {
         guard state.withLock({ $0.watches.removeValue(forKey: token) }) != nil else { return }
-        var event = epoll_event()
-        _ = epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, descriptor, &event)
+        try? epoll.remove(FileDescriptor(rawValue: descriptor))
     }
 
     // MARK: Timers
@@ -270,12 +246,8 @@ public final class EventLoop: TaskExecutor, Sendable {
 
     private func arm(for deadline: ContinuousClock.Instant, state: inout State) {
         state.armedFor = deadline
-        // A zero value would disarm: a deadline already passed fires at once instead.
-        let remaining = max(ContinuousClock.now.duration(to: deadline), .nanoseconds(1))
-        var setting = itimerspec()
-        setting.it_value.tv_sec = Int(remaining.components.seconds)
-        setting.it_value.tv_nsec = Int(remaining.components.attoseconds / 1_000_000_000)
-        _ = timerfd_settime(timerDescriptor, 0, &setting, nil)
+        // A deadline already passed fires at once (the timer is armed for at least a nanosecond).
+        timer.arm(after: ContinuousClock.now.duration(to: deadline))
     }
 
     private func fireDueTimers() {

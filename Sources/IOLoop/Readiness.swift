@@ -1,5 +1,4 @@
-internal import CLinux
-import Glibc
+import SystemSupport
 
 /// What a watched descriptor is ready for (epoll's events).
 public struct Readiness: OptionSet, Sendable {
@@ -15,20 +14,20 @@ public struct Readiness: OptionSet, Sendable {
     /// An error on the descriptor (EPOLLERR); always reported.
     public static let error = Readiness(rawValue: 1 << 3)
 
-    init(epollEvents flags: UInt32) {
+    init(_ events: EpollSet.Events) {
         var readiness: Readiness = []
-        if flags & EPOLLIN.rawValue != 0 { readiness.insert(.readable) }
-        if flags & EPOLLOUT.rawValue != 0 { readiness.insert(.writable) }
-        if flags & (EPOLLHUP.rawValue | EPOLLRDHUP.rawValue) != 0 { readiness.insert(.hangUp) }
-        if flags & EPOLLERR.rawValue != 0 { readiness.insert(.error) }
+        if events.contains(.readable) { readiness.insert(.readable) }
+        if events.contains(.writable) { readiness.insert(.writable) }
+        if !events.isDisjoint(with: [.hangUp, .peerClosed]) { readiness.insert(.hangUp) }
+        if events.contains(.error) { readiness.insert(.error) }
         self = readiness
     }
 
     /// The epoll events to ask for.
-    var epollEvents: UInt32 {
-        var flags: UInt32 = 0
-        if contains(.readable) { flags |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
-        if contains(.writable) { flags |= EPOLLOUT.rawValue }
-        return flags
+    func epollEvents(oneShot: Bool) -> EpollSet.Events {
+        var events: EpollSet.Events = oneShot ? .oneShot : []
+        if contains(.readable) { events.formUnion([.readable, .peerClosed]) }
+        if contains(.writable) { events.insert(.writable) }
+        return events
     }
 }

@@ -4,7 +4,7 @@
 import Darwin
 #endif
 
-/// Reads whole files with a size cap, through plain POSIX calls.
+/// Reads whole files with a size cap, through ``FileDescriptor``.
 public enum FileReader {
     /// The largest file `dfu` reads (a DFU package is far smaller).
     public static let sizeLimit = 64 * 1024 * 1024
@@ -16,43 +16,36 @@ public enum FileReader {
     /// (the open does not block, as it would on a FIFO without a writer).
     @Sendable public static func read(_ path: String) throws(FileReadError) -> [UInt8] {
         guard !path.isEmpty else { throw FileReadError(path: path, reason: "the file name is empty") }
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw FileReadError(path: path, reason: describe(errno)) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw FileReadError(path: path, reason: describe(errno)) }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            throw FileReadError(path: path, reason: "is a directory")
+        func call<T>(_ body: () throws(Errno) -> T) throws(FileReadError) -> T {
+            do { return try body() } catch { throw FileReadError(path: path, reason: describe(error)) }
         }
-        if (info.st_mode & S_IFMT) != S_IFREG {
-            throw FileReadError(path: path, reason: "is not a regular file")
+        let fd = try call { () throws(Errno) in try FileDescriptor.open(path, .readOnly, options: [.closeOnExec, .nonBlocking]) }
+        defer { try? fd.close() }
+        let status = try call { () throws(Errno) in try fd.status() }
+        switch status.kind {
+        case .directory: throw FileReadError(path: path, reason: "is a directory")
+        case .other: throw FileReadError(path: path, reason: "is not a regular file")
+        case .regular: break
         }
-        if Int(info.st_size) > sizeLimit {
-            throw FileReadError(path: path, reason: "larger than \(sizeLimit / 1024 / 1024) MiB")
-        }
+        let tooLarge = FileReadError(path: path, reason: "larger than \(sizeLimit / 1024 / 1024) MiB")
+        if status.size > sizeLimit { throw tooLarge }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FileReadError(path: path, reason: describe(errno))
-            }
-            if count == 0 { break }
+            let result = chunk.withUnsafeMutableBytes { buffer in Result { () throws(Errno) in try fd.read(into: buffer) } }
+            let count = try call { () throws(Errno) in try result.get() }
+            if count == 0 { return bytes }
             bytes.append(contentsOf: chunk[0..<count])
-            if bytes.count > sizeLimit {
-                throw FileReadError(path: path, reason: "larger than \(sizeLimit / 1024 / 1024) MiB")
-            }
+            if bytes.count > sizeLimit { throw tooLarge }
         }
-        return bytes
     }
 
-    private static func describe(_ code: Int32) -> String {
-        switch code {
-        case ENOENT: "no such file"
-        case EACCES: "permission denied"
-        case EISDIR: "is a directory"
-        default: String(cString: strerror(code))
+    private static func describe(_ error: Errno) -> String {
+        switch error {
+        case .noSuchFileOrDirectory: "no such file"
+        case .permissionDenied: "permission denied"
+        case .isDirectory: "is a directory"
+        default: error.description
         }
     }
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-@preconcurrency public import Glibc
+@preconcurrency import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -13,7 +13,7 @@ public enum FileWriter {
     ///
     /// The corresponding C functions are `mkstemp`, `write`, `fsync`, `fchmod`, `rename` and `link`.
     public static func writeAtomically(
-        _ bytes: [UInt8], to path: String, mode: mode_t? = nil, replacing: Bool = true
+        _ bytes: [UInt8], to path: String, mode: UInt32? = nil, replacing: Bool = true
     ) throws(FileWriteError) {
         let directory = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
         let base = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
@@ -22,19 +22,16 @@ public enum FileWriter {
         let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
         guard fd >= 0 else { throw FileWriteError(path: path, reason: describe(errno)) }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let file = FileDescriptor(rawValue: fd)
         var failure: Int32? = nil
-        var written = 0
-        while written < bytes.count, failure == nil {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress.map { $0 + written }, $0.count - written) }
-            if count < 0 {
-                if errno != EINTR { failure = errno }
-            } else {
-                written += count
-            }
+        do throws(Errno) {
+            try file.writeAll(bytes)
+        } catch {
+            failure = error.rawValue
         }
-        let permissions = mode ?? (0o666 & ~currentUmask())
+        let permissions = mode.map { mode_t($0) } ?? (0o666 & ~currentUmask())
         if failure == nil, fchmod(fd, permissions) != 0 || fsync(fd) != 0 { failure = errno }
-        if close(fd) != 0, failure == nil { failure = errno }
+        do throws(Errno) { try file.close() } catch { failure = failure ?? error.rawValue }
         if failure == nil {
             if replacing {
                 if rename(temporary, path) != 0 { failure = errno }
@@ -54,14 +51,10 @@ public enum FileWriter {
     ///
     /// The corresponding C function is `stat`.
     public static func inputOverwritten(by output: String, inputs: [(option: String, path: String)]) -> String? {
-        var outputStatus = stat()
-        let outputExists = stat(output, &outputStatus) == 0
+        let outputStatus = try? FileSystem.status(of: output)
         for input in inputs {
             if input.path == output { return input.option }
-            var inputStatus = stat()
-            if outputExists, stat(input.path, &inputStatus) == 0,
-                inputStatus.st_dev == outputStatus.st_dev, inputStatus.st_ino == outputStatus.st_ino
-            {
+            if let outputStatus, let inputStatus = try? FileSystem.status(of: input.path), inputStatus.isSameFile(as: outputStatus) {
                 return input.option
             }
         }

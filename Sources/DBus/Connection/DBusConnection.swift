@@ -1,7 +1,7 @@
 internal import CDBus
-import Glibc
 public import IOLoop
 import Synchronization
+import SystemSupport
 
 /// A private connection to a D-Bus bus, served by an ``EventLoop`` (the process's shared one
 /// unless another is given), with async method calls, signal streams and exported objects.
@@ -44,7 +44,7 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
     /// Throws a ``DBusError`` named ``DBusError/Names/badAddress`` when `DBUS_SYSTEM_BUS_ADDRESS` is not a
     /// `unix:` address (``systemBusAddressDefect(_:)``): nothing is opened.
     public static func systemBus() throws(DBusError) -> DBusConnection {
-        let address = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) }
+        let address = CurrentProcess.environmentValue("DBUS_SYSTEM_BUS_ADDRESS")
         if let address, let defect = systemBusAddressDefect(address) {
             throw DBusError(name: DBusError.Names.badAddress, message: defect)
         }

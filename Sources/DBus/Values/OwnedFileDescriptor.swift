@@ -1,5 +1,5 @@
-import Glibc
 import Synchronization
+import SystemSupport
 
 /// A Unix file descriptor with one owner, closed exactly once.
 ///
@@ -38,19 +38,19 @@ public final class OwnedFileDescriptor: Sendable, Hashable, CustomStringConverti
     /// Closes the descriptor if it is still owned here. The corresponding C function is `close`.
     public func close() {
         if let descriptor = takeRawValue() {
-            _ = Glibc.close(descriptor)
+            try? FileDescriptor(rawValue: descriptor).close()
         }
     }
 
-    /// Makes an independent owned copy with `fcntl(F_DUPFD_CLOEXEC)`.
+    /// Makes an independent owned copy (``FileDescriptor/duplicate()``: `fcntl(F_DUPFD_CLOEXEC)`).
     public func duplicate() throws(DBusError) -> OwnedFileDescriptor {
         let copy = storage.withLock { descriptor in
-            descriptor >= 0 ? fcntl(descriptor, F_DUPFD_CLOEXEC, 0) : -1
+            descriptor >= 0 ? try? FileDescriptor(rawValue: descriptor).duplicate() : nil
         }
-        guard copy >= 0 else {
+        guard let copy else {
             throw DBusError.failed("Cannot duplicate a closed or invalid file descriptor")
         }
-        return OwnedFileDescriptor(taking: copy)
+        return OwnedFileDescriptor(taking: copy.rawValue)
     }
 
     deinit {

@@ -1,10 +1,5 @@
-import SystemSupport
 import DFUCrypto
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemSupport
 
 /// `dfu keys display PRIVATE.pem --key pk|sk --format hex|code|pem`: the key as nrfutil 6.1.7's
 /// `keys display` shows it (`nordicsemi/dfu/signing.py`, `Signing.get_vk*`/`get_sk*`).
@@ -94,14 +89,9 @@ enum KeysDisplayCommand: Subcommand {
         return warning + String(decoding: key.privatePEM(), as: UTF8.self)
     }
 
-    /// The local time as `2026-12-01 at 15:56:37`. The corresponding C functions are `localtime_r` and `strftime`.
+    /// The local time as `2026-12-01 at 15:56:37`.
     private static func localTime() -> String {
-        var now = time(nil)
-        var parts = tm()
-        localtime_r(&now, &parts)
-        var buffer = [CChar](repeating: 0, count: 32)
-        let count = strftime(&buffer, buffer.count, "%Y-%m-%d at %H:%M:%S", &parts)
-        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        LocalTime.now(format: "%Y-%m-%d at %H:%M:%S")
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {

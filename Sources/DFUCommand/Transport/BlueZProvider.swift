@@ -1,8 +1,6 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import BlueZTransport
 import DFUCore
+import SystemSupport
 
 /// The real ``TransportProvider``: one ``BlueZTransport`` (its own bus connection) per device, on
 /// the adapter asked for, timed by the wall clock, with the engine run on the transport's event loop.
@@ -36,8 +34,8 @@ enum BlueZProvider {
     /// Refuses a `DBUS_SYSTEM_BUS_ADDRESS` that is not `unix:` before libdbus sees it: a `unixexec:` address
     /// would run a program (``UnsafeSetupError``, exit 78).
     private static func refuseUnsafeBusAddress() throws(UnsafeSetupError) {
-        guard let value = getenv("DBUS_SYSTEM_BUS_ADDRESS") else { return }
-        if let defect = BlueZHost.systemBusAddressDefect(String(cString: value)) { throw UnsafeSetupError(reason: defect) }
+        guard let value = CurrentProcess.environmentValue("DBUS_SYSTEM_BUS_ADDRESS") else { return }
+        if let defect = BlueZHost.systemBusAddressDefect(value) { throw UnsafeSetupError(reason: defect) }
     }
 
     private static func openHost(adapter: String?) async throws -> BlueZTransport {

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import DFUCore
 import Synchronization
 import SystemSupport
@@ -13,7 +10,7 @@ enum TerminalPasskeyPrompt {
     /// The prompt, when standard input and standard error are terminals; nil otherwise (a device that
     /// wants a passkey then cannot pair, and the error says to give it with `--passkey`).
     static func make(writeError: @escaping @Sendable (String) -> Void) -> DFUPasskeyPrompt? {
-        guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else { return nil }
+        guard FileDescriptor.standardInput.isTerminal, FileDescriptor.standardError.isTerminal else { return nil }
         let turn = TurnLock()
         return DFUPasskeyPrompt { address in
             await turn.withTurn {

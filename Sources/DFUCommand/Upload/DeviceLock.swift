@@ -1,9 +1,6 @@
 import DFUCore
 import Synchronization
-
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
+import SystemSupport
 
 /// An advisory lock on one device, held while `dfu` talks to it so that two `dfu` processes never
 /// write to the same device: a lock file per device address (and system bus) in a lock folder private
@@ -14,11 +11,11 @@ import Synchronization
 /// by no one else, and the lock file a regular file of this user's with no other link, else the lock is
 /// refused (``Failure/unsafe(path:reason:)``, exit 78) rather than followed or skipped.
 final class DeviceLock: Sendable {
-    private let fd: Int32
-    private let folderFD: Int32
+    private let fd: FileDescriptor
+    private let folderFD: FileDescriptor
     private let name: String
 
-    private init(fd: Int32, folderFD: Int32, name: String) {
+    private init(fd: FileDescriptor, folderFD: FileDescriptor, name: String) {
         self.fd = fd
         self.folderFD = folderFD
         self.name = name
@@ -46,9 +43,9 @@ final class DeviceLock: Sendable {
     /// `$XDG_RUNTIME_DIR/dfu`, else `/tmp/dfu-UID`.
     static func folder(environment: [String: String]) -> String {
         if let folder = environment["DFU_LOCK_DIR"], !folder.isEmpty { return folder }
-        if geteuid() == 0 { return "/run/dfu" }
+        if CurrentProcess.effectiveUserID == 0 { return "/run/dfu" }
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/dfu" }
-        return "/tmp/dfu-\(geteuid())"
+        return "/tmp/dfu-\(CurrentProcess.effectiveUserID)"
     }
 
     /// The lock file's name for `address` on the bus `environment` names: `dfu-C0_FF_EE_00_00_10.lock`.
@@ -61,7 +58,8 @@ final class DeviceLock: Sendable {
 
     /// Takes the lock of the device at `address` without waiting.
     ///
-    /// The corresponding C functions are `mkdir`, `open`, `openat`, `fstat`, `flock`, `fstatat` and `pwrite`.
+    /// The system calls are `mkdir`, `open`, `openat`, `fstat`, `flock`, `fstatat`, `ftruncate` and `pwrite`
+    /// (through ``FileDescriptor`` and ``FileSystem``).
     static func take(_ address: DFUDeviceAddress, environment: [String: String]) throws(Failure) -> DeviceLock {
         let folder = folder(environment: environment)
         let folderFD = try openFolder(folder)
@@ -71,47 +69,53 @@ final class DeviceLock: Sendable {
             // A process that held the file and removed it just after this one opened it: open the new one once more.
             for _ in 0..<2 {
                 if let fd = try lockFile(name, path: path, in: folderFD) {
-                    let pid = Array("\(getpid())\n".utf8)
-                    ftruncate(fd, 0)
-                    _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+                    // The holder's pid, for the busy message of another process; the lock works without it.
+                    let pid = Array("\(CurrentProcess.id)\n".utf8)
+                    try? fd.truncate(to: 0)
+                    _ = try? pid.withUnsafeBytes { buffer throws(Errno) in try fd.write(buffer, at: 0) }
                     return DeviceLock(fd: fd, folderFD: folderFD, name: name)
                 }
             }
             throw .busy(pid: nil)
         } catch {
-            close(folderFD)
+            try? folderFD.close()
             throw error
         }
     }
 
     /// Opens the lock folder (creating it, 0700, when absent) and checks it is this user's own.
-    private static func openFolder(_ path: String) throws(Failure) -> Int32 {
-        if mkdir(path, 0o700) != 0, errno != EEXIST {
-            throw .unsafe(path: path, reason: "the lock folder cannot be created: \(errorText(errno))")
-        }
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            let reason = switch code {
-            case ELOOP: "the lock folder is a symbolic link"
-            case ENOTDIR: "the lock folder is not a folder"
-            default: "the lock folder cannot be opened: \(errorText(code))"
+    private static func openFolder(_ path: String) throws(Failure) -> FileDescriptor {
+        do throws(Errno) {
+            try FileSystem.makeDirectory(path, permissions: 0o700)
+        } catch where error != .fileExists {
+            throw .unsafe(path: path, reason: "the lock folder cannot be created: \(error)")
+        } catch {}
+        let fd: FileDescriptor
+        do throws(Errno) {
+            fd = try FileDescriptor.open(path, .readOnly, options: [.directory, .noFollow, .closeOnExec])
+        } catch {
+            let reason = switch error {
+            case .tooManySymbolicLinks: "the lock folder is a symbolic link"
+            case .notDirectory: "the lock folder is not a folder"
+            default: "the lock folder cannot be opened: \(error)"
             }
             throw .unsafe(path: path, reason: reason)
         }
-        var status = stat()
-        var reason: String?
-        if fstat(fd, &status) != 0 {
-            reason = "the lock folder cannot be read: \(errorText(errno))"
-        } else if status.st_mode & S_IFMT != S_IFDIR {
-            reason = "the lock folder is not a folder"
-        } else if status.st_uid != geteuid() {
-            reason = "the lock folder belongs to user \(status.st_uid), not to this user (\(geteuid()))"
-        } else if status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
-            reason = "the lock folder is writable by other users (mode " + String(status.st_mode & 0o7777, radix: 8) + ")"
+        let reason: String?
+        do throws(Errno) {
+            let status = try fd.status()
+            let user = CurrentProcess.effectiveUserID
+            reason =
+                if status.kind != .directory { "the lock folder is not a folder" }
+                else if status.owner != user { "the lock folder belongs to user \(status.owner), not to this user (\(user))" }
+                else if status.isWritableByOthers {
+                    "the lock folder is writable by other users (mode " + String(status.permissions, radix: 8) + ")"
+                } else { nil }
+        } catch {
+            reason = "the lock folder cannot be read: \(error)"
         }
         if let reason {
-            close(fd)
+            try? fd.close()
             throw .unsafe(path: path, reason: reason)
         }
         return fd
@@ -119,56 +123,61 @@ final class DeviceLock: Sendable {
 
     /// Opens, checks and locks the file `name` in the folder; nil when the name no longer refers to the
     /// file locked (removed or replaced by its last holder meanwhile).
-    private static func lockFile(_ name: String, path: String, in folderFD: Int32) throws(Failure) -> Int32? {
-        let fd = openat(folderFD, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            let code = errno
-            let reason = switch code {
-            case ELOOP: "the lock file is a symbolic link"
-            case EISDIR: "the lock file is a folder"
-            default: "the lock file cannot be opened: \(errorText(code))"
+    private static func lockFile(_ name: String, path: String, in folder: FileDescriptor) throws(Failure) -> FileDescriptor? {
+        let fd: FileDescriptor
+        do throws(Errno) {
+            fd = try FileDescriptor.open(
+                name, .readWrite, options: [.create, .noFollow, .nonBlocking, .closeOnExec], permissions: 0o600, in: folder)
+        } catch {
+            let reason = switch error {
+            case .tooManySymbolicLinks: "the lock file is a symbolic link"
+            case .isDirectory: "the lock file is a folder"
+            default: "the lock file cannot be opened: \(error)"
             }
             throw .unsafe(path: path, reason: reason)
         }
-        var status = stat()
-        var reason: String?
-        if fstat(fd, &status) != 0 {
-            reason = "the lock file cannot be read: \(errorText(errno))"
-        } else if status.st_mode & S_IFMT != S_IFREG {
-            reason = "the lock file is not a regular file"
-        } else if status.st_uid != geteuid() {
-            reason = "the lock file belongs to user \(status.st_uid), not to this user (\(geteuid()))"
-        } else if status.st_nlink != 1 {
-            reason = "the lock file has \(status.st_nlink) links (a hard link to another file)"
+        let status: FileStatus
+        do throws(Errno) {
+            status = try fd.status()
+        } catch {
+            try? fd.close()
+            throw .unsafe(path: path, reason: "the lock file cannot be read: \(error)")
         }
-        if let reason {
-            close(fd)
+        if let reason = unsafeLockFileReason(status) {
+            try? fd.close()
             throw .unsafe(path: path, reason: reason)
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let code = errno
-            guard code == EWOULDBLOCK else {
-                close(fd)
-                throw .unsafe(path: path, reason: "the lock file cannot be locked: \(errorText(code))")
+        do throws(Errno) {
+            try fd.lockExclusivelyWithoutWaiting()
+        } catch {
+            defer { try? fd.close() }
+            guard error == .wouldBlock else {
+                throw .unsafe(path: path, reason: "the lock file cannot be locked: \(error)")
             }
-            var buffer = [UInt8](repeating: 0, count: 16)
-            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-            close(fd)
-            let text = count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
-            throw .busy(pid: Int32(String(text.filter(\.isNumber))))
+            throw .busy(pid: holderPID(fd))
         }
-        var named = stat()
-        guard fstatat(folderFD, name, &named, AT_SYMLINK_NOFOLLOW) == 0,
-            named.st_dev == status.st_dev, named.st_ino == status.st_ino
-        else {
-            close(fd)
+        guard let named = try? folder.status(ofEntry: name), named.isSameFile(as: status) else {
+            try? fd.close()
             return nil
         }
         return fd
     }
 
-    private static func errorText(_ code: Int32) -> String {
-        String(cString: strerror(code))
+    /// Why a lock file opened is not safe to lock, or nil.
+    private static func unsafeLockFileReason(_ status: FileStatus) -> String? {
+        let user = CurrentProcess.effectiveUserID
+        if status.kind != .regular { return "the lock file is not a regular file" }
+        if status.owner != user { return "the lock file belongs to user \(status.owner), not to this user (\(user))" }
+        if status.linkCount != 1 { return "the lock file has \(status.linkCount) links (a hard link to another file)" }
+        return nil
+    }
+
+    /// The pid its holder wrote in the lock file, if readable.
+    private static func holderPID(_ fd: FileDescriptor) -> Int32? {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let count = (try? buffer.withUnsafeMutableBytes { bytes throws(Errno) in try fd.read(into: bytes, at: 0) }) ?? 0
+        let text = count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
+        return Int32(String(text.filter(\.isNumber)))
     }
 
     /// A short stable digest of `text` (64-bit FNV-1a, hex).
@@ -184,9 +193,9 @@ final class DeviceLock: Sendable {
     /// Releases the lock: removes the file while still holding it (a process that opened it meanwhile
     /// sees the name gone and opens a new one), then unlocks.
     func release() {
-        unlinkat(folderFD, name, 0)
-        close(fd)
-        close(folderFD)
+        try? folderFD.removeEntry(named: name)
+        try? fd.close()
+        try? folderFD.close()
     }
 }
 
