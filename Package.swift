@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "SystemSupport", dependencies: ["CLinux"], swiftSettings: strict),
         // What only dfu-sim, the benchmarks and the tests use, never linked into dfu: a private dbus-daemon that ends
         // with its parent, and a child process launcher (posix_spawn).
-        .target(name: "SimulatorSupport", dependencies: ["DBus"], swiftSettings: strict),
+        .target(name: "SimulatorSupport", dependencies: ["DBus", "SystemSupport"], swiftSettings: strict),
         // CRC-32 (zlib), SHA-256 and ECDSA P-256 (libcrypto) behind a small Swift API.
         .target(name: "DFUCrypto", dependencies: ["CCrypto", "CZlib"], swiftSettings: strict),
         // Read-only, in-memory ZIP reader over libzip.
@@ -54,7 +54,7 @@ let package = Package(
             name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "SystemSupport", "SimulatorSupport"],
             swiftSettings: strict),
         .executableTarget(
-            name: "dfu-sim", dependencies: ["BlueZStandIn", "BlueZPeripheral"], exclude: ["README.md"],
+            name: "dfu-sim", dependencies: ["BlueZStandIn", "BlueZPeripheral", "SystemSupport"], exclude: ["README.md"],
             swiftSettings: strict),
         // The command line as a library, and the thin executable.
         .target(name: "DFUCommand", dependencies: ["DFUCore", "DFUFormats", "DFUCrypto", "ZipArchive", "BlueZTransport", "SystemSupport"], swiftSettings: strict),
@@ -67,9 +67,9 @@ let package = Package(
         // `make bench`: the benchmark figures (never part of `make test`), and its thin executable.
         .target(
             name: "DFUBenchmarks",
-            dependencies: ["DFUCommand", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "BlueZTransport", "SimulatorSupport"],
+            dependencies: ["DFUCommand", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "BlueZTransport", "SystemSupport"],
             swiftSettings: strict),
-        .executableTarget(name: "dfu-bench", dependencies: ["DFUBenchmarks"], swiftSettings: strict),
+        .executableTarget(name: "dfu-bench", dependencies: ["DFUBenchmarks", "SystemSupport"], swiftSettings: strict),
         // `make bench`'s measuring wrapper: a command's CPU (µs), peak RSS and context switches from wait4.
         .executableTarget(name: "dfu-bench-rusage"),
 

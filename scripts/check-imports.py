@@ -6,6 +6,10 @@ BlueZ or C module (CBOR through the CBOR wrapper, never CCbor), BlueZTransport n
 and DFUCommand
 neither DBus nor BlueZ.
 
+System calls are made in one place, SystemSupport: no other target of Sources imports the C library's
+module (Glibc, Darwin, Musl), reads `errno` or calls a system function directly (they reach the C library
+through Foundation too, so the calls themselves are looked for).
+
 Usage: scripts/check-imports.py PACKAGE_JSON   (the output of `swift package dump-package`)"""
 import json
 import os
@@ -29,6 +33,15 @@ FORBIDDEN = {
                    "ZipArchive", "DFUSimulator", "IOLoop", "CBOR"},
     "CBOR": {"DFUCore", "DFUCrypto", "DBus", "BlueZ"},
 }
+# The one target that calls the C library for the project (SystemSupport.Errno, SystemCall, FileDescriptor, ...).
+SYSTEM_CALL_TARGET = "SystemSupport"
+C_LIBRARY = {"Glibc", "Darwin", "Musl"}
+# C library functions with no Swift method of the same name in the project, as free calls, and errno.
+RAW_CALL = re.compile(
+    r"(?<![.\w])(?:errno|EINTR|EAGAIN|EWOULDBLOCK)\b|(?<![.\w])(?:Glibc|Darwin|Musl)\."
+    r"|(?<![.\w])(?:ioctl|fcntl|flock|epoll_\w+|eventfd|timerfd_\w+|socketpair|posix_spawn\w*|waitpid|wait4|getpid|geteuid"
+    r"|isatty|openat|fstat|fstatat|lstat|mkdir|rmdir|unlink|unlinkat|mkdtemp|mkstemp|kill|signal|getenv|clock_gettime|getrusage"
+    r"|sysconf|readlink|dup2|pipe|usleep|strerror|recv|pread|pwrite|ftruncate|fopen|fwrite|fgets|access|malloc|free)\s*\(")
 IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:(?:public|internal|package|private|fileprivate)\s+)?import\s+(?:(?:struct|class|enum|func|var|let|protocol|typealias)\s+)?(\w+)", re.M)
 
 
@@ -50,6 +63,24 @@ def imports_of(directory):
                 # `#if canImport(X)` blocks still name real imports; conditional platform modules are in PLATFORM.
                 for module in IMPORT.findall(text):
                     found.setdefault(module, path)
+    return found
+
+
+def raw_system_calls(directory):
+    """(path, line number, text) of each raw C library use in the Swift files under `directory`."""
+    found = []
+    for root, _, files in os.walk(directory):
+        for name in sorted(files):
+            if not name.endswith(".swift"):
+                continue
+            path = os.path.join(root, name)
+            with open(path, encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    # Not in text: string literals emptied, comments cut; enum cases named like a call are not calls.
+                    code = re.sub(r'"(?:[^"\\]|\\.)*"', '""', line).split("//", 1)[0]
+                    code = re.sub(r"\bcase\s+\.?\w+\(", "case _(", code)
+                    if RAW_CALL.search(code):
+                        found.append((path, number, line.strip()))
     return found
 
 
@@ -75,6 +106,11 @@ def main():
                 problems.append(f"{path}: {name} must not import {module}")
             elif module not in declared:
                 problems.append(f"{path}: {name} imports {module}, which Package.swift does not declare")
+        if not target_dir(target).startswith("Tests") and name != SYSTEM_CALL_TARGET:
+            for module in sorted(C_LIBRARY & set(used)):
+                problems.append(f"{used[module]}: {name} imports {module}; system calls go through {SYSTEM_CALL_TARGET}")
+            for path, number, text in raw_system_calls(target_dir(target)):
+                problems.append(f"{path}:{number}: a raw C library call outside {SYSTEM_CALL_TARGET}: {text}")
         for module in sorted(declared - set(used)):
             problems.append(f"Package.swift: {name} declares {module} but no file of it imports it")
     for problem in problems:
@@ -82,7 +118,8 @@ def main():
     if problems:
         print("check-imports: Package.swift and the imports disagree (see above)", file=sys.stderr)
         return 1
-    print("check-imports: every target imports exactly what Package.swift declares, in the architecture's direction")
+    print("check-imports: every target imports exactly what Package.swift declares, in the architecture's direction;"
+          f" only {SYSTEM_CALL_TARGET} calls the C library")
     return 0
 
 

@@ -1,6 +1,6 @@
 import Dispatch
-import Glibc
 import Synchronization
+import SystemSupport
 
 /// Our end of a `SOCK_SEQPACKET` pair whose other end went to bluetoothd through
 /// AcquireWrite (each packet is one ATT write) or AcquireNotify (each packet we send is one
@@ -33,12 +33,13 @@ final class AcquiredSocket: @unchecked Sendable {
 
     /// Makes a pair; returns ours and the end to hand to bluetoothd (which the caller must close after sending).
     static func makePair() throws(PeripheralError) -> (AcquiredSocket, Int32) {
-        var ends: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
-            throw .socket(errno)
+        do throws(Errno) {
+            let (ours, theirs) = try FileDescriptor.socketPair(.sequencedPacket)
+            try? ours.setNonBlocking()
+            return (AcquiredSocket(descriptor: ours.rawValue), theirs.rawValue)
+        } catch {
+            throw .socket(error.rawValue)
         }
-        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
-        return (AcquiredSocket(descriptor: ends[0]), ends[1])
     }
 
     private init(descriptor: Int32) {
@@ -78,8 +79,8 @@ final class AcquiredSocket: @unchecked Sendable {
     func send(_ bytes: [UInt8]) -> Bool {
         state.withLock { state in
             guard !state.isClosed else { return false }
-            let sent = bytes.withUnsafeBytes {
-                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            let sent = try? bytes.withUnsafeBytes { buffer throws(Errno) in
+                try FileDescriptor(rawValue: descriptor).send(buffer, options: [.noSignal, .dontWait])
             }
             return sent == bytes.count
         }
@@ -100,10 +101,10 @@ final class AcquiredSocket: @unchecked Sendable {
         if let source = box?.source {
             // The cancel handler closes the descriptor once the source stopped using it.
             let descriptor = descriptor
-            source.setCancelHandler { _ = Glibc.close(descriptor) }
+            source.setCancelHandler { try? FileDescriptor(rawValue: descriptor).close() }
             source.cancel()
         } else {
-            _ = Glibc.close(descriptor)
+            try? FileDescriptor(rawValue: descriptor).close()
         }
     }
 
@@ -111,17 +112,13 @@ final class AcquiredSocket: @unchecked Sendable {
     private static func receiveAll(_ descriptor: Int32, into state: inout State) -> Bool {
         var buffer = [UInt8](repeating: 0, count: maximumPacket)
         while true {
-            let count = buffer.withUnsafeMutableBytes {
-                recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            let received = buffer.withUnsafeMutableBytes { bytes in
+                Result { () throws(Errno) in try FileDescriptor(rawValue: descriptor).receive(into: bytes, options: .dontWait) }
             }
-            if count > 0 {
-                state.queue.append(Array(buffer[0..<count]))
-            } else if count == 0 {
-                return true
-            } else {
-                let code = errno
-                if code == EINTR { continue }
-                return code != EAGAIN && code != EWOULDBLOCK
+            switch received {
+            case .success(let count) where count > 0: state.queue.append(Array(buffer[0..<count]))
+            case .success: return true
+            case .failure(let error): return error != .wouldBlock
             }
         }
     }

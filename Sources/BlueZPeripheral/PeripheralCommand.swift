@@ -2,7 +2,7 @@ import BlueZStandIn
 import DBus
 import DFUCore
 import Dispatch
-import Glibc
+import SystemSupport
 
 /// `dfu-sim peripheral`: poses as a simulated nRF DFU target on a real bluetoothd until
 /// SIGINT or SIGTERM.
@@ -126,7 +126,7 @@ public enum PeripheralCommand {
             return 64
         }
         let log: PeripheralHost.Log = { line in
-            writeLine("dfu-sim peripheral: \(line)", to: STDOUT_FILENO)
+            writeLine("dfu-sim peripheral: \(line)", to: .standardOutput)
         }
         do {
             let connection = try DBusConnection.systemBus()
@@ -167,19 +167,13 @@ public enum PeripheralCommand {
         return address
     }
 
-    /// Writes a whole line with one `write` call, so lines from different tasks never interleave.
-    private static func writeLine(_ text: String, to descriptor: Int32) {
-        let bytes = Array((text + "\n").utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
+    /// Writes a whole line with one `write` call (more only if the first is partial), so lines from
+    /// different tasks do not interleave.
+    private static func writeLine(_ text: String, to descriptor: FileDescriptor) {
+        try? descriptor.writeAll((text + "\n").utf8)
     }
 
     private static func printError(_ text: String) {
-        writeLine(text, to: STDERR_FILENO)
+        writeLine(text, to: .standardError)
     }
 }

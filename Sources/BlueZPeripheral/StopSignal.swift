@@ -1,6 +1,6 @@
 import Dispatch
-import Glibc
 import Synchronization
+import SystemSupport
 
 /// Waits for SIGINT or SIGTERM (both are blocked from killing the process while it waits).
 final class StopSignal: Sendable {
@@ -14,9 +14,9 @@ final class StopSignal: Sendable {
 
     init() {
         var made: [SourceBox] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        for signal in [ProcessSignal.interrupt, .terminate] {
+            CurrentProcess.ignore(signal)
+            let source = DispatchSource.makeSignalSource(signal: signal.rawValue, queue: .global())
             source.setEventHandler { [self] in fire() }
             source.resume()
             made.append(SourceBox(source: source))

@@ -1,9 +1,8 @@
-import SystemSupport
 import DFUCore
 import DFUCrypto
-import DFUSimulator
-import Glibc
 import DFUFormats
+import DFUSimulator
+import SystemSupport
 
 /// `dfu-sim image`: writes a synthetic application image of any size and its unsigned Secure
 /// init packet, for uploads to the simulated targets (`dfu upload app.bin --type application
@@ -133,8 +132,7 @@ public enum SyntheticImageCommand {
     }
 
     private static func printError(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        try? FileDescriptor.standardError.writeAll(text.utf8)
     }
 
 }

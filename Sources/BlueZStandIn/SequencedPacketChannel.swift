@@ -1,5 +1,4 @@
 import DBus
-import Glibc
 import Synchronization
 import SystemSupport
 
@@ -24,20 +23,20 @@ final class SequencedPacketChannel: Sendable {
 
     /// A connected pair: ours, and the client's end (to send in the method reply).
     static func makePair() throws(DBusError) -> (ours: SequencedPacketChannel, theirs: OwnedFileDescriptor) {
-        var descriptors: [Int32] = [-1, -1]
-        let kind = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        guard socketpair(AF_UNIX, kind, 0, &descriptors) == 0 else {
-            throw BlueZNames.error("Failed", "socketpair failed: errno \(errno)")
+        do throws(Errno) {
+            let (ours, theirs) = try FileDescriptor.socketPair(.sequencedPacket)
+            return (SequencedPacketChannel(descriptor: ours.rawValue), OwnedFileDescriptor(taking: theirs.rawValue))
+        } catch {
+            throw BlueZNames.error("Failed", "socketpair failed: \(error)")
         }
-        return (SequencedPacketChannel(descriptor: descriptors[0]), OwnedFileDescriptor(taking: descriptors[1]))
     }
 
     /// Sends one datagram without blocking; false when the client closed its end or the queue is full.
     func send(_ bytes: [UInt8]) -> Bool {
         state.withLock { state in
             guard !state.closed, state.descriptor >= 0 else { return false }
-            let sent = bytes.withUnsafeBytes { buffer in
-                Glibc.send(state.descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            let sent = try? bytes.withUnsafeBytes { buffer throws(Errno) in
+                try FileDescriptor(rawValue: state.descriptor).send(buffer, options: [.noSignal, .dontWait])
             }
             return sent == bytes.count
         }
@@ -47,9 +46,8 @@ final class SequencedPacketChannel: Sendable {
     var isHungUp: Bool {
         state.withLock { state in
             guard !state.closed, state.descriptor >= 0 else { return true }
-            var entry = pollfd(fd: state.descriptor, events: 0, revents: 0)
-            guard poll(&entry, 1, 0) > 0 else { return false }
-            return entry.revents & Int16(POLLHUP | POLLERR) != 0
+            let events = (try? FileDescriptor(rawValue: state.descriptor).poll(for: [], timeout: .zero)) ?? []
+            return !events.isDisjoint(with: [.hangUp, .error])
         }
     }
 
@@ -97,16 +95,17 @@ final class SequencedPacketChannel: Sendable {
         guard state.descriptor >= 0, !state.ended else { return }
         var buffer = [UInt8](repeating: 0, count: 1024)
         while true {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                recv(state.descriptor, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
+            let descriptor = FileDescriptor(rawValue: state.descriptor)
+            let received = buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(Errno) in try descriptor.receive(into: raw, options: .dontWait) }
             }
-            if count > 0 {
+            switch received {
+            case .success(let count) where count > 0:
                 state.queue.append(Array(buffer[0..<count]))
-            } else if count < 0, errno == EINTR {
-                continue
-            } else if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+            case .failure(.wouldBlock):
                 return
-            } else {
+            default:
+                // 0: the client closed its end; any other error ends the channel too.
                 state.ended = true
                 return
             }
@@ -119,9 +118,9 @@ final class SequencedPacketChannel: Sendable {
             guard !state.closed else { return }
             state.closed = true
             guard state.descriptor >= 0 else { return }
-            shutdown(state.descriptor, Int32(SHUT_RDWR))
+            try? FileDescriptor(rawValue: state.descriptor).shutDown()
             if !state.reading {
-                Glibc.close(state.descriptor)
+                try? FileDescriptor(rawValue: state.descriptor).close()
                 state.descriptor = -1
             }
         }
@@ -132,7 +131,7 @@ final class SequencedPacketChannel: Sendable {
         state.withLock { state in
             state.closed = true
             state.ended = true
-            if state.descriptor >= 0 { Glibc.close(state.descriptor) }
+            if state.descriptor >= 0 { try? FileDescriptor(rawValue: state.descriptor).close() }
             state.descriptor = -1
             state.reading = false
         }
@@ -140,7 +139,7 @@ final class SequencedPacketChannel: Sendable {
 
     deinit {
         state.withLock { state in
-            if state.descriptor >= 0, !state.reading { Glibc.close(state.descriptor) }
+            if state.descriptor >= 0, !state.reading { try? FileDescriptor(rawValue: state.descriptor).close() }
         }
     }
 }
@@ -159,10 +158,9 @@ private final class WatcherJob: Sendable {
 
     func run() {
         while true {
-            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, -1)
-            if ready < 0, errno == EINTR { continue }
-            let ended = ready < 0 || channel.pull()
+            // Waits for datagrams or the client's end (poll is called again after a signal).
+            let ready = try? FileDescriptor(rawValue: descriptor).poll(for: .readable, timeout: nil)
+            let ended = ready == nil || channel.pull()
             readable()
             if ended { break }
         }

@@ -2,7 +2,6 @@ import SystemSupport
 public import DFUCore
 import DFUCrypto
 public import DFUSimulator
-import Glibc
 
 /// One `--device KIND[,address=…][,name=…][,key=value…]`: what to simulate and how it starts.
 ///

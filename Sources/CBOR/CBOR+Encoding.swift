@@ -14,7 +14,7 @@ extension CBOR {
         var buffer: UnsafeMutablePointer<UInt8>?
         var capacity = 0
         let written = cbor_serialize_alloc(item, &buffer, &capacity)
-        defer { free(buffer) }
+        defer { ccbor_free_buffer(buffer) }
         guard written > 0, let buffer else { throw CBORError(.outOfMemory) }
         guard written <= limits.maxBytes else { throw CBORError(.tooLarge(bytes: written, limit: limits.maxBytes)) }
         return Array(UnsafeBufferPointer(start: buffer, count: written))

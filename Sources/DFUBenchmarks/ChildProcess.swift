@@ -1,5 +1,4 @@
-import Glibc
-import SimulatorSupport
+import SystemSupport
 
 /// A child process started with `posix_spawn` and reaped with `wait4` (``SpawnedProcess``), so its own CPU time and
 /// peak RSS are known exactly (not mixed with other children's).
@@ -24,27 +23,23 @@ public struct ChildProcess: Sendable {
 
     /// The path of the running executable (`/proc/self/exe`).
     public static var currentExecutable: String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        CurrentProcess.executablePath
     }
 
     /// Runs `arguments[0]` (a path) with the rest as arguments, inheriting stdout and stderr, and waits.
     public static func run(_ arguments: [String]) throws(BenchError) -> Usage {
         let started = ContinuousClock.now
         let child: SpawnedProcess
-        do {
+        do throws(SpawnError) {
             child = try SpawnedProcess(arguments)
         } catch {
             throw .child(error.description)
         }
-        guard let (exit, usage) = child.waitForExit() else { throw .child("wait4: \(String(cString: strerror(errno)))") }
+        guard let exit = child.waitForExit() else { throw .child("wait4: \(arguments[0]) cannot be waited for") }
         let wall = started.duration(to: ContinuousClock.now)
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return Usage(status: exit,
+        return Usage(status: exit.status,
                      wallSeconds: Double(wall.components.seconds) + Double(wall.components.attoseconds) * 1e-18,
-                     userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime),
-                     maximumRSSUpperBoundMegabytes: Double(usage.ru_maxrss) / 1024)
+                     userSeconds: exit.usage.userSeconds, systemSeconds: exit.usage.systemSeconds,
+                     maximumRSSUpperBoundMegabytes: Double(exit.usage.maximumResidentKiB) / 1024)
     }
 }

@@ -1,7 +1,7 @@
 import BlueZTransport
 import DFUCore
 import Foundation
-import Glibc
+import SystemSupport
 
 /// Figure 2 until `dfu upload` is on main: the engine and ``BlueZTransport`` in a child process of their
 /// own (`dfu-bench --host-child`), uploading 500 KB to a Secure bootloader served by `dfu-sim` on a
@@ -42,7 +42,7 @@ public struct EngineHostCost: Sendable {
             var results: [ChildResult] = []
             var walls: [Double] = []
             for run in 0...max(1, runs) {
-                let file = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-bench-host-\(getpid()).json").path
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-bench-host-\(CurrentProcess.id).json").path
                 defer { try? FileManager.default.removeItem(atPath: file) }
                 let usage = try ChildProcess.run([
                     dfuSim, "run", "--device", "secure,address=\(Self.address)", "--",
@@ -93,13 +93,11 @@ public struct EngineHostCost: Sendable {
         }
         let upload = started.duration(to: ContinuousClock.now).dfuSecondsValue
         await bluez.close()
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        let usage = ResourceUsage.ofCurrentProcess
         let start = processStartNanoseconds()
         let (first, firstFirmware) = transport.firstWrites
         func since(_ time: UInt64?) -> Double { time.map { Double(Int64($0) - Int64(start)) / 1e6 } ?? -1 }
-        let result = ChildResult(cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        let result = ChildResult(cpuSeconds: usage.userSeconds + usage.systemSeconds,
                                  peakRSSKilobytes: ScaleFigure.ownPeakRSSKilobytes(), firstByteMilliseconds: since(first),
                                  firstFirmwareByteMilliseconds: since(firstFirmware), uploadSeconds: upload)
         try JSONEncoder().encode(result).write(to: URL(fileURLWithPath: arguments[3]))
@@ -116,11 +114,9 @@ public struct EngineHostCost: Sendable {
         // Fields after the command name start at field 3; the start time is field 22.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 19, let ticks = UInt64(fields[19]) else { return 0 }
-        let hertz = UInt64(max(1, sysconf(Int32(_SC_CLK_TCK))))
-        var boot = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &boot)
-        let bootNanoseconds = UInt64(boot.tv_sec) * 1_000_000_000 + UInt64(boot.tv_nsec)
-        let monotonic = FirstPacketRecorder<BlueZTransport>.monotonicNanoseconds()
+        let hertz = SystemClock.ticksPerSecond
+        let bootNanoseconds = SystemClock.bootNanoseconds
+        let monotonic = SystemClock.monotonicNanoseconds
         let startSinceBoot = ticks * 1_000_000_000 / hertz
         return monotonic - min(monotonic, bootNanoseconds - startSinceBoot)
     }

@@ -1,6 +1,6 @@
 import DFUCore
-import Glibc
 import Synchronization
+import SystemSupport
 
 /// A ``DFUTransport`` that passes everything to another and notes the CLOCK_MONOTONIC time of the first
 /// write to the Secure DFU Packet characteristic and of the first one after the first data Create.
@@ -12,9 +12,7 @@ final class FirstPacketRecorder<Base: DFUTransport>: DFUTransport {
 
     /// Nanoseconds of CLOCK_MONOTONIC.
     static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+        SystemClock.monotonicNanoseconds
     }
 
     /// The first packet write and the first firmware packet write, if any.

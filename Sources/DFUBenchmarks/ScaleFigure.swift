@@ -1,6 +1,7 @@
 import DFUCore
 public import DFUSimulator
 import Foundation
+import SystemSupport
 
 /// Figure 4: N simulated devices updated at once, each by its own runner in one process.
 ///
@@ -78,7 +79,7 @@ public struct ScaleFigure: Sendable {
         for shared in [false, true] {
             for count in counts {
                 let file = FileManager.default.temporaryDirectory
-                    .appendingPathComponent("dfu-bench-scale-\(getpid())-\(count).json").path
+                    .appendingPathComponent("dfu-bench-scale-\(CurrentProcess.id)-\(count).json").path
                 defer { try? FileManager.default.removeItem(atPath: file) }
                 var usages: [ChildProcess.Usage] = []
                 var rssValues: [Double] = []

@@ -13,7 +13,7 @@ public final class SignalInterrupts {
     /// The corresponding C function is `signal` (to ignore the default action); the signals are
     /// then delivered through Dispatch signal sources.
     public init(controller: InterruptController) {
-        sources = [CurrentProcess.Signal.interrupt, .terminate].map { signal in
+        sources = [ProcessSignal.interrupt, .terminate].map { signal in
             CurrentProcess.ignore(signal)
             let source = DispatchSource.makeSignalSource(signal: signal.rawValue, queue: .global())
             source.setEventHandler {

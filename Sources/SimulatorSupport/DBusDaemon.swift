@@ -1,6 +1,6 @@
 public import DBus
-import Glibc
 import Synchronization
+import SystemSupport
 
 /// A private `dbus-daemon` process: a bus of our own, for tests and for stand-in services.
 ///
@@ -17,17 +17,17 @@ public final class DBusDaemon: Sendable {
     public let processIdentifier: Int32
     /// The temporary directory holding the configuration and the socket.
     public let directory: String
-    /// The keeper's process id (our child; the daemon is its child).
-    private let keeperIdentifier: Int32
+    /// The keeper (our child; the daemon is its child).
+    private let keeper: SpawnedProcess
     /// Our end of the keeper's standard input; closing it ends the daemon.
-    private let lifeline: Int32
+    private let lifeline: FileDescriptor
     private let stopped = Mutex(false)
 
     /// Where `dbus-daemon` is installed: the first executable found on `PATH`, `/usr/bin`, `/bin`.
     public static func executablePath() -> String? {
-        let path = getenv("PATH").map { String(cString: $0) } ?? ""
+        let path = CurrentProcess.environmentValue("PATH") ?? ""
         let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/bin"]
-        return directories.map { $0 + "/dbus-daemon" }.first { access($0, X_OK) == 0 }
+        return directories.map { $0 + "/dbus-daemon" }.first { FileSystem.isExecutable($0) }
     }
 
     /// A bus configuration whose policy resembles the system bus: anyone may connect, call
@@ -87,24 +87,27 @@ public final class DBusDaemon: Sendable {
             throw DBusError(
                 name: DBusError.Names.noServer, message: "dbus-daemon was not found (install the dbus-daemon package)")
         }
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array((base + "/dfu-bus-XXXXXX").utf8CString)
-        guard mkdtemp(&template) != nil else {
-            throw DBusError.failed("mkdtemp failed with errno \(errno)")
+        let base = CurrentProcess.environmentValue("TMPDIR") ?? "/tmp"
+        let directory: String
+        do throws(Errno) {
+            directory = try FileSystem.makeTemporaryDirectory(prefix: base + "/dfu-bus-")
+        } catch {
+            throw DBusError.failed("Cannot make a folder in \(base) for a bus: \(error)")
         }
-        let directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let configPath = directory + "/bus.conf"
         let configuration = makeConfiguration(directory + "/bus")
-        guard Self.write(configuration, to: configPath) else {
+        do throws(FileWriteError) {
+            try FileWriter.writeAtomically(Array(configuration.utf8), to: configPath)
+        } catch {
             Self.removeDirectory(directory)
-            throw DBusError.failed("Cannot write \(configPath)")
+            throw DBusError.failed("Cannot write \(configPath): \(error)")
         }
         do {
             let started = try Self.spawn(
                 executable, arguments: ["--config-file=\(configPath)", "--nofork", "--print-address=1"],
                 directory: directory, startTimeout: startTimeout)
             self.processIdentifier = started.daemon
-            self.keeperIdentifier = started.keeper
+            self.keeper = started.keeper
             self.lifeline = started.lifeline
             self.address = started.address
             self.directory = directory
@@ -116,7 +119,7 @@ public final class DBusDaemon: Sendable {
 
     /// Whether the daemon is still running (it has not been reaped).
     public var isRunning: Bool {
-        stopped.withLock { $0 } ? false : kill(processIdentifier, 0) == 0
+        stopped.withLock { $0 } ? false : (try? ProcessSignal.existenceCheck.send(to: processIdentifier)) != nil
     }
 
     /// Stops the daemon: closes the keeper's lifeline (the keeper sends the daemon SIGTERM, reaps it
@@ -130,17 +133,11 @@ public final class DBusDaemon: Sendable {
             return stopped
         }
         guard !alreadyStopped else { return }
-        close(lifeline)
-        let deadline = ContinuousClock.now + grace
-        var status: Int32 = 0
-        while waitpid(keeperIdentifier, &status, WNOHANG) == 0 {
-            if ContinuousClock.now >= deadline {
-                kill(processIdentifier, SIGKILL)
-                kill(keeperIdentifier, SIGKILL)
-                _ = waitpid(keeperIdentifier, &status, 0)
-                break
-            }
-            usleep(2000)
+        try? lifeline.close()
+        if keeper.waitForExit(within: grace) == nil {
+            try? ProcessSignal.kill.send(to: processIdentifier)
+            keeper.send(.kill)
+            _ = keeper.waitForExit()
         }
         Self.removeDirectory(directory)
     }
@@ -181,15 +178,15 @@ public final class DBusDaemon: Sendable {
 
     private static func spawn(
         _ executable: String, arguments: [String], directory: String, startTimeout: Duration
-    ) throws(DBusError) -> (keeper: Int32, daemon: Int32, lifeline: Int32, address: String) {
+    ) throws(DBusError) -> (keeper: SpawnedProcess, daemon: Int32, lifeline: FileDescriptor, address: String) {
         // Both pipes close on exec here: only the keeper gets them (as its standard input and
-        // output). Glibc's Swift module has no pipe2, so FD_CLOEXEC is set right after pipe, and
-        // daemons started on other threads wait meanwhile (spawnLock): no other keeper inherits a
-        // lifeline, which would keep that daemon alive as long as the other keeper runs.
-        let (pid, readEnd, lifeline) = try spawnLock.withLock { _ throws(DBusError) -> (Int32, Int32, Int32) in
+        // output). They are made close-on-exec right after pipe (FileDescriptor.pipe), and daemons
+        // started on other threads wait meanwhile (spawnLock): no other keeper inherits a lifeline,
+        // which would keep that daemon alive as long as the other keeper runs.
+        let (keeper, readEnd, lifeline) = try spawnLock.withLock { _ throws(DBusError) -> (SpawnedProcess, FileDescriptor, FileDescriptor) in
             try startKeeper(executable, arguments: arguments, directory: directory)
         }
-        defer { close(readEnd) }
+        defer { try? readEnd.close() }
         // The keeper's "pid N" and the daemon's address, in either order.
         var daemon: Int32?
         var address: String?
@@ -201,80 +198,64 @@ public final class DBusDaemon: Sendable {
         guard let daemon, let address else {
             // The daemon's words first: once the lifeline closes, the keeper removes the folder and its log.
             let said = Self.firstLine(of: directory + "/" + logName).map { ": \($0)" } ?? ""
-            close(lifeline)
-            if let daemon { kill(daemon, SIGKILL) }
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)
+            try? lifeline.close()
+            if let daemon { try? ProcessSignal.kill.send(to: daemon) }
+            keeper.send(.kill)
+            _ = keeper.waitForExit()
             throw DBusError(name: DBusError.Names.noServer, message: "dbus-daemon did not start (no address printed)\(said)")
         }
-        return (pid, daemon, lifeline, address)
+        return (keeper, daemon, lifeline, address)
     }
 
-    /// Spawns the keeper; returns its process id, our end of its output and its lifeline.
+    /// Spawns the keeper; returns it, our end of its output and its lifeline.
     private static func startKeeper(
         _ executable: String, arguments: [String], directory: String
-    ) throws(DBusError) -> (Int32, Int32, Int32) {
-        var output: [Int32] = [-1, -1]
-        guard pipe(&output) == 0 else { throw DBusError.failed("pipe failed with errno \(errno)") }
-        var input: [Int32] = [-1, -1]
-        guard pipe(&input) == 0 else {
-            close(output[0])
-            close(output[1])
-            throw DBusError.failed("pipe failed with errno \(errno)")
+    ) throws(DBusError) -> (SpawnedProcess, FileDescriptor, FileDescriptor) {
+        let output: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+        let input: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+        do throws(Errno) {
+            output = try FileDescriptor.pipe()
+            do throws(Errno) { input = try FileDescriptor.pipe() } catch {
+                try? output.readEnd.close()
+                try? output.writeEnd.close()
+                throw error
+            }
+        } catch {
+            throw DBusError.failed("pipe failed: \(error)")
         }
-        for descriptor in output + input { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        let (readEnd, writeEnd) = (output[0], output[1])
-        let (lifelineReadEnd, lifeline) = (input[0], input[1])
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, lifelineReadEnd, 0)
-        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, directory + "/" + logName, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var defaultSignals = sigset_t()
-        sigemptyset(&defaultSignals)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaultSignals, signal) }
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &defaultSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
+        let lifeline = input.writeEnd
+        var options = SpawnedProcess.Options()
+        options.descriptors = [(input.readEnd, .standardInput), (output.writeEnd, .standardOutput)]
+        options.appendedFiles = [(directory + "/" + logName, .standardError)]
+        options.defaultSignals = [.terminate, .interrupt, .hangUp, .brokenPipe]
         let shell = "/bin/sh"
-        let argv = ([shell, "-c", keeperScript, "dfu-bus-keeper", directory, executable] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = (argv + [nil]).withUnsafeBufferPointer { arguments -> Int32 in
-            guard let base = arguments.baseAddress else { return EINVAL }
-            return posix_spawn(&pid, shell, &actions, &attributes, base, environ)
+        let spawned = Result { () throws(SpawnError) in
+            try SpawnedProcess([shell, "-c", keeperScript, "dfu-bus-keeper", directory, executable] + arguments, options: options)
         }
-        close(writeEnd)
-        close(lifelineReadEnd)
-        guard spawned == 0 else {
-            close(lifeline)
-            close(readEnd)
-            throw DBusError(name: DBusError.Names.noServer, message: "Cannot start \(shell) for \(executable): error \(spawned)")
+        try? output.writeEnd.close()
+        try? input.readEnd.close()
+        switch spawned {
+        case .success(let keeper):
+            return (keeper, output.readEnd, lifeline)
+        case .failure(let error):
+            try? lifeline.close()
+            try? output.readEnd.close()
+            throw DBusError(name: DBusError.Names.noServer, message: "Cannot start \(shell) for \(executable): \(error)")
         }
-        return (pid, readEnd, lifeline)
     }
 
     /// Reads the next line from `descriptor` (bytes after it stay in `pending`), giving up at end of
     /// file or at `deadline`.
-    private static func readLine(from descriptor: Int32, pending: inout [UInt8], until deadline: ContinuousClock.Instant) -> String? {
+    private static func readLine(
+        from descriptor: FileDescriptor, pending: inout [UInt8], until deadline: ContinuousClock.Instant
+    ) -> String? {
         while !pending.contains(UInt8(ascii: "\n")) {
             let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { return nil }
-            var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-            let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + 1)
-            guard poll(&descriptors, 1, milliseconds) > 0 else { return nil }
+            guard remaining > .zero,
+                let ready = try? descriptor.poll(for: .readable, timeout: remaining + .milliseconds(1)), !ready.isEmpty
+            else { return nil }
             var buffer = [UInt8](repeating: 0, count: 256)
-            let count = read(descriptor, &buffer, buffer.count)
+            let count = (try? buffer.withUnsafeMutableBytes { bytes throws(Errno) in try descriptor.read(into: bytes) }) ?? 0
             guard count > 0 else { return nil }
             pending += buffer[0..<count]
         }
@@ -284,32 +265,22 @@ public final class DBusDaemon: Sendable {
         return line.trimmingWhitespace
     }
 
-    private static func write(_ text: String, to path: String) -> Bool {
-        guard let file = fopen(path, "w") else { return false }
-        let bytes = Array(text.utf8)
-        let written = fwrite(bytes, 1, bytes.count, file)
-        return fclose(file) == 0 && written == bytes.count
-    }
-
     /// The first line of the file at `path` that is not empty, without control characters; nil when there is none.
     private static func firstLine(of path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var buffer = [CChar](repeating: 0, count: 512)
-        while fgets(&buffer, Int32(buffer.count), file) != nil {
-            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            var line = String.UnicodeScalarView()
-            line.append(contentsOf: text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
-            if !line.isEmpty { return String(line) }
+        guard let bytes = try? FileReader.read(path) else { return nil }
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            var text = String.UnicodeScalarView()
+            text.append(contentsOf: String(decoding: line, as: UTF8.self).unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
+            if !text.isEmpty { return String(text) }
         }
         return nil
     }
 
     private static func removeDirectory(_ directory: String) {
         for name in ["bus", "bus.conf", logName] {
-            unlink(directory + "/" + name)
+            try? FileSystem.removeFile(directory + "/" + name)
         }
-        rmdir(directory)
+        try? FileSystem.removeDirectory(directory)
     }
 }
 

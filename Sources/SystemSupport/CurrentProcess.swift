@@ -6,22 +6,17 @@ import Darwin
 
 /// This process: its ids, its signal dispositions, its end.
 public enum CurrentProcess {
-    /// A signal number.
-    public struct Signal: RawRepresentable, Hashable, Sendable {
-        public let rawValue: Int32
-        public init(rawValue: Int32) { self.rawValue = rawValue }
-        /// `SIGINT` (Ctrl-C).
-        public static let interrupt = Signal(rawValue: SIGINT)
-        /// `SIGTERM`.
-        public static let terminate = Signal(rawValue: SIGTERM)
-        /// `SIGPIPE`: a write to a closed pipe.
-        public static let brokenPipe = Signal(rawValue: SIGPIPE)
-        /// `SIGHUP`.
-        public static let hangUp = Signal(rawValue: SIGHUP)
-    }
-
     /// The process id. The corresponding C function is `getpid`.
     public static var id: Int32 { getpid() }
+
+    /// The path of the running executable (the link `/proc/self/exe`), or nil. The corresponding C
+    /// function is `readlink`.
+    public static var executablePath: String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     /// The effective user id. The corresponding C function is `geteuid`.
     public static var effectiveUserID: UInt32 { geteuid() }
@@ -47,7 +42,7 @@ public enum CurrentProcess {
 
     /// Makes the kernel drop `signal` for this process (a dispatch signal source still sees it).
     /// The corresponding C function is `signal` with `SIG_IGN`.
-    public static func ignore(_ signal: Signal) {
+    public static func ignore(_ signal: ProcessSignal) {
         _ = Glibc.signal(signal.rawValue, SIG_IGN)
     }
 

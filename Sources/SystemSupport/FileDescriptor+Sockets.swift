@@ -98,3 +98,15 @@ extension FileDescriptor {
         return ready > 0 ? PollEvents(rawValue: entry.revents) : []
     }
 }
+
+extension FileDescriptor {
+    /// A pipe: what is written to the second end is read from the first. Both close on exec, set right
+    /// after `pipe` (Glibc's Swift module has no `pipe2`): a caller that spawns from several threads must
+    /// keep others from spawning in between. The corresponding C functions are `pipe` and `fcntl`.
+    public static func pipe() throws(Errno) -> (readEnd: FileDescriptor, writeEnd: FileDescriptor) {
+        var ends: [Int32] = [-1, -1]
+        _ = try SystemCall.once { Glibc.pipe(&ends) }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
+    }
+}

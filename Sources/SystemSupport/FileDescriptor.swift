@@ -112,6 +112,12 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomString
         FileDescriptor(rawValue: try SystemCall.once { fcntl(rawValue, F_DUPFD_CLOEXEC, 0) })
     }
 
+    /// Makes `target` a copy of this descriptor (closing what `target` was), not closed on exec.
+    /// The corresponding C function is `dup2`.
+    public func duplicate(as target: FileDescriptor) throws(Errno) {
+        _ = try SystemCall.retryingOnInterrupt { dup2(rawValue, target.rawValue) }
+    }
+
     /// What the file is, who owns it, its links. The corresponding C function is `fstat`.
     public func status() throws(Errno) -> FileStatus {
         var status = stat()

@@ -24,7 +24,7 @@ public enum FileReader {
         let status = try call { () throws(Errno) in try fd.status() }
         switch status.kind {
         case .directory: throw FileReadError(path: path, reason: "is a directory")
-        case .other: throw FileReadError(path: path, reason: "is not a regular file")
+        case .symbolicLink, .other: throw FileReadError(path: path, reason: "is not a regular file")
         case .regular: break
         }
         let tooLarge = FileReadError(path: path, reason: "larger than \(sizeLimit / 1024 / 1024) MiB")

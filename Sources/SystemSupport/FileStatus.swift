@@ -8,7 +8,7 @@ import Darwin
 public struct FileStatus: Sendable, Equatable {
     /// The kinds of file the project tells apart.
     public enum Kind: Sendable, Equatable {
-        case regular, directory, other
+        case regular, directory, symbolicLink, other
     }
 
     public let kind: Kind
@@ -28,6 +28,7 @@ public struct FileStatus: Sendable, Equatable {
         kind = switch status.st_mode & S_IFMT {
         case S_IFREG: .regular
         case S_IFDIR: .directory
+        case S_IFLNK: .symbolicLink
         default: .other
         }
         owner = status.st_uid

@@ -1,11 +1,5 @@
 internal import CZip
 
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Builds a zip archive in memory through libzip's write API: entries stored uncompressed, in
 /// the order given, each with a modification time and Unix mode `0644` regular file.
 public enum ZipWriter {
@@ -48,16 +42,17 @@ public enum ZipWriter {
             zip_discard(archive)
             return ZipError(.damaged, message: "cannot make a zip archive: \(what) (\(text))")
         }
+        // libzip reads each entry's data only in zip_close: a copy lives until this function returns
+        // (after zip_close or zip_discard), and libzip is told not to free it.
+        var copies: [UnsafeMutableRawPointer] = []
+        defer { for copy in copies { copy.deallocate() } }
         for entry in entries {
-            // libzip reads the data only in zip_close and then frees it (free(3)): a malloc'd copy.
-            guard let copy = malloc(max(entry.bytes.count, 1)) else { throw fail(entry.name) }
+            let copy = UnsafeMutableRawPointer.allocate(byteCount: max(entry.bytes.count, 1), alignment: 1)
+            copies.append(copy)
             entry.bytes.withUnsafeBytes { raw in
                 if let base = raw.baseAddress { copy.copyMemory(from: base, byteCount: raw.count) }
             }
-            guard let source = zip_source_buffer(archive, copy, UInt64(entry.bytes.count), 1) else {
-                free(copy)
-                throw fail(entry.name)
-            }
+            guard let source = zip_source_buffer(archive, copy, UInt64(entry.bytes.count), 0) else { throw fail(entry.name) }
             let index = zip_file_add(archive, entry.name, source, ZIP_FL_ENC_UTF_8)
             guard index >= 0 else {
                 zip_source_free(source)

@@ -1,4 +1,4 @@
 import DFUBenchmarks
-import Glibc
+import SystemSupport
 
-exit(await BenchCommand.main(Array(CommandLine.arguments.dropFirst())))
+CurrentProcess.exit(await BenchCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,5 +1,4 @@
 import DBus
-import Glibc
 import SimulatorSupport
 import SystemSupport
 
@@ -8,7 +7,7 @@ public enum DFUSim {
     /// Takes SIGINT, SIGTERM and SIGHUP from here on (``DFUSimSignals``: `run` forwards them to its command,
     /// `serve` stops or restarts the stand-in) and ignores SIGPIPE.
     public static func installSignalHandlers() {
-        signal(SIGPIPE, SIG_IGN)
+        CurrentProcess.ignore(.brokenPipe)
         _ = DFUSimSignals.shared
     }
 
@@ -50,7 +49,7 @@ public enum DFUSim {
         case .serve, .help:
             writeOutput(daemon.address + "\n")
             for await number in DFUSimSignals.shared.arrivals {
-                guard number == SIGHUP else { break }
+                guard number == .hangUp else { break }
                 await standIn.restart()
             }
             status = 0
@@ -74,12 +73,12 @@ public enum DFUSim {
     /// Starts `command` on the bus at `address`; forwards SIGINT/SIGTERM/SIGHUP to it; returns its status.
     private static func run(_ command: [String], address: String) async -> Int32 {
         let child: SpawnedProcess
-        do {
+        do throws(SpawnError) {
             // COMMAND is found on PATH, with a clear signal mask and default handlers (not dfu-sim's).
             var options = SpawnedProcess.Options()
             options.searchesPath = true
             options.extraEnvironment = ["DBUS_SYSTEM_BUS_ADDRESS": address]
-            options.defaultSignals = [SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGHUP, SIGQUIT]
+            options.defaultSignals = [.interrupt, .terminate, .childEnded, .brokenPipe, .hangUp, .quit]
             child = try SpawnedProcess(command, options: options)
         } catch {
             writeError("dfu-sim: \(error.description)\n")
@@ -92,7 +91,7 @@ public enum DFUSim {
         do {
             try DetachedThread.start { sink.yield(.exited(child.waitForExit()?.status ?? 1)) }
         } catch {
-            child.send(SIGKILL)
+            child.send(.kill)
             writeError("dfu-sim: cannot wait for \(command[0]): \(error)\n")
             return 70
         }
@@ -105,9 +104,9 @@ public enum DFUSim {
             switch event {
             case .exited(let status):
                 return status
-            case .signal(SIGHUP):
+            case .signal(.hangUp):
                 // `run` restarts nothing: a hang-up goes to COMMAND, as it did before dfu-sim caught SIGHUP.
-                child.send(SIGHUP)
+                child.send(.hangUp)
             case .signal(let number):
                 child.send(number)
                 guard !killing else { continue }
@@ -117,7 +116,7 @@ public enum DFUSim {
                     sink.yield(.killDeadline)
                 }
             case .killDeadline:
-                child.send(SIGKILL)
+                child.send(.kill)
             }
         }
         return 1
@@ -128,7 +127,7 @@ public enum DFUSim {
         /// The command ended with this shell status.
         case exited(Int32)
         /// A signal arrived for dfu-sim.
-        case signal(Int32)
+        case signal(ProcessSignal)
         /// Five seconds after the first termination signal: the command is killed.
         case killDeadline
     }
@@ -137,15 +136,15 @@ public enum DFUSim {
     /// that (dbus-daemon warns about its fd limit on every start when not root-capable; the warning
     /// would land in COMMAND's error stream).
     private static func withStandardErrorSilenced<T>(_ body: () throws -> T) rethrows -> T {
-        let saved = fcntl(2, F_DUPFD_CLOEXEC, 0)
-        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        if saved >= 0, null >= 0 { dup2(null, 2) }
+        let saved = try? FileDescriptor.standardError.duplicate()
+        let null = try? FileDescriptor.open("/dev/null", .writeOnly)
+        if saved != nil, let null { try? null.duplicate(as: .standardError) }
         defer {
-            if saved >= 0 {
-                dup2(saved, 2)
-                close(saved)
+            if let saved {
+                try? saved.duplicate(as: .standardError)
+                try? saved.close()
             }
-            if null >= 0 { close(null) }
+            try? null?.close()
         }
         return try body()
     }
@@ -155,12 +154,11 @@ public enum DFUSim {
     /// regular file or nothing, in a folder this process may write.
     private static func unwritable(_ path: String) -> String? {
         guard !path.isEmpty else { return "an empty path" }
-        var status = stat()
-        if lstat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG, (status.st_mode & S_IFMT) != S_IFLNK {
-            return (status.st_mode & S_IFMT) == S_IFDIR ? "is a directory" : "is not a regular file"
+        if let status = try? FileSystem.linkStatus(of: path), status.kind != .regular, status.kind != .symbolicLink {
+            return status.kind == .directory ? "is a directory" : "is not a regular file"
         }
         let folder = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
-        guard access(folder, W_OK) == 0 else { return String(cString: strerror(errno)) }
+        do throws(Errno) { try FileSystem.checkWritable(folder) } catch { return error.description }
         return nil
     }
 
@@ -175,12 +173,10 @@ public enum DFUSim {
     }
 
     static func writeOutput(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+        try? FileDescriptor.standardOutput.writeAll(text.utf8)
     }
 
     static func writeError(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+        try? FileDescriptor.standardError.writeAll(text.utf8)
     }
 }

@@ -96,7 +96,7 @@ final class DFUSimServer: Sendable {
         for end in pipeEnds + inputEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         release = inputEnds[1]
         var options = SpawnedProcess.Options()
-        options.descriptors = [(pipeEnds[1], 1), (inputEnds[0], 0)]
+        options.descriptors = [(FileDescriptor(rawValue: pipeEnds[1]), .standardOutput), (FileDescriptor(rawValue: inputEnds[0]), .standardInput)]
         let shell = #"echo "$DBUS_SYSTEM_BUS_ADDRESS"; read -r _ || true"#
         let child: SpawnedProcess
         do {
