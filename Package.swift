@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "SystemSupport", dependencies: ["CLinux"], swiftSettings: strict),
         // What only dfu-sim, the benchmarks and the tests use, never linked into dfu: a private dbus-daemon that ends
         // with its parent, and a child process launcher (posix_spawn).
-        .target(name: "SimulatorSupport", dependencies: ["DBus", "SystemSupport"], swiftSettings: strict),
+        .target(name: "DFUSimSupport", dependencies: ["DBus", "SystemSupport"], swiftSettings: strict),
         // CRC-32 (zlib), SHA-256 and ECDSA P-256 (libcrypto) behind a small Swift API.
         .target(name: "DFUCrypto", dependencies: ["CCrypto", "CZlib"], swiftSettings: strict),
         // Read-only, in-memory ZIP reader over libzip.
@@ -51,10 +51,10 @@ let package = Package(
         .target(name: "BlueZTransport", dependencies: ["BlueZ", "DFUCore", "IOLoop", "SystemSupport"], swiftSettings: strict),
         // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
         .target(
-            name: "BlueZStandIn", dependencies: ["DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "SystemSupport", "SimulatorSupport"],
+            name: "DFUSimStandIn", dependencies: ["DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "SystemSupport"],
             swiftSettings: strict),
         .executableTarget(
-            name: "dfu-sim", dependencies: ["BlueZStandIn", "BlueZPeripheral", "SystemSupport"], exclude: ["README.md"],
+            name: "dfu-sim", dependencies: ["DFUSimCommand", "SystemSupport"], exclude: ["README.md"],
             swiftSettings: strict),
         // The command line as a library, and the thin executable.
         .target(name: "DFUCommand", dependencies: ["DFUCore", "DFUFormats", "DFUCrypto", "ZipArchive", "BlueZTransport", "SystemSupport"], swiftSettings: strict),
@@ -62,7 +62,13 @@ let package = Package(
         // A simulated target as a GATT peripheral on a real bluetoothd (org.bluez server side);
         // `dfu-sim peripheral`. Devices are specified as for the stand-in.
         .target(
-            name: "BlueZPeripheral", dependencies: ["BlueZStandIn", "DBus", "IOLoop", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "SystemSupport"],
+            name: "DFUSimPeripheral", dependencies: ["DFUSimStandIn", "DBus", "IOLoop", "DFUCore", "DFUSimulator", "DFUCrypto", "SystemSupport"],
+            swiftSettings: strict),
+        // `dfu-sim`'s command line as a library: run, serve, peripheral and image, their arguments and the
+        // device specs they take; the executable is a thin main.
+        .target(
+            name: "DFUSimCommand",
+            dependencies: ["DFUSimStandIn", "DFUSimPeripheral", "DFUSimSupport", "DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "SystemSupport"],
             swiftSettings: strict),
         // `make bench`: the benchmark figures (never part of `make test`), and its thin executable.
         .target(
@@ -88,19 +94,23 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "IOLoopTests", dependencies: ["IOLoop"], swiftSettings: strict),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "SimulatorSupport", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "DFUSimCommandTests",
+            dependencies: ["DFUSimCommand", "DFUSimStandIn", "DFUSimPeripheral", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator"],
+            swiftSettings: strict),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "DFUSimSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BlueZTests",
             dependencies: [
-                "BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUFormats", "DFUCrypto", "DFUSimulator", "IOLoop", "SystemSupport", "SimulatorSupport", "TestSupport",
+                "BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUFormats", "DFUCrypto", "DFUSimulator", "IOLoop", "SystemSupport", "DFUSimSupport", "TestSupport",
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "BlueZStandInTests", dependencies: ["BlueZStandIn", "DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "SimulatorSupport", "TestSupport", "CBOR"],
+            name: "DFUSimStandInTests", dependencies: ["DFUSimStandIn", "DFUSimCommand", "DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "DFUSimSupport", "TestSupport", "CBOR"],
             swiftSettings: strict),
         .testTarget(
-            name: "BlueZPeripheralTests",
-            dependencies: ["BlueZPeripheral", "BlueZStandIn", "DBus", "DFUSimulator", "DFUCore", "DFUCrypto", "SimulatorSupport", "TestSupport"],
+            name: "DFUSimPeripheralTests",
+            dependencies: ["DFUSimPeripheral", "DFUSimStandIn", "DFUSimCommand", "DBus", "DFUSimulator", "DFUCore", "DFUSimSupport", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "DFUCommandTests",

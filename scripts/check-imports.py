@@ -6,6 +6,8 @@ BlueZ or C module (CBOR through the CBOR wrapper, never CCbor), BlueZTransport n
 and DFUCommand
 neither DBus nor BlueZ.
 
+No target that `dfu` links imports the simulator (the targets named DFUSim…).
+
 System calls are made in one place, SystemSupport: no other target of Sources imports the C library's
 module (Glibc, Darwin, Musl), reads `errno` or calls a system function directly (they reach the C library
 through Foundation too, so the calls themselves are looked for).
@@ -24,10 +26,10 @@ FORBIDDEN = {
     "DFUCore": {"DBus", "BlueZ", "BlueZTransport", "CDBus", "CZip", "CCrypto", "CZlib", "CLinux", "CCbor", "ZipArchive",
                 "DFUSimulator", "IOLoop"},
     "IOLoop": {"DBus", "BlueZ", "BlueZTransport", "DFUCore", "CDBus"},
-    "DBus": {"BlueZ", "BlueZTransport", "DFUCore", "SimulatorSupport"},
+    "DBus": {"BlueZ", "BlueZTransport", "DFUCore", "DFUSimSupport"},
     "BlueZ": {"BlueZTransport", "DFUCore"},
-    "DFUCommand": {"DBus", "BlueZ", "CDBus", "DFUSimulator", "BlueZStandIn", "BlueZPeripheral", "IOLoop", "SimulatorSupport"},
-    "BlueZTransport": {"DBus", "CDBus", "SimulatorSupport"},
+    "DFUCommand": {"DBus", "BlueZ", "CDBus", "DFUSimulator", "DFUSimStandIn", "DFUSimPeripheral", "IOLoop", "DFUSimSupport"},
+    "BlueZTransport": {"DBus", "CDBus", "DFUSimSupport"},
     "DFUCrypto": {"DFUCore", "DFUFormats"},
     "DFUFormats": {"DFUCore", "DBus", "BlueZ", "BlueZTransport", "CDBus", "CZip", "CCrypto", "CZlib", "CLinux", "CCbor",
                    "ZipArchive", "DFUSimulator", "IOLoop", "CBOR"},
@@ -66,6 +68,26 @@ def imports_of(directory):
     return found
 
 
+# The simulator: every target named DFUSim… (models, stand-in, peripheral, its support and command line).
+SIMULATOR_PREFIX = "DFUSim"
+
+
+def shipped_targets(package):
+    """The targets the `dfu` executable links: its dependency closure."""
+    by_name = {target["name"]: target for target in package["targets"]}
+    seen, pending = set(), ["dfu"]
+    while pending:
+        name = pending.pop()
+        if name in seen or name not in by_name:
+            continue
+        seen.add(name)
+        for dependency in by_name[name].get("dependencies", []):
+            for kind in ("byName", "target", "product"):
+                if kind in dependency:
+                    pending.append(dependency[kind][0])
+    return seen
+
+
 def raw_system_calls(directory):
     """(path, line number, text) of each raw C library use in the Swift files under `directory`."""
     found = []
@@ -88,6 +110,10 @@ def main():
     with open(sys.argv[1], encoding="utf-8") as f:
         package = json.load(f)
     problems = []
+    shipped = shipped_targets(package)
+    for name in sorted(shipped):
+        if name.startswith(SIMULATOR_PREFIX):
+            problems.append(f"Package.swift: dfu links {name}, a part of the simulator")
     for target in package["targets"]:
         if target["type"] == "system":
             continue
@@ -102,7 +128,9 @@ def main():
         for module, path in sorted(used.items()):
             if module in PLATFORM or module == own:
                 continue
-            if module in FORBIDDEN.get(name, set()):
+            if name in shipped and module.startswith(SIMULATOR_PREFIX):
+                problems.append(f"{path}: {name} ships in dfu and must not import the simulator's {module}")
+            elif module in FORBIDDEN.get(name, set()):
                 problems.append(f"{path}: {name} must not import {module}")
             elif module not in declared:
                 problems.append(f"{path}: {name} imports {module}, which Package.swift does not declare")

@@ -1,5 +1,4 @@
-import BlueZPeripheral
-import BlueZStandIn
+import DFUSimCommand
 import SystemSupport
 
 // `dfu-sim peripheral` serves a real bluetoothd and handles its own signals.

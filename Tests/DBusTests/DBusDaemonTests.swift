@@ -1,5 +1,5 @@
 import DBus
-import SimulatorSupport
+import DFUSimSupport
 import Glibc
 import Testing
 

@@ -1,6 +1,6 @@
 import TestSupport
 import DBus
-import SimulatorSupport
+import DFUSimSupport
 import Testing
 
 extension LiveBusTests {

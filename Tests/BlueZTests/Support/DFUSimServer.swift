@@ -1,7 +1,7 @@
 import DFUCrypto
 import FoundationEssentials
 import Glibc
-import SimulatorSupport
+import DFUSimSupport
 import SystemSupport
 import TestSupport
 

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Helpers for scenarios that run the simulated DFU target as a GATT peripheral
-# (`dfu-sim peripheral`, see Sources/BlueZPeripheral). Source after lib.sh:
+# (`dfu-sim peripheral`, see Sources/DFUSimPeripheral). Source after lib.sh:
 #   . "$(dirname "$BLUEZVM_LIB")/peripheral.sh"
 
 dfusim_peripheral_command=("$BLUEZVM_BIN/dfu-sim" peripheral)

@@ -1,5 +1,5 @@
 import DBus
-import SimulatorSupport
+import DFUSimSupport
 
 /// A `dbus-daemon` started for one test, with a permissive policy plus `denyRules`.
 ///

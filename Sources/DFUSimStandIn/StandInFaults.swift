@@ -1,0 +1,31 @@
+public import DFUSimulator
+
+/// `--fault SPEC` (repeatable): link and host faults, applied to every simulated device.
+///
+/// SPECs: `drop-packet=N[:M…]` (packet writes N, M, … counted per device from 1 are lost),
+/// `corrupt-packet=N[:M…]`, `disconnect-after-bytes=N` (once, per device), `disconnect-at=OPCODE[:OCCURRENCE]`
+/// (once, at a control point request, after the device handled it), `fail-connections=N` (the first N
+/// Connect calls fail), `fail-pairing` (Pair fails), `response-delay-ms=N` (modelled delay before every notification),
+/// `no-stale-cache` (the host never reuses cached GATT services).
+public struct StandInFaults: Sendable, Hashable {
+    /// The link faults, as the simulator models them.
+    public var link = SimulatedFaults()
+    /// Whether the host keeps GATT services per address across connections, as bluetoothd's `Cache=always` does.
+    public var cachesServices = true
+    /// Whether `Device1.Pair` fails (`org.bluez.Error.AuthenticationFailed`).
+    public var pairingFails = false
+    /// Control point notifications (1-based, counted per device) lost on the air.
+    public var droppedResponses: Set<Int> = []
+    /// Remove the adapter (as when it is unplugged) once this many packet bytes reached a device.
+    public var adapterVanishesAfterPacketBytes: Int?
+    /// Restart the stand-in (leave the bus name, drop every object and link, come back) once this many
+    /// packet bytes reached a device.
+    public var hostRestartsAfterPacketBytes: Int?
+    /// Control point notifications (1-based, counted per device) delivered late on the wall clock, and
+    /// by how much; unlike `responseDelay` of the link, which only moves the modelled clock, the client
+    /// waits for it (and what the device does next waits behind it).
+    public var lateResponses: [Int: Duration] = [:]
+
+    /// No faults; the GATT cache on.
+    public init() {}
+}

@@ -1,0 +1,60 @@
+/// `--bluetoothd KEY=VALUE[,…]`: the bluetoothd the stand-in plays, as its `main.conf` and version make it.
+///
+/// Keys: `version` (`5.66`, the default, or `5.80`: what changed that a DFU client can notice),
+/// `cache` (`always`, the default, `yes` or `no`: main.conf `[GATT] Cache`), `temporary_timeout_s`
+/// (main.conf `[General] TemporaryTimeout`, default 30; 0 keeps devices for ever).
+public struct StandInHost: Sendable, Hashable {
+    /// A bluetoothd release whose D-Bus API the stand-in exports.
+    public enum Version: String, Sendable, Hashable, CaseIterable {
+        /// Debian 12's bluetoothd: GATT objects without `Handle`, AcquireNotify only on `notify`.
+        case v5_66 = "5.66"
+        /// GATT objects export `Handle` (from 5.70) and AcquireNotify also takes indications (from 5.80).
+        case v5_80 = "5.80"
+
+        /// The Device ID version in Adapter1.Modalias: major << 8 | minor (`src/main.c` `init_defaults`).
+        var deviceIDVersion: String {
+            let parts = rawValue.split(separator: ".").compactMap { Int($0) }
+            let value = (parts.first ?? 0) << 8 | (parts.last ?? 0)
+            let hex = String(value, radix: 16, uppercase: true)
+            return String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
+
+        /// Whether `GattCharacteristic1`/`GattDescriptor1` export `Handle` (`src/gatt-client.c`, 5.70+).
+        var exportsHandles: Bool { self == .v5_80 }
+        /// Whether AcquireNotify accepts an indicate-only characteristic
+        /// (`characteristic_acquire_notify`, 5.80+; 5.66 answers NotSupported).
+        var acquiresIndications: Bool { self == .v5_80 }
+    }
+
+    /// main.conf `[GATT] Cache`: when a device's GATT database outlives its link.
+    public enum Cache: String, Sendable, Hashable, CaseIterable {
+        /// Kept for every device (the default).
+        case always
+        /// Kept for paired devices only.
+        case yes
+        /// Dropped on every disconnect.
+        case no
+    }
+
+    /// The version claimed and exported.
+    public var version = Version.v5_66
+    /// The GATT cache policy.
+    public var cache = Cache.always
+    /// How long an unpaired device that is neither connected nor heard stays (`TemporaryTimeout`).
+    public var temporaryTimeout: Duration = .seconds(30)
+
+    /// bluetoothd 5.66 with Debian's main.conf (every setting at its default).
+    public init() {}
+
+}
+
+extension StandInHost.Cache {
+    /// Whether a device's GATT database survives a disconnect (`src/device.c` `gatt_cache_is_enabled`).
+    func keeps(paired: Bool) -> Bool {
+        switch self {
+        case .always: true
+        case .yes: paired
+        case .no: false
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import DFUSimCommand
+import DFUSimPeripheral
+import DFUSimStandIn
+import DBus
+import DFUSimSupport
+import DFUCore
+import Testing
+
+/// The peripheral's test bench: a private dbus-daemon with the fake bluetoothd on it.
+enum PeripheralRig {
+    /// A private bus with the fake bluetoothd (adapter hci1) and a started peripheral, stopped after
+    /// `body`; returns the fake, which keeps what it saw.
+    @discardableResult
+    static func withPeripheral(
+        _ spec: String, acceptsPairing: Bool = false, _ body: (FakeBluetoothd, PeripheralHost) async throws -> Void
+    ) async throws -> FakeBluetoothd {
+        let daemon = try DBusDaemon(ownableNames: [try BusName("org.bluez")])
+        defer { daemon.stop() }
+        let bluezConnection = try DBusConnection(address: daemon.address)
+        defer { bluezConnection.close() }
+        let peripheralConnection = try DBusConnection(address: daemon.address)
+        defer { peripheralConnection.close() }
+        let bluez = try await FakeBluetoothd(connection: bluezConnection, adapter: "hci1", address: "00:AA:01:01:00:01")
+        let address = try #require(DFUDeviceAddress("00:AA:01:01:00:01"))
+        var configuration = PeripheralHost.Configuration(
+            adapter: "hci1", device: try SimulatedDeviceSpec(parsing: spec))
+        configuration.acceptsPairing = acceptsPairing
+        let host = try PeripheralHost(
+            connection: peripheralConnection, configuration: configuration, address: address, log: { _ in })
+        try await host.start()
+        try await body(bluez, host)
+        await host.stop()
+        return bluez
+    }
+}
