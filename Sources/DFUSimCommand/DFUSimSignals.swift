@@ -1,5 +1,5 @@
-import Dispatch
 import DFUSimSupport
+import Dispatch
 import Synchronization
 import SystemSupport
 

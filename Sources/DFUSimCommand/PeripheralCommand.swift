@@ -1,7 +1,7 @@
-public import DFUSimPeripheral
-import DFUSimStandIn
 import DBus
 import DFUCore
+public import DFUSimPeripheral
+import DFUSimStandIn
 import Dispatch
 import SystemSupport
 

@@ -1,6 +1,6 @@
 public import DBus
-public import DFUSimulator
 public import DFUSimStandIn
+public import DFUSimulator
 
 /// Where each service and characteristic of a simulated firmware lives on the bus, and how
 /// bluetoothd must see it (UUID, flags, which Acquire* methods it offers).

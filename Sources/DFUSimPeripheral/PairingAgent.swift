@@ -1,6 +1,6 @@
-import DFUSimStandIn
-import DFUCore
 import DBus
+import DFUCore
+import DFUSimStandIn
 
 /// A BlueZ pairing agent (org.bluez.Agent1) with NoInputNoOutput capability that accepts every
 /// Just Works pairing, as an nRF5 application with bonds does: the simulated device's side of

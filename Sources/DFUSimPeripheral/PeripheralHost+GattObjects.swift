@@ -1,6 +1,6 @@
 import DBus
-import DFUSimStandIn
 import DFUCore
+import DFUSimStandIn
 import DFUSimulator
 import IOLoop
 

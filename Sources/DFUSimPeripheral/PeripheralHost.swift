@@ -1,6 +1,6 @@
 public import DBus
-public import DFUSimStandIn
 public import DFUCore
+public import DFUSimStandIn
 import DFUSimulator
 import IOLoop
 

@@ -1,6 +1,6 @@
+import DFUCrypto
 public import DFUSimStandIn
 public import DFUSimulator
-import DFUCrypto
 
 /// What the peripheral wrote to `--report FILE`: what it runs now, what its flash holds, and
 /// what it saw on the link. Rewritten after every boot and at exit.

@@ -1,5 +1,5 @@
-public import DFUSimStandIn
 public import DFUCore
+public import DFUSimStandIn
 public import DFUSimulator
 
 extension SimulatedDeviceSpec {

@@ -1,8 +1,8 @@
 import DFUCore
 import DFUCrypto
+import DFUFormats
 public import DFUSimulator
 import FoundationEssentials
-import DFUFormats
 
 /// The `--report FILE` document: each simulated device's flash and statistics when dfu-sim ends.
 public struct StandInReport: Sendable, Codable, Equatable {

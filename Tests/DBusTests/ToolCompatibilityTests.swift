@@ -1,6 +1,6 @@
-import TestSupport
 import DBus
 import DFUSimSupport
+import TestSupport
 import Testing
 
 extension LiveBusTests {

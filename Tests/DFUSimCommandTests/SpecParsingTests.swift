@@ -1,7 +1,7 @@
-@testable import DFUSimCommand
-@testable import DFUSimStandIn
 import DBus
 import DFUCore
+@testable import DFUSimCommand
+@testable import DFUSimStandIn
 import DFUSimulator
 import Testing
 

@@ -1,7 +1,7 @@
-@testable import DFUSimCommand
-import DFUSimPeripheral
 import DFUCore
 import DFUCrypto
+@testable import DFUSimCommand
+import DFUSimPeripheral
 import DFUSimulator
 import Testing
 

@@ -1,6 +1,6 @@
-import DFUSimPeripheral
 import DBus
 import DFUCore
+import DFUSimPeripheral
 import DFUSimulator
 import Testing
 

@@ -1,7 +1,7 @@
+import DFUCore
 import DFUSimCommand
 import DFUSimPeripheral
 import DFUSimStandIn
-import DFUCore
 import DFUSimulator
 import Testing
 

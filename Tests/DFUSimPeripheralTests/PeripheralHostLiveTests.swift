@@ -1,8 +1,8 @@
+import DBus
+import DFUCore
 import DFUSimPeripheral
 import DFUSimStandIn
-import DBus
 import DFUSimSupport
-import DFUCore
 import Glibc
 import Synchronization
 import Testing

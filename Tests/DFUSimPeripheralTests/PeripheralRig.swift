@@ -1,9 +1,9 @@
+import DBus
+import DFUCore
 import DFUSimCommand
 import DFUSimPeripheral
 import DFUSimStandIn
-import DBus
 import DFUSimSupport
-import DFUCore
 import Testing
 
 /// The peripheral's test bench: a private dbus-daemon with the fake bluetoothd on it.

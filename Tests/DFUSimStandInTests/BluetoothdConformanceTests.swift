@@ -1,5 +1,5 @@
-import DFUSimStandIn
 import DBus
+import DFUSimStandIn
 import Foundation
 import Testing
 

@@ -1,8 +1,8 @@
-import TestSupport
-import DFUSimStandIn
 import DFUCore
+import DFUSimStandIn
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// The `dfu-sim` executable end to end: exit statuses, the report, signals, and BlueZ's own

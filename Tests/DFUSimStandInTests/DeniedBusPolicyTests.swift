@@ -1,6 +1,6 @@
+import DBus
 import DFUSimCommand
 import DFUSimStandIn
-import DBus
 import DFUSimSupport
 import Foundation
 import Glibc

@@ -1,5 +1,5 @@
-@testable import DFUSimStandIn
 import DBus
+@testable import DFUSimStandIn
 import DFUSimulator
 import Testing
 

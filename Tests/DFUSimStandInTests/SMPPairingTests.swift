@@ -1,6 +1,6 @@
-@testable import DFUSimStandIn
 import DBus
 import DFUCore
+@testable import DFUSimStandIn
 import Testing
 
 /// `smp-auth` on the stand-in: Zephyr's SMP characteristic under `CONFIG_MCUMGR_TRANSPORT_BT_PERM_RW_AUTHEN`

@@ -1,6 +1,6 @@
+import DFUCore
 import DFUSimCommand
 @testable import DFUSimStandIn
-import DFUCore
 import DFUSimulator
 import Testing
 

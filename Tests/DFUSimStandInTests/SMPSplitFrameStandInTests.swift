@@ -1,6 +1,6 @@
-import DFUSimStandIn
 import CBOR
 import DFUCore
+import DFUSimStandIn
 import Testing
 
 /// Zephyr's SMP server as Zephyr builds it by default (`smp,reassembly=no,buf_size=384`): without

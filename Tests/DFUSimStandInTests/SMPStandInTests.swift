@@ -1,12 +1,12 @@
-import DFUSimStandIn
 import DBus
 import DFUCore
 import DFUCrypto
+import DFUFormats
+import DFUSimStandIn
 import DFUSimulator
 import Glibc
 import TestSupport
 import Testing
-import DFUFormats
 
 /// The SMP kinds on the stand-in, driven by hand over D-Bus with frames from DFUCore's codec: the SMP
 /// service as Zephyr's `smp_bt.c` declares it, answers split at ATT MTU − 3, an upload, test, reset (the link

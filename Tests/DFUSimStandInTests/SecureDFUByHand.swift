@@ -1,7 +1,7 @@
-import DFUCrypto
 import DFUCore
-import DFUSimulator
+import DFUCrypto
 import DFUFormats
+import DFUSimulator
 
 /// Little-endian helpers and request bytes for driving a Secure bootloader by hand.
 enum SecureDFUByHand {

@@ -1,7 +1,7 @@
-import DFUSimStandIn
 import DBus
-import DFUSimSupport
 import DFUCrypto
+import DFUSimStandIn
+import DFUSimSupport
 import Foundation
 import Glibc
 import TestSupport

@@ -1,5 +1,5 @@
-import DFUSimStandIn
 import DBus
+import DFUSimStandIn
 import Testing
 
 /// What `make soak` relies on: a lost control point notification, the adapter vanishing and

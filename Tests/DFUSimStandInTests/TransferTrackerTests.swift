@@ -1,5 +1,5 @@
-@testable import DFUSimStandIn
 import DFUCrypto
+@testable import DFUSimStandIn
 import Testing
 
 /// Counting executed objects and checksum mismatches from both sides of a Secure transfer.

@@ -1,6 +1,6 @@
-import DFUSimStandIn
 import DBus
 import DFUCrypto
+import DFUSimStandIn
 import Glibc
 import Testing
 

@@ -1,7 +1,7 @@
 import DFUCrypto
+import DFUSimSupport
 import FoundationEssentials
 import Glibc
-import DFUSimSupport
 import SystemSupport
 import TestSupport
 

@@ -1,6 +1,6 @@
 import DBus
-import DFUSimSupport
 import DFUCore
+import DFUSimSupport
 import DFUSimulator
 import Dispatch
 import Glibc

@@ -1,5 +1,5 @@
-import DFUSimStandIn
 import DBus
+import DFUSimStandIn
 import Synchronization
 
 /// An org.bluez.Agent1 exported on a test client's connection and registered with the stand-in: it answers

@@ -1,6 +1,6 @@
-import DFUSimStandIn
 import DBus
 import DFUCore
+import DFUSimStandIn
 import Synchronization
 import Testing
 

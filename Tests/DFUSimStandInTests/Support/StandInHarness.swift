@@ -1,8 +1,8 @@
+import DBus
+import DFUCore
 import DFUSimCommand
 import DFUSimStandIn
-import DBus
 import DFUSimSupport
-import DFUCore
 import Foundation
 import IOLoop
 import Synchronization
