@@ -1,7 +1,7 @@
-public import DFUCore
+import DFUCore
 import DFUCrypto
 public import DFUSimStandIn
-public import DFUSimulator
+import DFUSimulator
 import SystemSupport
 
 /// `--device KIND[,address=…][,name=…][,key=value…]`, as `dfu-sim run`, `serve` and `peripheral` take it.
