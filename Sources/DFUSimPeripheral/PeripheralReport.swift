@@ -68,31 +68,10 @@ public struct PeripheralReport: Sendable, Codable, Equatable {
     /// SMP devices only: the SMP statistics, as in `dfu-sim run`'s report.
     public var stats: SMPStatistics?
 
-    /// What an SMP client did, with the keys of `dfu-sim run`'s report.
-    public struct SMPStatistics: Sendable, Codable, Equatable {
-        /// Request frames the SMP server received.
-        public var requests: Int
-        /// The most requests waiting for an answer at once.
-        public var maximumInFlight: Int
-        /// Upload requests for an offset already received in the same upload.
-        public var retransmissions: Int
-        /// Resets of the device.
-        public var resets: Int
-
-        enum CodingKeys: String, CodingKey {
-            case requests = "smp_requests"
-            case maximumInFlight = "smp_max_in_flight"
-            case retransmissions = "smp_retransmissions"
-            case resets = "smp_resets"
-        }
-    }
-
     /// Copies an SMP device's slots and statistics.
     public mutating func updateSMP(target: SimulatedZephyrTarget, traffic: SMPTrafficCounter) {
         slots = StandInReport.Slot.list(of: target)
-        stats = SMPStatistics(
-            requests: traffic.requests, maximumInFlight: traffic.maximumInFlight,
-            retransmissions: traffic.retransmissions, resets: target.resets)
+        stats = SMPStatistics(traffic: traffic, target: target)
     }
 
     /// A report for a device that has not booted yet.

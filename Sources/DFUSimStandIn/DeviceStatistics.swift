@@ -27,14 +27,9 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
     /// the response's round trip.
     public var dataObjectWaits: [Int] = []
 
-    /// SMP devices only (nil for the others, and left out of the report): request frames the SMP server received.
-    public var smpRequests: Int?
-    /// SMP: the most requests the client had waiting for an answer at once.
-    public var smpMaximumInFlight: Int?
-    /// SMP: upload requests for an offset the server had already received in the same upload.
-    public var smpRetransmissions: Int?
-    /// SMP: resets of the device (each runs MCUboot).
-    public var smpResets: Int?
+    /// SMP devices only (nil for the others, and left out of the report): what the client did with the SMP
+    /// server, reported as `smp_*` keys beside the others.
+    public var smp: SMPStatistics?
 
     /// All zero.
     public init() {}
@@ -51,9 +46,38 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
         case startNotifies = "start_notify"
         case transfersAbandoned = "transfers_abandoned"
         case dataObjectWaits = "data_object_waits_ms"
-        case smpRequests = "smp_requests"
-        case smpMaximumInFlight = "smp_max_in_flight"
-        case smpRetransmissions = "smp_retransmissions"
-        case smpResets = "smp_resets"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        connections = try container.decode(Int.self, forKey: .connections)
+        objectsExecuted = try container.decode(Int.self, forKey: .objectsExecuted)
+        crcFailures = try container.decode(Int.self, forKey: .crcFailures)
+        droppedPackets = try container.decode(Int.self, forKey: .droppedPackets)
+        modelledMilliseconds = try container.decode(Int.self, forKey: .modelledMilliseconds)
+        acquireWrites = try container.decode(Int.self, forKey: .acquireWrites)
+        acquireNotifies = try container.decode(Int.self, forKey: .acquireNotifies)
+        writeValueCommands = try container.decode(Int.self, forKey: .writeValueCommands)
+        startNotifies = try container.decode(Int.self, forKey: .startNotifies)
+        transfersAbandoned = try container.decode(Int.self, forKey: .transfersAbandoned)
+        dataObjectWaits = try container.decode([Int].self, forKey: .dataObjectWaits)
+        // The smp_* keys sit beside the others; present only for SMP devices.
+        smp = try? SMPStatistics(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(connections, forKey: .connections)
+        try container.encode(objectsExecuted, forKey: .objectsExecuted)
+        try container.encode(crcFailures, forKey: .crcFailures)
+        try container.encode(droppedPackets, forKey: .droppedPackets)
+        try container.encode(modelledMilliseconds, forKey: .modelledMilliseconds)
+        try container.encode(acquireWrites, forKey: .acquireWrites)
+        try container.encode(acquireNotifies, forKey: .acquireNotifies)
+        try container.encode(writeValueCommands, forKey: .writeValueCommands)
+        try container.encode(startNotifies, forKey: .startNotifies)
+        try container.encode(transfersAbandoned, forKey: .transfersAbandoned)
+        try container.encode(dataObjectWaits, forKey: .dataObjectWaits)
+        try smp?.encode(to: encoder)
     }
 }

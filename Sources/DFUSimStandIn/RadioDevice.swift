@@ -338,10 +338,7 @@ struct RadioDevice: Sendable {
             // An SMP device's flash is its MCUboot slots; the nRF5 parts do not apply.
             images = [:]
             slots = StandInReport.Slot.list(of: target)
-            stats.smpRequests = smpTraffic.requests
-            stats.smpMaximumInFlight = smpTraffic.maximumInFlight
-            stats.smpRetransmissions = smpTraffic.retransmissions
-            stats.smpResets = target.resets
+            stats.smp = SMPStatistics(traffic: smpTraffic, target: target)
         }
         return StandInReport.Device(
             address: spec.profile.address.description, kind: spec.kind.rawValue, images: images,

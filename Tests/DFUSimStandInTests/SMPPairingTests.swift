@@ -28,7 +28,7 @@ struct SMPPairingTests {
                 try await bus.property("Notifying", of: BlueZNames.gattCharacteristic, at: session.characteristic)
                     .boolValue == false)
             let entry = try #require(await bus.standIn.report().devices.first)
-            #expect(entry.stats.smpRequests == 0, "the write never reached the SMP server")
+            #expect(entry.stats.smp?.requests == 0, "the write never reached the SMP server")
         }
     }
 

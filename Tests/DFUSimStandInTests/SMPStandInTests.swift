@@ -142,10 +142,10 @@ struct SMPStandInTests {
             #expect(entry.slots?.count == 2)
             #expect(entry.slots?.last?.version == "1.0.0")
             #expect(entry.slots?.last?.active == false)
-            #expect(entry.stats.smpRequests == requests)
-            #expect(entry.stats.smpResets == 1)
-            #expect(entry.stats.smpRetransmissions == 0)
-            #expect(entry.stats.smpMaximumInFlight == 1)
+            #expect(entry.stats.smp?.requests == requests)
+            #expect(entry.stats.smp?.resets == 1)
+            #expect(entry.stats.smp?.retransmissions == 0)
+            #expect(entry.stats.smp?.maximumInFlight == 1)
             #expect(entry.stats.connections == 2)
             #expect(entry.violations.isEmpty)
         }
@@ -189,7 +189,7 @@ struct SMPStandInTests {
             #expect(sizes.allSatisfy { $0 <= 20 } && sizes.count == 4, "63 bytes in 20-byte datagrams: \(sizes)")
             let entry = try #require(await bus.standIn.report().devices.first)
             #expect(entry.stats.acquireWrites == 1 && entry.stats.acquireNotifies == 1)
-            #expect(entry.stats.smpRequests == 1)
+            #expect(entry.stats.smp?.requests == 1)
         }
     }
 
@@ -221,8 +221,8 @@ struct SMPStandInTests {
             }
             #expect(offset == 2048, "the partial third frame was dropped with the link")
             let entry = try #require(await bus.standIn.report().devices.first)
-            #expect(entry.stats.smpRetransmissions == 1)
-            #expect(entry.stats.smpRequests == 3)
+            #expect(entry.stats.smp?.retransmissions == 1)
+            #expect(entry.stats.smp?.requests == 3)
             #expect(entry.stats.connections == 2)
         }
     }
@@ -241,14 +241,14 @@ struct SMPStandInTests {
                 try await bus.property("Connected", of: BlueZNames.device, at: session.device).boolValue == false
             }
             #expect(sent.duration(to: .now) >= .milliseconds(300))
-            #expect(try #require(await bus.standIn.report().devices.first).stats.smpResets == 1)
+            #expect(try #require(await bus.standIn.report().devices.first).stats.smp?.resets == 1)
         }
         try await withStandIn(devices: ["smp,reset_ms=300"]) { bus in
             let session = try await SMPSessionByHand(bus)
             #expect(try await session.send(.reset) == .reset)
             _ = try await bus.call(session.device, BlueZNames.device, "Disconnect")
             try await bus.waitUntil("the device resets with nobody connected") {
-                await bus.standIn.report().devices.first?.stats.smpResets == 1
+                await bus.standIn.report().devices.first?.stats.smp?.resets == 1
             }
         }
     }
@@ -301,8 +301,8 @@ struct SMPStandInTests {
             let entry = try #require(await bus.standIn.report().devices.first)
             // The client keeps two in flight; how many the target holds at once depends on when each
             // answer's time comes (a slow machine answers one before the second arrives), never more.
-            #expect((1...2).contains(entry.stats.smpMaximumInFlight ?? 0))
-            #expect(entry.stats.smpRetransmissions == 0)
+            #expect((1...2).contains(entry.stats.smp?.maximumInFlight ?? 0))
+            #expect(entry.stats.smp?.retransmissions == 0)
         }
     }
 
@@ -336,8 +336,8 @@ struct SMPStandInTests {
             #expect(try await session.send(.upload(second)) == .upload(offset: 2048, match: nil))
             #expect(try await session.send(.upload(second)) == .upload(offset: 2048, match: nil))
             let entry = try #require(await bus.standIn.report().devices.first)
-            #expect(entry.stats.smpRequests == 3)
-            #expect(entry.stats.smpRetransmissions == 1)
+            #expect(entry.stats.smp?.requests == 3)
+            #expect(entry.stats.smp?.retransmissions == 1)
         }
     }
 
@@ -349,8 +349,8 @@ struct SMPStandInTests {
             try await session.write(try session.frame(.echo("lost")).bytes)
             #expect(try await session.send(.echo("kept")) == .echo("kept"))
             let entry = try #require(await bus.standIn.report().devices.first)
-            #expect(entry.stats.smpRequests == 2)
-            #expect(entry.stats.smpMaximumInFlight == 2)
+            #expect(entry.stats.smp?.requests == 2)
+            #expect(entry.stats.smp?.maximumInFlight == 2)
         }
     }
 
@@ -377,7 +377,7 @@ struct SMPStandInTests {
         try await withStandIn(devices: ["secure"]) { bus in
             let entry = try #require(await bus.standIn.report().devices.first)
             #expect(entry.slots == nil)
-            #expect(entry.stats.smpRequests == nil)
+            #expect(entry.stats.smp?.requests == nil)
             let json = try await bus.standIn.report().json()
             #expect(!json.contains("smp_"))
             #expect(!json.contains("\"slots\""))
