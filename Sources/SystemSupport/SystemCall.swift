@@ -9,6 +9,7 @@ import Darwin
 public enum SystemCall {
     /// Calls `call` until it does not fail with `EINTR`; returns its result, or throws the error
     /// number of a failure (a result of -1).
+    @inlinable
     public static func retryingOnInterrupt<Result: FixedWidthInteger & SignedInteger>(
         _ call: () -> Result
     ) throws(Errno) -> Result {
@@ -22,6 +23,7 @@ public enum SystemCall {
 
     /// Calls `call` once; returns its result, or throws the error number of a failure (a result of -1).
     /// For calls that must not be repeated after `EINTR` (`close` on Linux has released the number).
+    @inlinable
     public static func once<Result: FixedWidthInteger & SignedInteger>(_ call: () -> Result) throws(Errno) -> Result {
         let result = call()
         if result == -1 { throw Errno.current }
