@@ -1,5 +1,6 @@
 import DFUCommand
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -16,10 +17,13 @@ struct BusyDeviceTests {
         let package = UploadCommandTests.package("secure-app-1024.zip")
         let first = InterruptController()
         // The first update holds the device while it looks for it (40 s unless interrupted).
+        let firstEnded = Mutex(false)
         let running = Task {
-            await RecordedRun.dfu(arguments: ["upload", package, "-d", Self.device, "--scan-timeout", "40"],
-                                  environment: environment, transports: SearchingTransport.provider(), interrupts: first,
-                                  locksDevices: true)
+            let run = await RecordedRun.dfu(arguments: ["upload", package, "-d", Self.device, "--scan-timeout", "40"],
+                                            environment: environment, transports: SearchingTransport.provider(), interrupts: first,
+                                            locksDevices: true)
+            firstEnded.withLock { $0 = true }
+            return run
         }
         // The second starts once the first holds the device (it writes its pid into the lock file after
         // taking the lock), however slow the machine.
@@ -30,10 +34,12 @@ struct BusyDeviceTests {
                 return ((attributes?[.size] as? NSNumber)?.intValue ?? 0) > 0
             }
         }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !lockHeld(), ContinuousClock.now < deadline {
+        // No deadline of its own (a loaded machine took over 20 s once, under AddressSanitizer): the suite's
+        // time limit bounds it, and a first run that ends without the lock fails the test here.
+        while !lockHeld(), !firstEnded.withLock({ $0 }) {
             try await Task.sleep(for: .milliseconds(20))
         }
+        try #require(lockHeld(), "the first upload ended without taking the lock: \(await running.value.error)")
         let second = await RecordedRun.dfu(arguments: ["upload", package, "-d", Self.device, "--no-acquire"],
                                            environment: environment, transports: SearchingTransport.provider(),
                                            locksDevices: true)
