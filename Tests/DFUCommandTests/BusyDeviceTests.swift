@@ -39,7 +39,11 @@ struct BusyDeviceTests {
         while !lockHeld(), !firstEnded.withLock({ $0 }) {
             try await Task.sleep(for: .milliseconds(20))
         }
-        try #require(lockHeld(), "the first upload ended without taking the lock: \(await running.value.error)")
+        if !lockHeld() {
+            let error = await running.value.error
+            Issue.record("the first upload ended without taking the lock: \(error)")
+            return
+        }
         let second = await RecordedRun.dfu(arguments: ["upload", package, "-d", Self.device, "--no-acquire"],
                                            environment: environment, transports: SearchingTransport.provider(),
                                            locksDevices: true)
