@@ -28,7 +28,10 @@ let package = Package(
         .target(name: "SystemSupport", dependencies: ["CLinux"], swiftSettings: strict),
         // What only dfu-sim, the benchmarks and the tests use, never linked into dfu: a private dbus-daemon that ends
         // with its parent, and a child process launcher (posix_spawn).
-        .target(name: "DFUSimSupport", dependencies: ["DBus", "SystemSupport"], swiftSettings: strict),
+        // Starting child processes (posix_spawn, wait4, a pidfd): the system layer's second target, for the
+        // simulator, the benchmarks and the tests; `dfu` starts none and does not link it.
+        .target(name: "ProcessSpawning", dependencies: ["CLinux", "SystemSupport"], swiftSettings: strict),
+        .target(name: "DFUSimSupport", dependencies: ["DBus", "ProcessSpawning", "SystemSupport"], swiftSettings: strict),
         // CRC-32 (zlib), SHA-256 and ECDSA P-256 (libcrypto) behind a small Swift API.
         .target(name: "DFUCrypto", dependencies: ["CCrypto", "CZlib"], swiftSettings: strict),
         // Read-only, in-memory ZIP reader over libzip.
@@ -68,12 +71,12 @@ let package = Package(
         // device specs they take; the executable is a thin main.
         .target(
             name: "DFUSimCommand",
-            dependencies: ["DFUSimStandIn", "DFUSimPeripheral", "DFUSimSupport", "DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "SystemSupport"],
+            dependencies: ["DFUSimStandIn", "DFUSimPeripheral", "DFUSimSupport", "DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "ProcessSpawning", "SystemSupport"],
             swiftSettings: strict),
         // `make bench`: the benchmark figures (never part of `make test`), and its thin executable.
         .target(
             name: "DFUBenchmarks",
-            dependencies: ["DFUCommand", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "BlueZTransport", "SystemSupport"],
+            dependencies: ["DFUCommand", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "BlueZTransport", "ProcessSpawning", "SystemSupport"],
             swiftSettings: strict),
         .executableTarget(name: "dfu-bench", dependencies: ["DFUBenchmarks", "SystemSupport"], swiftSettings: strict),
         // `make bench`'s measuring wrapper: a command's CPU (µs), peak RSS and context switches from wait4.
@@ -102,7 +105,7 @@ let package = Package(
         .testTarget(
             name: "BlueZTests",
             dependencies: [
-                "BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUFormats", "DFUCrypto", "DFUSimulator", "IOLoop", "SystemSupport", "DFUSimSupport", "TestSupport",
+                "BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUFormats", "DFUCrypto", "DFUSimulator", "IOLoop", "ProcessSpawning", "SystemSupport", "DFUSimSupport", "TestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

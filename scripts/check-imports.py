@@ -35,7 +35,10 @@ FORBIDDEN = {
                    "ZipArchive", "DFUSimulator", "IOLoop", "CBOR"},
     "CBOR": {"DFUCore", "DFUCrypto", "DBus", "BlueZ"},
 }
-# The one target that calls the C library for the project (SystemSupport.Errno, SystemCall, FileDescriptor, ...).
+# The system layer: the targets that call the C library for the project. SystemSupport (Errno, the one EINTR
+# retry, FileDescriptor, ...) and ProcessSpawning (posix_spawn, on SystemSupport's Errno and retry), which
+# `dfu` does not link.
+SYSTEM_CALL_TARGETS = {"SystemSupport", "ProcessSpawning"}
 SYSTEM_CALL_TARGET = "SystemSupport"
 C_LIBRARY = {"Glibc", "Darwin", "Musl"}
 # C library functions with no Swift method of the same name in the project, as free calls, and errno.
@@ -70,6 +73,8 @@ def imports_of(directory):
 
 # The simulator: every target named DFUSim… (models, stand-in, peripheral, its support and command line).
 SIMULATOR_PREFIX = "DFUSim"
+# Never linked into `dfu` either: what only the simulator, the benchmarks and the tests need.
+NOT_SHIPPED = {"ProcessSpawning"}
 
 
 def shipped_targets(package):
@@ -112,8 +117,8 @@ def main():
     problems = []
     shipped = shipped_targets(package)
     for name in sorted(shipped):
-        if name.startswith(SIMULATOR_PREFIX):
-            problems.append(f"Package.swift: dfu links {name}, a part of the simulator")
+        if name.startswith(SIMULATOR_PREFIX) or name in NOT_SHIPPED:
+            problems.append(f"Package.swift: dfu links {name}, which only the simulator, the benchmarks and the tests use")
     for target in package["targets"]:
         if target["type"] == "system":
             continue
@@ -134,7 +139,7 @@ def main():
                 problems.append(f"{path}: {name} must not import {module}")
             elif module not in declared:
                 problems.append(f"{path}: {name} imports {module}, which Package.swift does not declare")
-        if not target_dir(target).startswith("Tests") and name != SYSTEM_CALL_TARGET:
+        if not target_dir(target).startswith("Tests") and name not in SYSTEM_CALL_TARGETS:
             for module in sorted(C_LIBRARY & set(used)):
                 problems.append(f"{used[module]}: {name} imports {module}; system calls go through {SYSTEM_CALL_TARGET}")
             for path, number, text in raw_system_calls(target_dir(target)):
@@ -147,7 +152,7 @@ def main():
         print("check-imports: Package.swift and the imports disagree (see above)", file=sys.stderr)
         return 1
     print("check-imports: every target imports exactly what Package.swift declares, in the architecture's direction;"
-          f" only {SYSTEM_CALL_TARGET} calls the C library")
+          f" only {' and '.join(sorted(SYSTEM_CALL_TARGETS))} call the C library; dfu links no simulator part")
     return 0
 
 

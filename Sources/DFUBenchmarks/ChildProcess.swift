@@ -1,3 +1,4 @@
+import ProcessSpawning
 import SystemSupport
 
 /// A child process started with `posix_spawn` and reaped with `wait4` (``SpawnedProcess``), so its own CPU time and

@@ -1,6 +1,7 @@
 import DBus
 import DFUSimStandIn
 import DFUSimSupport
+import ProcessSpawning
 import SystemSupport
 
 /// `dfu-sim` as a library: parse, start a private bus and the stand-in, run or serve, clean up.

@@ -1,4 +1,5 @@
 public import DBus
+import ProcessSpawning
 import Synchronization
 import SystemSupport
 

@@ -12,10 +12,17 @@ public struct ResourceUsage: Sendable, Hashable {
     /// The largest resident set (`ru_maxrss`), in KiB.
     public let maximumResidentKiB: Int
 
+    public init(userSeconds: Double, systemSeconds: Double, maximumResidentKiB: Int) {
+        self.userSeconds = userSeconds
+        self.systemSeconds = systemSeconds
+        self.maximumResidentKiB = maximumResidentKiB
+    }
+
     init(_ usage: rusage) {
-        userSeconds = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-        systemSeconds = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        maximumResidentKiB = Int(usage.ru_maxrss)
+        self.init(
+            userSeconds: Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
+            systemSeconds: Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6,
+            maximumResidentKiB: Int(usage.ru_maxrss))
     }
 
     /// This process's, so far. The corresponding C function is `getrusage` with `RUSAGE_SELF`.

@@ -2,6 +2,7 @@ import DFUCrypto
 import DFUSimSupport
 import FoundationEssentials
 import Glibc
+import ProcessSpawning
 import SystemSupport
 import TestSupport
 

@@ -2,10 +2,11 @@ internal import CLinux
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+public import SystemSupport
 
 /// A child process started with `posix_spawn`: the one way the project starts programs (dfu-sim's
 /// command and its private dbus-daemon, the benchmark's runs, the tests' servers). The shipped `dfu`
-/// starts none.
+/// starts none and does not link this target (scripts/check-imports.py).
 public struct SpawnedProcess: Sendable {
     /// What the child gets besides its arguments.
     public struct Options: Sendable {
@@ -95,7 +96,12 @@ public struct SpawnedProcess: Sendable {
         var status: Int32 = 0
         var usage = rusage()
         guard (try? SystemCall.retryingOnInterrupt { wait4(processIdentifier, &status, 0, &usage) }) != nil else { return nil }
-        return Exit(status: Self.shellStatus(status), usage: ResourceUsage(usage))
+        return Exit(
+            status: Self.shellStatus(status),
+            usage: ResourceUsage(
+                userSeconds: Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6,
+                systemSeconds: Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6,
+                maximumResidentKiB: Int(usage.ru_maxrss)))
     }
 
     /// Waits at most `timeout` for the process to end, without holding a lock or polling: a pidfd

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// `posix_spawn` failed for `program` with `code` (an errno value).
 public struct SpawnError: Error, Sendable, CustomStringConvertible {
     public let program: String
