@@ -164,7 +164,7 @@ extension BlueZStandIn {
         }
         let owner = device
         do {
-            try ours.startWatching { [weak self] in self?.enqueue(.drain(device: owner, generation: generation)) }
+            try ours.startWatching(on: connection.loop) { [weak self] in self?.enqueue(.drain(device: owner, generation: generation)) }
         } catch {
             ours.close()
             throw error

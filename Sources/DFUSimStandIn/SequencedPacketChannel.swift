@@ -1,17 +1,21 @@
 import DBus
+import IOLoop
 import Synchronization
 import SystemSupport
 
 /// The stand-in's end of a `SOCK_SEQPACKET` socket pair whose other end a client got from
 /// `AcquireWrite` or `AcquireNotify`, as bluetoothd hands them out.
 ///
-/// For AcquireWrite a reader thread turns each datagram into one write without response;
-/// for AcquireNotify ``send(_:)`` writes each notification as one datagram. The descriptor is
-/// closed exactly once: by the reader thread when it reads, else by ``close()``.
+/// For AcquireWrite a watch of the descriptor on the bus's event loop turns each datagram into one write
+/// without response, as bluetoothd's main loop watches the socket (`sock_io_read` on an `io_set_read_handler`);
+/// for AcquireNotify ``send(_:)`` writes each notification as one datagram. The descriptor is closed exactly
+/// once: by the watch when the client's end is gone, else by ``close()``.
 final class SequencedPacketChannel: Sendable {
     private struct State {
         var descriptor: Int32
         var reading = false
+        /// The loop's watch while ``reading``.
+        var watch: LoopWatch?
         var closed = false
         var ended = false
         var queue: [[UInt8]] = []
@@ -51,26 +55,29 @@ final class SequencedPacketChannel: Sendable {
         }
     }
 
-    /// Starts the watcher thread for an AcquireWrite channel: whenever datagrams arrive it moves
-    /// them into the channel's queue and calls `readable`; after the client closes its end (or
-    /// ``close()``), it calls `readable` one last time and ends.
+    /// Starts watching an AcquireWrite channel on `loop`: whenever datagrams arrive the loop's thread moves
+    /// them into the channel's queue and calls `readable`; after the client closes its end (or ``close()``),
+    /// it calls `readable` one last time and stops watching.
     ///
     /// ``takePackets()`` returns everything received so far, including what is still in the
     /// kernel's buffer, so a caller that drains before handling a D-Bus call sees every datagram
     /// the client wrote before making that call.
-    func startWatching(readable: @escaping @Sendable () -> Void) throws(DBusError) {
-        let descriptor: Int32 = state.withLock { state in
-            guard !state.closed, !state.reading else { return -1 }
-            state.reading = true
-            return state.descriptor
-        }
-        guard descriptor >= 0 else { throw BlueZNames.error("Failed", "The channel is closed") }
-        let job = WatcherJob(descriptor: descriptor, channel: self, readable: readable)
-        do {
-            try DetachedThread.start { job.run() }
-        } catch {
-            state.withLock { $0.reading = false }
-            throw BlueZNames.error("Failed", error.description)
+    func startWatching(on loop: EventLoop, readable: @escaping @Sendable () -> Void) throws(DBusError) {
+        try state.withLock { state throws(DBusError) in
+            guard !state.closed, !state.reading, state.descriptor >= 0 else {
+                throw BlueZNames.error("Failed", "The channel is closed")
+            }
+            do throws(EventLoopError) {
+                // Held under the lock: the handler, which takes it too, cannot run before the watch is stored.
+                state.watch = try loop.watch(state.descriptor, for: .readable) { [self] _ in
+                    let ended = pull()
+                    readable()
+                    if ended { readerFinished() }
+                }
+                state.reading = true
+            } catch {
+                throw BlueZNames.error("Failed", error.description)
+            }
         }
     }
 
@@ -84,7 +91,7 @@ final class SequencedPacketChannel: Sendable {
     }
 
     /// Moves every datagram waiting in the kernel into the queue (never blocks).
-    fileprivate func pull() -> Bool {
+    private func pull() -> Bool {
         state.withLock { state in
             Self.receiveAvailable(&state)
             return state.ended
@@ -126,11 +133,12 @@ final class SequencedPacketChannel: Sendable {
         }
     }
 
-    /// Called by the reader thread as it ends.
-    fileprivate func readerFinished() {
+    /// On the loop, once the client's end is gone: off the loop first, then closed.
+    private func readerFinished() {
         state.withLock { state in
             state.closed = true
             state.ended = true
+            state.watch.take()?.cancel()
             if state.descriptor >= 0 { try? FileDescriptor(rawValue: state.descriptor).close() }
             state.descriptor = -1
             state.reading = false
@@ -141,29 +149,5 @@ final class SequencedPacketChannel: Sendable {
         state.withLock { state in
             if state.descriptor >= 0, !state.reading { try? FileDescriptor(rawValue: state.descriptor).close() }
         }
-    }
-}
-
-/// What a watcher thread needs; owned by the thread.
-private final class WatcherJob: Sendable {
-    let descriptor: Int32
-    let channel: SequencedPacketChannel
-    let readable: @Sendable () -> Void
-
-    init(descriptor: Int32, channel: SequencedPacketChannel, readable: @escaping @Sendable () -> Void) {
-        self.descriptor = descriptor
-        self.channel = channel
-        self.readable = readable
-    }
-
-    func run() {
-        while true {
-            // Waits for datagrams or the client's end (poll is called again after a signal).
-            let ready = try? FileDescriptor(rawValue: descriptor).poll(for: .readable, timeout: nil)
-            let ended = ready == nil || channel.pull()
-            readable()
-            if ended { break }
-        }
-        channel.readerFinished()
     }
 }
