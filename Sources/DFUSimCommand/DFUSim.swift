@@ -34,8 +34,8 @@ public enum DFUSim {
         let connection: DBusConnection
         let standIn: BlueZStandIn
         do {
-            daemon = try withStandardErrorSilenced {
-                try DBusDaemon(ownableNames: [try BusName(BlueZNames.service)])
+            daemon = try await DBusDaemon.start(ownableNames: [try BusName(BlueZNames.service)]) { start in
+                withStandardErrorSilenced(start)
             }
             connection = try DBusConnection(address: daemon.address)
             standIn = try BlueZStandIn(connection: connection, configuration: parsed.configuration)
@@ -68,7 +68,7 @@ public enum DFUSim {
             }
         }
         connection.close()
-        daemon.stop()
+        await daemon.shutDown()
         return result
     }
 

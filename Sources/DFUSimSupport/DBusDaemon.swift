@@ -118,6 +118,27 @@ public final class DBusDaemon: Sendable {
         }
     }
 
+    /// Starts a daemon as ``init(ownableNames:extraPolicy:startTimeout:)`` does, waiting for its address on a
+    /// thread of its own rather than on one of Swift's shared pool. `around` wraps the start on that thread
+    /// (dfu-sim points its standard error elsewhere meanwhile, for the daemon to inherit).
+    public static func start(
+        ownableNames: [BusName], extraPolicy: [String] = [], startTimeout: Duration = .seconds(5),
+        around: @escaping @Sendable (() -> Result<DBusDaemon, DBusError>) -> Result<DBusDaemon, DBusError> = { $0() }
+    ) async throws(DBusError) -> DBusDaemon {
+        try await DetachedThread.run {
+            around {
+                Result { () throws(DBusError) in
+                    try DBusDaemon(ownableNames: ownableNames, extraPolicy: extraPolicy, startTimeout: startTimeout)
+                }
+            }
+        }.get()
+    }
+
+    /// ``stop(grace:)`` on a thread of its own: the caller's task waits, no thread of Swift's shared pool does.
+    public func shutDown(grace: Duration = .seconds(2)) async {
+        await DetachedThread.run { [self] in stop(grace: grace) }
+    }
+
     /// Whether the daemon is still running (it has not been reaped).
     public var isRunning: Bool {
         stopped.withLock { $0 } ? false : (try? ProcessSignal.existenceCheck.send(to: processIdentifier)) != nil

@@ -25,4 +25,17 @@ public enum DetachedThread {
         let run: @Sendable () -> Void
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }
+
+    /// Runs blocking `body` (a wait for a child process, a pipe) on a thread of its own and resumes the
+    /// caller with its result, so that no thread of Swift's shared pool waits for it. When no thread can
+    /// be started, `body` runs on the caller's thread instead.
+    public static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            do throws(ThreadStartError) {
+                try start { continuation.resume(returning: body()) }
+            } catch {
+                continuation.resume(returning: body())
+            }
+        }
+    }
 }
