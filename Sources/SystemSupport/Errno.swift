@@ -44,12 +44,4 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public static let notDirectory = Errno(rawValue: ENOTDIR)
     /// `EISDIR`: the name is a folder.
     public static let isDirectory = Errno(rawValue: EISDIR)
-    /// `ENOSPC`: no space left on the device.
-    public static let noSpace = Errno(rawValue: ENOSPC)
-    /// `EROFS`: a read-only file system.
-    public static let readOnlyFileSystem = Errno(rawValue: EROFS)
-    /// `ESRCH`: no such process.
-    public static let noSuchProcess = Errno(rawValue: ESRCH)
-    /// `ECHILD`: no such child process (already reaped).
-    public static let noChildProcess = Errno(rawValue: ECHILD)
 }
