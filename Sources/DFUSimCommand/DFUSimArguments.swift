@@ -60,7 +60,8 @@ public struct DFUSimArguments: Sendable {
           --fault SPEC             drop-packet=N[:M...], corrupt-packet=N[:M...], disconnect-after-bytes=N,
                                    disconnect-at=OPCODE[:OCCURRENCE], fail-connections=N, fail-pairing,
                                    response-delay-ms=N, no-stale-cache, drop-response=N[:M...],
-                                   adapter-vanish-after-bytes=N, restart-after-bytes=N, late-response=N:MS
+                                   adapter-vanish-after-bytes=N, restart-after-bytes=N, quit-after-bytes=N,
+                                   power-off-after-bytes=N, late-response=N:MS
           --report FILE            write the devices' flash (SMP: their slots) and statistics as JSON at the end
           --adapter-off            start with the adapter powered off
           --no-adapter             serve org.bluez without any adapter

@@ -45,6 +45,8 @@ extension StandInFaults {
         case "drop-response": droppedResponses.formUnion(try numbers(value))
         case "adapter-vanish-after-bytes": adapterVanishesAfterPacketBytes = try number(value)
         case "restart-after-bytes": hostRestartsAfterPacketBytes = try number(value)
+        case "quit-after-bytes": hostQuitsAfterPacketBytes = try number(value)
+        case "power-off-after-bytes": devicePowersOffAfterPacketBytes = try number(value)
         case "late-response":
             let parts = (value ?? "").split(separator: ":").map(String.init)
             guard parts.count == 2, let index = SpecFields.integer(parts[0]), index > 0,

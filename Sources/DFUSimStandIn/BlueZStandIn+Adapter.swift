@@ -86,6 +86,34 @@ extension BlueZStandIn {
 
     // MARK: - Adapter1
 
+    /// The name of further adapter `index` (``StandInConfiguration/otherAdapters``).
+    func otherAdapterName(_ index: Int) -> String { configuration.otherAdapters[index].name }
+
+    /// Exports the further adapters: Adapter1 with the properties a client reads to choose one, each method
+    /// NotSupported (no simulated device is heard through them).
+    func exportOtherAdapters() throws(DBusError) {
+        for (index, adapter) in configuration.otherAdapters.enumerated() {
+            let refuse: @Sendable (DBusMessage) async throws -> [DBusValue] = { _ in
+                throw BlueZNames.error("NotSupported", "Operation is not supported")
+            }
+            let address = DFUDeviceAddress(bytes: [0x00, 0xAA, 0x01, 0x00, 0x00, UInt8(truncatingIfNeeded: index + 1)])
+            let interface = DBusInterface(
+                names.adapter,
+                methods: try ["StartDiscovery", "StopDiscovery", "SetDiscoveryFilter", "RemoveDevice"].map {
+                    (name) throws(DBusError) in DBusMethod(try member(name), handler: refuse)
+                },
+                properties: [
+                    DBusProperty(try member("Address"), value: .string(address?.description ?? "00:00:00:00:00:00")),
+                    DBusProperty(try member("AddressType"), value: .string("public")),
+                    DBusProperty(try member("Name"), value: .string(adapter.name)),
+                    DBusProperty(try member("Alias"), value: .string(adapter.name)),
+                    DBusProperty(try member("Powered"), value: .boolean(adapter.powered)),
+                    DBusProperty(try member("Discovering"), value: .boolean(false)),
+                ])
+            try connection.export([Self.asBluetoothd(interface)], at: try names.root.appending(adapter.name))
+        }
+    }
+
     func adapterInterface() throws(DBusError) -> DBusInterface {
         let alias = configuration.adapterAlias
         let accept: DBusProperty.SetHandler = { _ in }
@@ -222,7 +250,7 @@ extension BlueZStandIn {
     /// The address of radio device `index` when it advertises now and a discovery session admits it.
     private func admittedAddress(of index: Int) -> DFUDeviceAddress? {
         let radio = radios[index]
-        guard powered, !radio.isConnected else { return nil }
+        guard powered, !radio.isConnected, !radio.isPoweredOff else { return nil }
         let firmware = radio.firmware
         let address = radio.address
         let admitted = discoverySessions.values.contains {

@@ -179,8 +179,18 @@ extension BlueZStandIn {
 
     /// Checks in the order of BlueZ 5.66 `characteristic_acquire_notify`: only a `notify`
     /// characteristic (an indicate-only one is NotSupported until 5.80).
+    ///
+    /// When the device refuses the CCCD write (for want of security, after bluetoothd's own raise failed), 5.66
+    /// frees the session and never answers the call (`register_notify_io_cb`), leaving the characteristic "Notify
+    /// acquired" until the link drops; the stand-in answers with the error instead, and counts the call in
+    /// ``StandInObservations/refusedAcquireNotify`` (a client that meets it on a real 5.66 waits for ever).
     func acquireNotify(_ message: DBusMessage) async throws -> [DBusValue] {
-        try await admitSubscription(message)
+        do {
+            try await admitSubscription(message)
+        } catch {
+            observed.refusedAcquireNotify += 1
+            throw error
+        }
         var (device, radio, characteristic) = try characteristic(for: message)
         releaseHungUpNotify(&characteristic, device: device, radio: radio)
         guard characteristic.notifyChannel == nil else { throw BlueZNames.error("NotPermitted", "Notify acquired") }

@@ -70,7 +70,7 @@ extension BlueZStandIn {
 
     /// The radio device advertising at `address` now and free to connect.
     private func radioAdvertising(at address: DFUDeviceAddress) -> Int? {
-        radios.indices.first { radios[$0].address == address && !radios[$0].isConnected }
+        radios.indices.first { radios[$0].address == address && !radios[$0].isConnected && !radios[$0].isPoweredOff }
     }
 
     func connect(_ message: DBusMessage) async throws -> [DBusValue] {
@@ -123,6 +123,7 @@ extension BlueZStandIn {
             object = current
         }
         let generation = radios[index].connect()
+        observed.links.append(radios[index].address)
         radios[index].isBonded = object.paired && radios[index].spec.pairing.admits(authenticated: object.authenticated)
         object.expiry?.cancel()
         object.expiry = nil
@@ -206,6 +207,7 @@ extension BlueZStandIn {
 
     func pair(_ message: DBusMessage) async throws -> [DBusValue] {
         let path = try object(for: message).path
+        observed.pairCalls += 1
         guard devices[path]?.paired != true else { throw BlueZNames.error("AlreadyExists", "Already Exists") }
         if devices[path]?.connected != true {
             do {

@@ -56,7 +56,7 @@ extension BlueZStandIn {
     /// A characteristic with the properties and methods bluetoothd 5.66 gives it.
     private func characteristicInterface(_ characteristic: GATTTable.Characteristic) throws(DBusError) -> DBusInterface {
         // The properties of BlueZ 5.66 `src/gatt-client.c` `characteristic_properties`, each with its
-        // `*_exists` rule; `Handle` only from 5.70.
+        // `*_exists` rule; `Handle` only from 5.70, `MTU` only from 5.62.
         var properties = [
             DBusProperty(try member("UUID"), value: .string(characteristic.uuid.lowercased())),
             DBusProperty(try member("Service"), value: .objectPath(characteristic.servicePath)),
@@ -73,8 +73,10 @@ extension BlueZStandIn {
         if characteristic.properties.contains(.notify) {
             properties.append(DBusProperty(try member("NotifyAcquired"), value: .boolean(false)))
         }
-        properties.append(
-            DBusProperty(try member("MTU"), value: .uint16(UInt16(clamping: configuration.link.model.mtu))))
+        if configuration.host.version.exportsMTU {
+            properties.append(
+                DBusProperty(try member("MTU"), value: .uint16(UInt16(clamping: configuration.link.model.mtu))))
+        }
         let options = DBusArgument("options", "a{sv}")
         return DBusInterface(
             names.gattCharacteristic,
@@ -162,10 +164,15 @@ extension BlueZStandIn {
         else { return }
         radios[radio].delivered(bytes, on: uuid)
         if let channel = characteristic.notifyChannel {
-            if !channel.send(bytes) { releaseHungUpNotify(&characteristic, device: device, radio: radio) }
+            if channel.send(bytes) {
+                observed.notificationsDelivered += 1
+            } else {
+                releaseHungUpNotify(&characteristic, device: device, radio: radio)
+            }
             return
         }
         guard !characteristic.notifySenders.isEmpty else { return }
+        observed.notificationsDelivered += 1
         characteristic.value = bytes
         update(characteristic, on: device)
         try? connection.setProperty(

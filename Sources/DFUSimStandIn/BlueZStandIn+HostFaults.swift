@@ -26,11 +26,7 @@ extension BlueZStandIn {
     /// short pause serves /org/bluez and the adapter again (without devices, cache or agents) under
     /// the same name. The simulated devices keep their flash. (`dfu-sim serve` does this on SIGHUP.)
     public func restart() async {
-        removeAdapter()
-        agents = [:]
-        defaultAgents = []
-        try? connection.unexport(at: names.root)
-        try? await connection.releaseName(names.service)
+        await leaveTheBus()
         await pause(Self.restartPause)
         // As bluetoothd starts: it takes the name first, then announces its adapters (InterfacesAdded).
         if let interfaces = try? rootInterfaces() { try? connection.export(interfaces.map(Self.asBluetoothd), at: names.root) }
@@ -39,5 +35,23 @@ extension BlueZStandIn {
             try? connection.export([Self.asBluetoothd(adapter)], at: adapterPath)
             adapterPresent = true
         }
+        try? exportOtherAdapters()
+    }
+
+    /// bluetoothd stops for good: its adapters powered down (every link ends, `src/adapter.c` `adapter_shutdown`),
+    /// its objects gone, the name `org.bluez` left.
+    func quit() async {
+        await leaveTheBus()
+    }
+
+    private func leaveTheBus() async {
+        removeAdapter()
+        for (index, _) in configuration.otherAdapters.enumerated() {
+            if let path = try? names.root.appending(otherAdapterName(index)) { try? connection.unexport(at: path) }
+        }
+        agents = [:]
+        defaultAgents = []
+        try? connection.unexport(at: names.root)
+        try? await connection.releaseName(names.service)
     }
 }

@@ -32,7 +32,8 @@ extension BlueZStandIn {
     {
         let pairing = radios[index].spec.pairing
         let failed = BlueZNames.error("AuthenticationFailed", "Authentication Failed")
-        guard let (owner, agent) = pairingAgent(for: caller) else { throw failed }
+        // A device that refuses every pairing request ("pairing not supported") fails it before any agent is asked.
+        guard !configuration.faults.pairingFails, let (owner, agent) = pairingAgent(for: caller) else { throw failed }
         let method = PairingMethod(initiator: agent.capability, responder: pairing.capability)
         let destination = try BusName(owner)
         let interface = try InterfaceName("org.bluez.Agent1")
@@ -40,6 +41,7 @@ extension BlueZStandIn {
         case .passkeyEnteredOnHost:
             // `agent_request_passkey`: the user types the passkey the device shows.
             let reply: [DBusValue]
+            observed.agentRequests.append("RequestPasskey")
             do {
                 reply = try await connection.call(
                     destination: destination, path: agent.path, interface: interface, member: member("RequestPasskey"),
@@ -55,9 +57,11 @@ extension BlueZStandIn {
                 type: .methodCall, destination: destination, path: agent.path, interface: interface,
                 member: try member("DisplayPasskey"), arguments: [.objectPath(path), .uint32(shown), .uint16(0)])
             message.expectsReply = false
+            observed.agentRequests.append("DisplayPasskey")
             try? connection.send(message)
         case .numericComparison:
             // `agent_request_confirmation`: both sides show the value; the user confirms they match.
+            observed.agentRequests.append("RequestConfirmation")
             do {
                 _ = try await connection.call(
                     destination: destination, path: agent.path, interface: interface,
@@ -69,6 +73,7 @@ extension BlueZStandIn {
         case .justWorks:
             guard !bonding else { break }
             // `agent_request_authorization`: the user accepts a pairing nobody asked for.
+            observed.agentRequests.append("RequestAuthorization")
             do {
                 _ = try await connection.call(
                     destination: destination, path: agent.path, interface: interface,

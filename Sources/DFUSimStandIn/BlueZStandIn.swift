@@ -1,6 +1,6 @@
 public import DBus
 public import DFUCore
-import DFUSimulator
+public import DFUSimulator
 import IOLoop
 
 /// bluetoothd's stand-in: serves the org.bluez D-Bus API (adapter, devices, GATT objects) on a
@@ -64,6 +64,8 @@ public actor BlueZStandIn {
     /// Clients whose agent asked to be the default, the current default first.
     var defaultAgents: [String] = []
     var started = false
+    /// What the clients did, for ``observations()``.
+    var observed = StandInObservations()
     /// Whether the adapter object is on the bus (false after `adapter-vanish-after-bytes`).
     var adapterPresent = false
     private nonisolated let events: AsyncStream<DeferredEvent>.Continuation
@@ -131,6 +133,7 @@ public actor BlueZStandIn {
             try connection.export([Self.asBluetoothd(try adapterInterface())], at: adapterPath)
             adapterPresent = true
         }
+        try exportOtherAdapters()
         // Like bluetoothd, end the discovery sessions and notify subscriptions of clients that leave the bus.
         let owners = try await connection.signals(
             matching: DBusMatchRule(
@@ -192,6 +195,20 @@ public actor BlueZStandIn {
     /// The `--report` document as things stand.
     public func report() -> StandInReport {
         StandInReport(devices: radios.map(\.report))
+    }
+
+    /// What the stand-in saw of its clients so far; `agents` are the ones registered now.
+    public func observations() -> StandInObservations {
+        var result = observed
+        result.agents = agents.keys.sorted().compactMap { owner in
+            agents[owner].map { StandInObservations.Agent(owner: owner, path: $0.path, capability: $0.capability.rawValue) }
+        }
+        return result
+    }
+
+    /// What simulated device `index` (in `--device` order) is now: its firmware, flash and address.
+    public func peripheral(ofDevice index: Int) -> SimulatedPeripheral? {
+        radios.indices.contains(index) ? radios[index].peripheral : nil
     }
 
     /// The object path bluetoothd uses for a device at `address` on this adapter.
@@ -272,6 +289,8 @@ public actor BlueZStandIn {
             removeAdapter()
         case .host(.restarts):
             await restart()
+        case .host(.quits):
+            await quit()
         }
     }
 

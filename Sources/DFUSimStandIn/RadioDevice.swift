@@ -14,7 +14,7 @@ struct RadioDevice: Sendable {
         /// caused it on the wall clock (the firmware's own delay: Zephyr's MCUMGR_GRP_OS_RESET_MS, a bootloader's
         /// reset after its last answer; zero for a fault).
         case drop(reboot: SimulatedBootTarget?, after: Duration)
-        /// A host fault fires: the adapter disappears (`vanishes`) or bluetoothd restarts.
+        /// A host fault fires: the adapter disappears (`vanishes`), bluetoothd restarts or stops.
         case host(HostEvent)
     }
 
@@ -24,6 +24,8 @@ struct RadioDevice: Sendable {
         case adapterVanishes
         /// bluetoothd leaves the bus and comes back with no devices and no links.
         case restarts
+        /// bluetoothd powers its adapters down and leaves the bus for good.
+        case quits
     }
 
     let spec: SimulatedDeviceSpec
@@ -56,6 +58,10 @@ struct RadioDevice: Sendable {
     private var packetWrites = 0
     private var packetBytes = 0
     private var byteFaultFired = false
+    /// Whether the device has lost power (`power-off-after-bytes`): it neither advertises nor answers any more.
+    private(set) var isPoweredOff = false
+    /// Packet bytes after which the device loses power.
+    private let powerOffAfterPacketBytes: Int?
     private var requestFaultFired = false
     private var requestCounts: [UInt8: Int] = [:]
     private var firmwareDrops = 0
@@ -92,6 +98,8 @@ struct RadioDevice: Sendable {
         var events: [(bytes: Int, event: HostEvent)] = []
         if let bytes = faults.adapterVanishesAfterPacketBytes { events.append((bytes, .adapterVanishes)) }
         if let bytes = faults.hostRestartsAfterPacketBytes { events.append((bytes, .restarts)) }
+        if let bytes = faults.hostQuitsAfterPacketBytes { events.append((bytes, .quits)) }
+        powerOffAfterPacketBytes = faults.devicePowersOffAfterPacketBytes
         pendingHostEvents = events
         peripheral = SimulatedPeripheral(
             profile: spec.profile, storage: spec.storage,
@@ -290,6 +298,10 @@ struct RadioDevice: Sendable {
             packetBytes += bytes.count
             if let limit = faults.disconnectAfterPacketBytes, !byteFaultFired, packetBytes >= limit {
                 byteFaultFired = true
+                dropAfter = true
+            }
+            if let limit = powerOffAfterPacketBytes, !isPoweredOff, packetBytes >= limit {
+                isPoweredOff = true
                 dropAfter = true
             }
             if let index = pendingHostEvents.firstIndex(where: { packetBytes >= $0.bytes }) {

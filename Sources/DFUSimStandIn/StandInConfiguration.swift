@@ -23,6 +23,10 @@ public struct StandInConfiguration: Sendable {
     public var powered = true
     /// Whether there is an adapter at all (false: bluetoothd without a controller).
     public var hasAdapter = true
+    /// Further controllers after the first (`hci1`, …) and whether each is powered. They are listed as bluetoothd
+    /// lists a controller (Adapter1 with its name, address and power state), but the simulated devices are heard
+    /// through the first adapter only: the others' methods answer NotSupported.
+    public var otherAdapters: [(name: String, powered: Bool)] = []
 
     /// Makes a configuration.
     public init(

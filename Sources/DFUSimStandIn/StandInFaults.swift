@@ -5,14 +5,16 @@ public import DFUSimulator
 /// SPECs: `drop-packet=N[:M…]` (packet writes N, M, … counted per device from 1 are lost),
 /// `corrupt-packet=N[:M…]`, `disconnect-after-bytes=N` (once, per device), `disconnect-at=OPCODE[:OCCURRENCE]`
 /// (once, at a control point request, after the device handled it), `fail-connections=N` (the first N
-/// Connect calls fail), `fail-pairing` (Pair fails), `response-delay-ms=N` (modelled delay before every notification),
-/// `no-stale-cache` (the host never reuses cached GATT services).
+/// Connect calls fail), `fail-pairing` (every pairing fails), `response-delay-ms=N` (modelled delay before every notification),
+/// `no-stale-cache` (the host never reuses cached GATT services), `power-off-after-bytes=N` (the device loses power),
+/// `quit-after-bytes=N` (bluetoothd stops for good).
 public struct StandInFaults: Sendable, Hashable {
     /// The link faults, as the simulator models them.
     public var link = SimulatedFaults()
     /// Whether the host keeps GATT services per address across connections, as bluetoothd's `Cache=always` does.
     public var cachesServices = true
-    /// Whether `Device1.Pair` fails (`org.bluez.Error.AuthenticationFailed`).
+    /// Whether every pairing fails, `Device1.Pair` (`org.bluez.Error.AuthenticationFailed`) and bluetoothd's own
+    /// when it raises a link's security: the device answers every pairing request "pairing not supported".
     public var pairingFails = false
     /// Control point notifications (1-based, counted per device) lost on the air.
     public var droppedResponses: Set<Int> = []
@@ -21,6 +23,13 @@ public struct StandInFaults: Sendable, Hashable {
     /// Restart the stand-in (leave the bus name, drop every object and link, come back) once this many
     /// packet bytes reached a device.
     public var hostRestartsAfterPacketBytes: Int?
+    /// bluetoothd stops for good (`systemctl stop bluetooth`, or a crash with no restart) once this many packet
+    /// bytes reached a device: it powers its adapters down, which ends every link (`src/adapter.c`
+    /// `adapter_shutdown`), and leaves the bus.
+    public var hostQuitsAfterPacketBytes: Int?
+    /// The device loses power (a battery that runs out, a board unplugged) once this many packet bytes reached
+    /// it: its link ends as a supervision timeout ends it, and it is never heard again.
+    public var devicePowersOffAfterPacketBytes: Int?
     /// Control point notifications (1-based, counted per device) delivered late on the wall clock, and
     /// by how much; unlike `responseDelay` of the link, which only moves the modelled clock, the client
     /// waits for it (and what the device does next waits behind it).

@@ -1,11 +1,14 @@
 /// `--bluetoothd KEY=VALUE[,…]`: the bluetoothd the stand-in plays, as its `main.conf` and version make it.
 ///
-/// Keys: `version` (`5.66`, the default, or `5.80`: what changed that a DFU client can notice),
+/// Keys: `version` (`5.66`, the default, `5.55` or `5.80`: what changed that a DFU client can notice),
 /// `cache` (`always`, the default, `yes` or `no`: main.conf `[GATT] Cache`), `temporary_timeout_s`
 /// (main.conf `[General] TemporaryTimeout`, default 30; 0 keeps devices for ever).
 public struct StandInHost: Sendable, Hashable {
     /// A bluetoothd release whose D-Bus API the stand-in exports.
     public enum Version: String, Sendable, Hashable, CaseIterable {
+        /// Debian 11's bluetoothd: as 5.66 except that GATT characteristics have no `MTU` property (`src/gatt-client.c`
+        /// `characteristic_properties`, added in 5.62). Only that difference is modelled.
+        case v5_55 = "5.55"
         /// Debian 12's bluetoothd: GATT objects without `Handle`, AcquireNotify only on `notify`.
         case v5_66 = "5.66"
         /// GATT objects export `Handle` (from 5.70) and AcquireNotify also takes indications (from 5.80).
@@ -24,6 +27,8 @@ public struct StandInHost: Sendable, Hashable {
         /// Whether AcquireNotify accepts an indicate-only characteristic
         /// (`characteristic_acquire_notify`, 5.80+; 5.66 answers NotSupported).
         var acquiresIndications: Bool { self == .v5_80 }
+        /// Whether `GattCharacteristic1` exports `MTU` (`src/gatt-client.c`, 5.62+).
+        var exportsMTU: Bool { self != .v5_55 }
     }
 
     /// main.conf `[GATT] Cache`: when a device's GATT database outlives its link.

@@ -52,7 +52,7 @@ import Testing
         #expect(run.stat(Self.address, "connections") ?? 0 >= 2, "application, then bootloader at the same address")
     }
 
-    @Test(arguments: ["version=5.66,cache=always", "version=5.80,cache=always", "version=5.66,cache=yes",
+    @Test(arguments: ["version=5.66,cache=always", "version=5.55,cache=always", "version=5.80,cache=always", "version=5.66,cache=yes",
                       "version=5.66,cache=no"])
     func uploadWorksAgainstEachBluetoothdVersionAndCachePolicy(_ bluetoothd: String) async throws {
         // A buttonless application with bonds (same address, pairing, Service Changed) and one

@@ -134,8 +134,9 @@ import Testing
         #expect(defaults.version == .v5_66 && defaults.cache == .always && defaults.temporaryTimeout == .seconds(30))
         let host = try StandInHost(parsing: "version=5.80,cache=yes,temporary_timeout_s=2")
         #expect(host.version == .v5_80 && host.cache == .yes && host.temporaryTimeout == .seconds(2))
-        #expect(throws: StandInSpecError("version=5.55 must be one of 5.66, 5.80")) {
-            try StandInHost(parsing: "version=5.55")
+        #expect(try StandInHost(parsing: "version=5.55").version == .v5_55)
+        #expect(throws: StandInSpecError("version=5.47 must be one of 5.55, 5.66, 5.80")) {
+            try StandInHost(parsing: "version=5.47")
         }
         #expect(throws: StandInSpecError("cache=maybe must be always, yes or no")) {
             try StandInHost(parsing: "cache=maybe")
@@ -158,12 +159,16 @@ import Testing
         try faults.add(parsing: "drop-response=2:9")
         try faults.add(parsing: "adapter-vanish-after-bytes=100")
         try faults.add(parsing: "restart-after-bytes=0")
+        try faults.add(parsing: "quit-after-bytes=4880")
+        try faults.add(parsing: "power-off-after-bytes=244")
         try faults.add(parsing: "late-response=3:250")
         #expect(faults.lateResponses == [3: .milliseconds(250)])
         #expect(throws: StandInSpecError.self) { try faults.add(parsing: "late-response=250") }
         #expect(faults.droppedResponses == [2, 9])
         #expect(faults.adapterVanishesAfterPacketBytes == 100)
         #expect(faults.hostRestartsAfterPacketBytes == 0)
+        #expect(faults.hostQuitsAfterPacketBytes == 4880)
+        #expect(faults.devicePowersOffAfterPacketBytes == 244)
         #expect(faults.link.droppedPackets == [3, 7])
         #expect(faults.link.corruptedPackets == [5])
         #expect(faults.link.disconnectAfterPacketBytes == 4096)
