@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(
             name: "BlueZTests",
             dependencies: [
-                "BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUFormats", "DFUCrypto", "DFUSimulator", "IOLoop", "ProcessSpawning", "SystemSupport", "DFUSimSupport", "TestSupport",
+                "BlueZ", "BlueZTransport", "DBus", "DFUCore", "DFUFormats", "DFUCrypto", "DFUSimulator", "DFUSimStandIn", "IOLoop", "ProcessSpawning", "SystemSupport", "DFUSimSupport", "TestSupport",
             ],
             swiftSettings: strict),
         .testTarget(

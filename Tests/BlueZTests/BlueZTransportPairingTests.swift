@@ -2,6 +2,7 @@ import BlueZ
 import BlueZTransport
 import DBus
 import DFUCore
+import DFUSimStandIn
 import DFUSimulator
 import Glibc
 import Synchronization
@@ -9,26 +10,35 @@ import TestSupport
 import Testing
 
 /// Pairing with an nRF Connect SDK device whose SMP characteristic needs an encrypted link (the NCS 3.x
-/// default), through BlueZTransport's own agent, against ``FakeBlueZ`` modelled on bluetoothd 5.66: a
+/// default), through BlueZTransport's own agent, against bluetoothd's stand-in (modelled on bluetoothd 5.66): a
 /// refused subscription makes bluetoothd pair through the default agent and retry, AcquireNotify is never
-/// answered when the device refuses it, Device1.Pair uses the caller's own agent.
+/// answered by 5.66 when the device refuses it, Device1.Pair uses the caller's own agent.
 @Suite(.timeLimit(.minutes(TestTime.limitMinutes(3)))) struct BlueZTransportPairingTests {
     static let passkey: UInt32 = 123_456
 
-    /// Runs `body` on a fake bluetoothd serving an encryption-requiring SMP device, then checks that the
-    /// transport left no agent registered and never called the AcquireNotify that 5.66 leaves unanswered.
+    /// A device whose SMP characteristic needs an encrypted link and which pairs by Just Works (no input, no
+    /// output), or, with `passkey`, one that needs authenticated keys and shows that passkey.
+    static func encryptedDevice(passkey: UInt32? = nil) -> SimulatedDeviceSpec {
+        var pairing = DevicePairing()
+        pairing.security = passkey == nil ? .encrypted : .authenticated
+        pairing.capability = passkey == nil ? .noInputNoOutput : .displayOnly
+        pairing.passkey = passkey ?? 0
+        return LiveRig.zephyrDevice(pairing: pairing)
+    }
+
+    /// Runs `body` on the stand-in serving `device`, then checks that the transport left no agent registered
+    /// and never called the AcquireNotify that 5.66 leaves unanswered.
     static func withEncryptedDevice(
-        _ options: FakeBlueZ.Options = FakeBlueZ.Options(), configure: (BlueZTransport) async -> Void = { _ in },
-        _ body: (FakeBlueZ, BlueZTransport) async throws -> Void
+        _ device: SimulatedDeviceSpec = encryptedDevice(), options: StandInRig.Options = StandInRig.Options(),
+        configure: (BlueZTransport) async -> Void = { _ in }, _ body: (StandInRig, BlueZTransport) async throws -> Void
     ) async throws {
-        let fake = try await LiveRig.withTransport(LiveRig.zephyrDevice(requiresEncryption: true), options: options) {
-            fake, transport in
-            await configure(transport)
-            try await body(fake, transport)
-            return fake
+        let observed = try await LiveRig.withTransport(device, options: options, configure: configure) { rig, transport in
+            try await body(rig, transport)
+            await transport.close()
+            return await rig.observed
         }
-        #expect(fake.registeredAgents.isEmpty, "the agent is unregistered when the transport closes")
-        #expect(fake.unansweredAcquireNotify == 0)
+        #expect(observed.agents.isEmpty, "the agent is unregistered when the transport closes")
+        #expect(observed.refusedAcquireNotify == 0)
     }
 
     static func pairingFailure(_ result: Result<DFUUpdateReport, DFUError>) -> String? {
@@ -38,45 +48,60 @@ import Testing
 
     @Test func justWorksHappensWhenBluetoothdRaisesTheSecurityThroughTheTransportsAgent() async throws {
         let image = LiveRig.mcubootImage(size: 10_000)
-        try await Self.withEncryptedDevice { fake, transport in
+        try await Self.withEncryptedDevice { rig, transport in
             _ = try await LiveRig.update(try LiveRig.smpPlan(image), over: transport).get()
-            try BlueZTransportSMPTests.expectUpdated(fake, to: image)
-            #expect(fake.paired)
+            try await BlueZTransportSMPTests.expectUpdated(rig, to: image)
+            #expect(try await rig.isPaired(LiveRig.address))
             // The host had no agent: the transport's became the default, and bluetoothd asked it.
-            #expect(fake.agentRequests == ["RequestAuthorization"])
-            #expect(fake.pairAttempts == 0)
+            #expect(await rig.observed.agentRequests == ["RequestAuthorization"])
+            #expect(await rig.observed.pairCalls == 0)
         }
     }
 
+    /// The host's default agent is another client's (a desktop's), whose user declines the pairing bluetoothd
+    /// starts on its own: the subscription is refused, and the transport pairs through Device1.Pair, which asks
+    /// its own agent.
     @Test func justWorksThroughDevicePairWhenBluetoothdDoesNotPairByItself() async throws {
         let image = LiveRig.mcubootImage(size: 10_000)
-        var options = FakeBlueZ.Options()
-        options.securityElevation = false
-        try await Self.withEncryptedDevice(options) { fake, transport in
-            _ = try await LiveRig.update(try LiveRig.smpPlan(image), over: transport).get()
-            try BlueZTransportSMPTests.expectUpdated(fake, to: image)
-            #expect(fake.paired)
-            #expect(fake.pairAttempts == 1, "paired once; the connection after the swap is already paired")
+        let rig = try StandInRig(devices: [Self.encryptedDevice()])
+        do {
+            try await rig.serve()
+            let desktop = try Self.openClient(rig)
+            defer { desktop.close() }
+            let declining = try BlueZAgent(
+                client: desktop, capability: .noInputNoOutput,
+                answers: BlueZAgent.Answers(passkey: { _ in nil }, accepts: { _, _ in false }))
+            try await declining.register()
+            let transport = try await BlueZTransport.open(busAddress: rig.address)
+            let result = await LiveRig.update(try LiveRig.smpPlan(image), over: transport)
+            await transport.close()
+            _ = try result.get()
+            try await BlueZTransportSMPTests.expectUpdated(rig, to: image)
+            #expect(try await rig.isPaired(LiveRig.address))
+            #expect(await rig.observed.pairCalls == 1, "paired once; the connection after the swap is already paired")
+            #expect(declining.requests == [.authorization], "bluetoothd's own pairing asked the default agent, which declined")
+            await declining.unregister()
+        } catch {
+            await rig.stop()
+            throw error
         }
+        await rig.stop()
     }
 
     @Test(arguments: [false, true])
     func aPasskeyGivenOrPromptedIsTyped(prompted: Bool) async throws {
         let image = LiveRig.mcubootImage(size: 10_000)
-        var options = FakeBlueZ.Options()
-        options.pairingPasskey = Self.passkey
-        options.securityElevation = false
         let asked = Mutex<[DFUDeviceAddress]>([])
         let prompt = DFUPasskeyPrompt { address in
             asked.withLock { $0.append(address) }
             return Self.passkey
         }
-        try await Self.withEncryptedDevice(options, configure: { transport in
+        try await Self.withEncryptedDevice(Self.encryptedDevice(passkey: Self.passkey), configure: { transport in
             await transport.setPairing(passkey: prompted ? nil : Self.passkey, prompt: prompted ? prompt : nil)
-        }) { fake, transport in
+        }) { rig, transport in
             _ = try await LiveRig.update(try LiveRig.smpPlan(image), over: transport).get()
-            try BlueZTransportSMPTests.expectUpdated(fake, to: image)
-            #expect(fake.agentRequests == ["RequestPasskey"])
+            try await BlueZTransportSMPTests.expectUpdated(rig, to: image)
+            #expect(await rig.observed.agentRequests == ["RequestPasskey"])
             #expect(asked.withLock { $0 } == (prompted ? [LiveRig.address] : []))
         }
     }
@@ -85,33 +110,35 @@ import Testing
     /// answers: the subscription waits for the pairing, not the usual call timeout (1 s here).
     @Test func aPromptAnsweredSlowlyDuringBluetoothdsOwnPairingStillPairs() async throws {
         let image = LiveRig.mcubootImage(size: 5_000)
-        var options = FakeBlueZ.Options()
-        options.pairingPasskey = Self.passkey
-        let fake = try FakeBlueZ(peripheral: LiveRig.zephyrDevice(requiresEncryption: true), options: options)
-        defer { fake.stop() }
-        try await fake.serve()
-        var client = try BlueZClient.open(busAddress: fake.address)
-        client.callTimeout = .seconds(1)
-        let transport = try await BlueZTransport.open(client: client, ownsClient: true)
-        await transport.setPairing(passkey: nil, prompt: DFUPasskeyPrompt { _ in
-            try? await Task.sleep(for: .milliseconds(1_500))
-            return Self.passkey
-        })
-        let result = await LiveRig.update(try LiveRig.smpPlan(image), over: transport)
-        await transport.close()
-        _ = try result.get()
-        try BlueZTransportSMPTests.expectUpdated(fake, to: image)
-        #expect(fake.agentRequests == ["RequestPasskey"])
-        #expect(fake.pairAttempts == 0, "bluetoothd paired on its own, through the transport's agent")
-        #expect(fake.registeredAgents.isEmpty)
+        let rig = try StandInRig(devices: [Self.encryptedDevice(passkey: Self.passkey)])
+        do {
+            try await rig.serve()
+            var client = try BlueZClient.open(busAddress: rig.address)
+            client.callTimeout = .seconds(1)
+            let transport = try await BlueZTransport.open(client: client, ownsClient: true)
+            await transport.setPairing(passkey: nil, prompt: DFUPasskeyPrompt { _ in
+                try? await Task.sleep(for: .milliseconds(1_500))
+                return Self.passkey
+            })
+            let result = await LiveRig.update(try LiveRig.smpPlan(image), over: transport)
+            await transport.close()
+            _ = try result.get()
+            try await BlueZTransportSMPTests.expectUpdated(rig, to: image)
+            let observed = await rig.observed
+            #expect(observed.agentRequests == ["RequestPasskey"])
+            #expect(observed.pairCalls == 0, "bluetoothd paired on its own, through the transport's agent")
+            #expect(observed.agents.isEmpty)
+        } catch {
+            await rig.stop()
+            throw error
+        }
+        await rig.stop()
     }
 
     @Test func aWrongPasskeyIsAClearPairingErrorNamingThePasskey() async throws {
-        var options = FakeBlueZ.Options()
-        options.pairingPasskey = Self.passkey
-        options.securityElevation = false
-        try await Self.withEncryptedDevice(options, configure: { await $0.setPairing(passkey: 111_111, prompt: nil) }) {
-            fake, transport in
+        try await Self.withEncryptedDevice(
+            Self.encryptedDevice(passkey: Self.passkey), configure: { await $0.setPairing(passkey: 111_111, prompt: nil) }
+        ) { rig, transport in
             let start = ContinuousClock.now
             let result = await LiveRig.update(try LiveRig.smpPlan(LiveRig.mcubootImage()), over: transport)
             let message = try #require(Self.pairingFailure(result), "\(result)")
@@ -119,86 +146,100 @@ import Testing
             #expect(message.contains("check the passkey given with --passkey"), "\(message)")
             // Sooner than the 10 s an unanswered AcquireNotify would take (DFU_TEST_TIME_SCALE: make test-sanitize).
             #expect(ContinuousClock.now - start < TestTime.scaled(.seconds(8)))
-            #expect(!fake.paired)
-            #expect(fake.pairAttempts == 1, "a pairing failure is not retried")
+            #expect(try await !rig.isPaired(LiveRig.address))
+            #expect(await rig.observed.pairCalls == 1, "a pairing failure is not retried")
         }
     }
 
     @Test func aDeviceAskingForAPasskeyWithoutOneSaysToGiveIt() async throws {
-        var options = FakeBlueZ.Options()
-        options.pairingPasskey = Self.passkey
-        options.securityElevation = false
         let prompt = DFUPasskeyPrompt { _ in nil }  // the person pressed Enter without typing one
-        try await Self.withEncryptedDevice(options, configure: { await $0.setPairing(passkey: nil, prompt: prompt) }) {
-            _, transport in
+        try await Self.withEncryptedDevice(
+            Self.encryptedDevice(passkey: Self.passkey), configure: { await $0.setPairing(passkey: nil, prompt: prompt) }
+        ) { _, transport in
             let result = await LiveRig.update(try LiveRig.smpPlan(LiveRig.mcubootImage()), over: transport)
             let message = try #require(Self.pairingFailure(result), "\(result)")
             #expect(message.contains("give the one it shows with --passkey"), "\(message)")
         }
     }
 
-    @Test func aDeviceThatWantsAPasskeyCannotPairJustWorks() async throws {
-        var options = FakeBlueZ.Options()
-        options.pairingPasskey = Self.passkey
-        try await Self.withEncryptedDevice(options) { fake, transport in
-            // No passkey and no prompt: the agent is NoInputNoOutput, so no authenticated pairing is possible.
+    /// No passkey and no prompt: the agent is NoInputNoOutput, so the pairing is Just Works (LE Secure Connections'
+    /// table), whose keys are not authenticated. A device that keeps that bond still refuses its characteristic; one
+    /// that ends the link instead (as a Zephyr server was seen doing) leaves no bond. Either way the user is told to
+    /// give the passkey, and no bond is left behind.
+    @Test(arguments: [false, true])
+    func aDeviceThatWantsAPasskeyCannotPairJustWorks(deviceEndsTheLink: Bool) async throws {
+        var device = Self.encryptedDevice(passkey: Self.passkey)
+        device.pairing.dropsWeakPairing = deviceEndsTheLink
+        try await Self.withEncryptedDevice(device) { rig, transport in
             let result = await LiveRig.update(try LiveRig.smpPlan(LiveRig.mcubootImage()), over: transport)
             let message = try #require(Self.pairingFailure(result), "\(result)")
-            #expect(message.contains("pairing with \(LiveRig.address) failed"), "\(message)")
-            #expect(message.contains("if the device shows a passkey, give it with --passkey"), "\(message)")
-            #expect(!fake.paired)
+            #expect(message.contains("\(LiveRig.address)"), "\(message)")
+            #expect(message.contains("passkey it shows with --passkey"), "\(message)")
+            #expect(try await !rig.isPaired(LiveRig.address))
         }
     }
 
     @Test func aDeviceRefusingToPairIsAClearErrorAndNothingIsSent() async throws {
-        var options = FakeBlueZ.Options()
-        options.pairingFails = true
-        try await Self.withEncryptedDevice(options) { fake, transport in
+        var options = StandInRig.Options()
+        options.faults.pairingFails = true
+        try await Self.withEncryptedDevice(options: options) { rig, transport in
             let result = await LiveRig.update(try LiveRig.smpPlan(LiveRig.mcubootImage()), over: transport)
             let message = try #require(Self.pairingFailure(result), "\(result)")
             #expect(message.contains("Authentication Failed"), "\(message)")
-            let target = try #require(fake.firmware as? SimulatedZephyrTarget)
+            let target = try #require(try await rig.firmware as? SimulatedZephyrTarget)
             #expect(target.slots[0].secondaryBlank)
             #expect(target.refusedWrites == 0, "no request was written to a link the device refuses")
         }
     }
 
     @Test func aDeviceThatNeedsNoPairingIsNotPaired() async throws {
-        try await LiveRig.withTransport(LiveRig.zephyrDevice()) { fake, transport in
+        try await LiveRig.withTransport(LiveRig.zephyrDevice()) { rig, transport in
             _ = try await LiveRig.update(try LiveRig.smpPlan(LiveRig.mcubootImage(size: 5_000)), over: transport).get()
-            #expect(!fake.paired)
-            #expect(fake.pairAttempts == 0)
-            #expect(fake.agentRequests.isEmpty)
+            #expect(try await !rig.isPaired(LiveRig.address))
+            #expect(await rig.observed.pairCalls == 0)
+            #expect(await rig.observed.agentRequests.isEmpty)
             await transport.close()
-            #expect(fake.registeredAgents.isEmpty)
+            #expect(await rig.observed.agents.isEmpty)
         }
     }
 
     // MARK: The agent itself
 
-    /// An agent registered on a client of the fake bluetoothd, and that registration as bluetoothd sees it.
+    /// An agent registered on a client of the stand-in, and that registration as bluetoothd sees it.
     static func withAgent(
         capability: BlueZAgent.Capability = .keyboardOnly, answers: BlueZAgent.Answers,
-        _ body: (FakeBlueZ, BlueZAgent, FakeBlueZ.Agent) async throws -> Void
+        _ body: (StandInRig, BlueZAgent, StandInObservations.Agent) async throws -> Void
     ) async throws {
-        let fake = try FakeBlueZ(peripheral: LiveRig.zephyrDevice())
-        defer { fake.stop() }
-        try await fake.serve()
-        let client = try Self.openClient(fake)
-        defer { client.close() }
-        let agent = try BlueZAgent(client: client, capability: capability, answers: answers)
-        try await agent.register()
-        let registered = try #require(fake.registeredAgents.first)
-        #expect(registered.capability == capability.rawValue)
-        try await body(fake, agent, registered)
-        await agent.unregister()
-        #expect(fake.registeredAgents.isEmpty)
+        try await Self.withRig { rig in
+            let client = try Self.openClient(rig)
+            defer { client.close() }
+            let agent = try BlueZAgent(client: client, capability: capability, answers: answers)
+            try await agent.register()
+            let registered = try #require(await rig.observed.agents.first)
+            #expect(registered.capability == capability.rawValue)
+            try await body(rig, agent, registered)
+            await agent.unregister()
+            #expect(await rig.observed.agents.isEmpty)
+        }
     }
 
-    /// A client of the fake whose calls wait 10 s, times DFU_TEST_TIME_SCALE: under the sanitizers the
-    /// fake's answers queue behind the other suites' work on the two pool threads for seconds.
-    static func openClient(_ fake: FakeBlueZ) throws -> BlueZClient {
-        var client = try BlueZClient.open(busAddress: fake.address)
+    /// Runs `body` on a served stand-in with an open SMP device; stopped afterwards.
+    static func withRig(_ body: (StandInRig) async throws -> Void) async throws {
+        let rig = try StandInRig(devices: [LiveRig.zephyrDevice()])
+        do {
+            try await rig.serve()
+            try await body(rig)
+        } catch {
+            await rig.stop()
+            throw error
+        }
+        await rig.stop()
+    }
+
+    /// A client of the stand-in whose calls wait 10 s, times DFU_TEST_TIME_SCALE: under the sanitizers the
+    /// answers queue behind the other suites' work on the two pool threads for seconds.
+    static func openClient(_ rig: StandInRig) throws -> BlueZClient {
+        var client = try BlueZClient.open(busAddress: rig.address)
         client.callTimeout = TestTime.scaled(.seconds(10))
         return client
     }
@@ -217,12 +258,12 @@ import Testing
                 return Task.isCancelled ? nil : 1
             },
             accepts: { _, _ in true })
-        try await Self.withAgent(answers: answers) { fake, agent, registered in
+        try await Self.withAgent(answers: answers) { rig, agent, registered in
             let device = try Self.device
-            let request = Task { await fake.callAgent(registered, "RequestPasskey", [device], timeout: .seconds(20)) }
+            let request = Task { await rig.callAgent(registered, "RequestPasskey", [device], timeout: .seconds(20)) }
             while !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
             let start = ContinuousClock.now
-            _ = try await fake.callAgent(registered, "Cancel", []).get()
+            _ = try await rig.callAgent(registered, "Cancel", []).get()
             guard case .failure(let error) = await request.value else {
                 Issue.record("the passkey request was answered after Cancel")
                 return
@@ -235,35 +276,34 @@ import Testing
 
     @Test func releaseIsAnsweredAndTheAgentIsNotUnregisteredTwice() async throws {
         let answers = BlueZAgent.Answers(passkey: { _ in nil }, accepts: { _, _ in false })
-        let fake = try FakeBlueZ(peripheral: LiveRig.zephyrDevice())
-        defer { fake.stop() }
-        try await fake.serve()
-        let client = try Self.openClient(fake)
-        defer { client.close() }
-        let agent = try BlueZAgent(client: client, capability: .noInputNoOutput, answers: answers)
-        try await agent.register()
-        let registered = try #require(fake.registeredAgents.first)
-        _ = try await fake.callAgent(registered, "Release", []).get()
-        #expect(agent.wasReleased)
-        #expect(!agent.isRegistered)
-        await agent.unregister()
-        // bluetoothd dropped it already: no UnregisterAgent was sent, so the fake still lists it.
-        #expect(fake.registeredAgents.count == 1)
+        try await Self.withRig { rig in
+            let client = try Self.openClient(rig)
+            defer { client.close() }
+            let agent = try BlueZAgent(client: client, capability: .noInputNoOutput, answers: answers)
+            try await agent.register()
+            let registered = try #require(await rig.observed.agents.first)
+            _ = try await rig.callAgent(registered, "Release", []).get()
+            #expect(agent.wasReleased)
+            #expect(!agent.isRegistered)
+            await agent.unregister()
+            // bluetoothd dropped it already: no UnregisterAgent was sent, so the stand-in still lists it.
+            #expect(await rig.observed.agents.count == 1)
+        }
     }
 
     @Test func theAgentRefusesWhatTheOwnerDoesNotAccept() async throws {
         let answers = BlueZAgent.Answers(passkey: { _ in Self.passkey }, accepts: { _, shown in shown == Self.passkey })
-        try await Self.withAgent(answers: answers) { fake, agent, registered in
+        try await Self.withAgent(answers: answers) { rig, agent, registered in
             let device = try Self.device
-            #expect(try await fake.callAgent(registered, "RequestPasskey", [device]).get() == [.uint32(Self.passkey)])
-            #expect((try? await fake.callAgent(registered, "RequestConfirmation", [device, .uint32(Self.passkey)]).get()) != nil)
-            guard case .failure(let error) = await fake.callAgent(registered, "RequestConfirmation", [device, .uint32(1)])
+            #expect(try await rig.callAgent(registered, "RequestPasskey", [device]).get() == [.uint32(Self.passkey)])
+            #expect((try? await rig.callAgent(registered, "RequestConfirmation", [device, .uint32(Self.passkey)]).get()) != nil)
+            guard case .failure(let error) = await rig.callAgent(registered, "RequestConfirmation", [device, .uint32(1)])
             else {
                 Issue.record("a passkey that does not match was confirmed")
                 return
             }
             #expect(error.name == "org.bluez.Error.Rejected")
-            guard case .failure = await fake.callAgent(registered, "RequestPinCode", [device]) else {
+            guard case .failure = await rig.callAgent(registered, "RequestPinCode", [device]) else {
                 Issue.record("a PIN code was given")
                 return
             }
@@ -281,8 +321,8 @@ import Testing
                 return Self.passkey
             },
             accepts: { _, _ in true })
-        try await Self.withAgent(answers: answers) { fake, agent, registered in
-            let intruder = try DBusConnection(address: fake.address)
+        try await Self.withAgent(answers: answers) { rig, agent, registered in
+            let intruder = try DBusConnection(address: rig.address)
             defer { intruder.close() }
             let device = try Self.device
             do {
@@ -306,7 +346,7 @@ import Testing
             #expect(agent.requests.isEmpty)
             #expect(!agent.wasReleased, "a Release from another client is not bluetoothd's")
             // bluetoothd itself is still answered.
-            #expect(try await fake.callAgent(registered, "RequestPasskey", [device]).get() == [.uint32(Self.passkey)])
+            #expect(try await rig.callAgent(registered, "RequestPasskey", [device]).get() == [.uint32(Self.passkey)])
         }
     }
 }

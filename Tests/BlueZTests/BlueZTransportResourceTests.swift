@@ -1,5 +1,6 @@
 import BlueZTransport
 import DFUCore
+import DFUSimStandIn
 import DFUSimulator
 import Glibc
 import TestSupport
@@ -45,29 +46,38 @@ import DFUFormats
 
     @Test func fiftyUploadsLeaveNoDescriptorsOrChildrenBehind() async throws {
         // A buttonless application: every round switches it to its bootloader and back.
-        let fake = try FakeBlueZ(peripheral: LiveRig.secureDevice(buttonless: .withoutBonds))
-        defer { fake.stop() }
-        try await fake.serve()
+        let rig = try StandInRig(devices: [LiveRig.secureDevice(buttonless: .withoutBonds)])
+        do {
+            try await rig.serve()
+            try await Self.uploadFiftyTimes(rig)
+        } catch {
+            await rig.stop()
+            throw error
+        }
+        await rig.stop()
+    }
+
+    private static func uploadFiftyTimes(_ rig: StandInRig) async throws {
         let package = LiveRig.securePackage(size: 2_000)
         // One warm-up run: libdbus and Dispatch allocate lasting descriptors (epoll, eventfd) once.
         for round in 0...50 {
             if round == 1 {
                 try await Task.sleep(for: .milliseconds(100))
             }
-            let transport = try await BlueZTransport.open(busAddress: fake.address)
+            let transport = try await BlueZTransport.open(busAddress: rig.address)
             _ = try await LiveRig.update(package, over: transport).get()
             await transport.close()
             if round == 0 {
                 try await Task.sleep(for: .milliseconds(100))
-                Baseline.descriptors = Self.openDescriptors()
-                Baseline.children = Self.childProcesses()
+                Baseline.descriptors = openDescriptors()
+                Baseline.children = childProcesses()
             }
         }
         try await Task.sleep(for: .milliseconds(200))
-        let (descriptors, children) = (Self.openDescriptors(), Self.childProcesses())
-        #expect(descriptors - Baseline.descriptors <= Self.slack, "\(Baseline.descriptors) → \(descriptors)")
-        #expect(children - Baseline.children <= Self.slack, "\(Baseline.children) → \(children)")
-        #expect(fake.storage.application == package.parts.first?.image)
+        let (descriptors, children) = (openDescriptors(), childProcesses())
+        #expect(descriptors - Baseline.descriptors <= slack, "\(Baseline.descriptors) → \(descriptors)")
+        #expect(children - Baseline.children <= slack, "\(Baseline.children) → \(children)")
+        #expect(try await rig.storage.application == package.parts.first?.image)
     }
 }
 

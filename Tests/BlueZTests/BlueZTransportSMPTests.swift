@@ -1,17 +1,19 @@
 import BlueZ
 import BlueZTransport
 import DFUCore
+import DFUSimStandIn
 import DFUSimulator
 import TestSupport
 import Testing
 import DFUFormats
 
 /// SMP (MCUmgr) over BlueZTransport: DFURunner's SMP upload over a real dbus-daemon, against a simulated
-/// nRF Connect SDK device (Zephyr's SMP server above MCUboot) behind the small org.bluez of ``FakeBlueZ``.
+/// nRF Connect SDK device (Zephyr's SMP server above MCUboot) behind bluetoothd's stand-in. WriteValue and
+/// StartNotify are taken as `--no-acquire` takes them (the transport's acquiring switched off).
 @Suite(.timeLimit(.minutes(TestTime.limitMinutes(1)))) struct BlueZTransportSMPTests {
     /// The target's image 0 after the update: the new image in the primary slot, confirmed, after one reset.
-    static func expectUpdated(_ fake: FakeBlueZ, to image: [UInt8], _ comment: Comment? = nil) throws {
-        let target = try #require(fake.firmware as? SimulatedZephyrTarget)
+    static func expectUpdated(_ rig: StandInRig, to image: [UInt8], _ comment: Comment? = nil) async throws {
+        let target = try #require(try await rig.firmware as? SimulatedZephyrTarget)
         #expect(target.slots[0].primary == image, comment)
         #expect(target.slots[0].nextBoot == .none, "confirmed after the test boot")
         #expect(target.resets == 1)
@@ -23,17 +25,16 @@ import DFUFormats
         ("AcquireWrite + StartNotify", false, true),
         ("WriteValue command + StartNotify", true, true),
     ])
-    func anImageIsUploadedTestedSwappedAndConfirmed(path: String, refuseWrite: Bool, refuseNotify: Bool) async throws {
+    func anImageIsUploadedTestedSwappedAndConfirmed(path: String, writeValue: Bool, startNotify: Bool) async throws {
         let image = LiveRig.mcubootImage(size: 30_000)
-        var options = FakeBlueZ.Options()
-        options.refuseAcquireWrite = refuseWrite
-        options.refuseAcquireNotify = refuseNotify
-        try await LiveRig.withTransport(LiveRig.zephyrDevice(), options: options) { fake, transport in
+        try await LiveRig.withTransport(
+            LiveRig.zephyrDevice(), configure: { await $0.setAcquiring(write: !writeValue, notify: !startNotify) }
+        ) { rig, transport in
             let report = try await LiveRig.update(try LiveRig.smpPlan(image), over: transport).get()
             #expect(report.bytesSent == image.count)
             #expect(report.partsSent == [.application])
-            try Self.expectUpdated(fake, to: image, "\(path)")
-            #expect(fake.connections == 2, "one connection to upload, one after the swap to confirm")
+            try await Self.expectUpdated(rig, to: image, "\(path)")
+            #expect(await rig.connections == 2, "one connection to upload, one after the swap to confirm")
         }
     }
 
@@ -42,38 +43,40 @@ import DFUFormats
     @Test(arguments: [false, true])
     func answersSplitAcrossNotificationsReachTheMachineWhole(throughStartNotify: Bool) async throws {
         let image = LiveRig.mcubootImage(size: 3_000)
-        var options = FakeBlueZ.Options()
-        options.mtu = 23
-        options.refuseAcquireNotify = throughStartNotify
-        try await LiveRig.withTransport(LiveRig.zephyrDevice(), options: options) { fake, transport in
+        var options = StandInRig.Options()
+        options.link.model.mtu = 23
+        try await LiveRig.withTransport(
+            LiveRig.zephyrDevice(), options: options, configure: { await $0.setAcquiring(write: true, notify: !throughStartNotify) }
+        ) { rig, transport in
             let report = try await LiveRig.update(try LiveRig.smpPlan(image), over: transport).get()
-            try Self.expectUpdated(fake, to: image)
+            try await Self.expectUpdated(rig, to: image)
             // Every request was answered (the machine needs each answer to go on); the answers took
             // more notifications than there were requests.
-            #expect(fake.notificationsSent > 2 * report.bytesSent / 2475 + 10)
+            #expect(await rig.observed.notificationsDelivered > 2 * report.bytesSent / 2475 + 10)
         }
     }
 
     @Test(arguments: [false, true])
     func theUploadResumesAfterTheLinkDrops(throughWriteValue: Bool) async throws {
         let image = LiveRig.mcubootImage(size: 40_000)
-        var options = FakeBlueZ.Options()
-        options.refuseAcquireWrite = throughWriteValue
-        options.dropLinkAfterPackets = 80  // 244-byte writes: about half of the image
-        try await LiveRig.withTransport(LiveRig.zephyrDevice(), options: options) { fake, transport in
+        var options = StandInRig.Options()
+        options.faults.link.disconnectAfterPacketBytes = 80 * 244  // 80 244-byte writes: about half of the image
+        try await LiveRig.withTransport(
+            LiveRig.zephyrDevice(), options: options, configure: { await $0.setAcquiring(write: !throughWriteValue, notify: true) }
+        ) { rig, transport in
             let report = try await LiveRig.update(try LiveRig.smpPlan(image), over: transport).get()
-            try Self.expectUpdated(fake, to: image)
-            #expect(fake.connections == 3, "the upload, its resumption, and the confirmation after the swap")
+            try await Self.expectUpdated(rig, to: image)
+            #expect(await rig.connections == 3, "the upload, its resumption, and the confirmation after the swap")
             // Resumed from the device's offset, not from the start: at most a window of chunks is sent again.
             #expect(report.bytesTransferred < image.count + 3 * 2475, "\(report.bytesTransferred)")
         }
     }
 
     @Test func theWriteLengthComesFromTheMTUAcquireWriteReportsWhenBlueZHasNoMTUProperty() async throws {
-        var options = FakeBlueZ.Options()
-        options.mtu = 185
-        options.exportsMTU = false
-        try await LiveRig.withTransport(LiveRig.zephyrDevice(), options: options) { fake, transport in
+        var options = StandInRig.Options()
+        options.link.model.mtu = 185
+        options.host.version = .v5_55
+        try await LiveRig.withTransport(LiveRig.zephyrDevice(), options: options) { _, transport in
             let peer = try await transport.connect(Self.connectParameters)
             #expect(peer.endpoints == [.smp])
             #expect(peer.maximumWriteLength == 182)

@@ -1,13 +1,15 @@
 import BlueZ
 import BlueZTransport
 import DFUCore
+import DFUSimStandIn
 import DFUSimulator
 import Glibc
 import TestSupport
 import Testing
 import DFUFormats
 
-/// DFURunner over BlueZTransport over a real dbus-daemon, against a simulated device behind a small org.bluez.
+/// DFURunner over BlueZTransport over a real dbus-daemon, against a simulated device behind bluetoothd's stand-in.
+/// WriteValue and StartNotify are taken as `--no-acquire` takes them (the transport's acquiring switched off).
 @Suite(.timeLimit(.minutes(TestTime.limitMinutes(1)))) struct BlueZTransportUploadTests {
     @Test(arguments: [
         ("AcquireWrite + AcquireNotify", false, false),
@@ -15,16 +17,15 @@ import DFUFormats
         ("AcquireWrite + StartNotify", false, true),
         ("WriteValue command + StartNotify", true, true),
     ])
-    func secureUploadIsByteExact(path: String, refuseWrite: Bool, refuseNotify: Bool) async throws {
+    func secureUploadIsByteExact(path: String, writeValue: Bool, startNotify: Bool) async throws {
         let package = LiveRig.securePackage()
-        var options = FakeBlueZ.Options()
-        options.refuseAcquireWrite = refuseWrite
-        options.refuseAcquireNotify = refuseNotify
-        try await LiveRig.withTransport(LiveRig.secureDevice(), options: options) { fake, transport in
-            let result = await LiveRig.update(package, over: transport, device: .address(fake.currentAddress))
+        try await LiveRig.withTransport(
+            LiveRig.secureDevice(), configure: { await $0.setAcquiring(write: !writeValue, notify: !startNotify) }
+        ) { rig, transport in
+            let result = await LiveRig.update(package, over: transport, device: .address(try await rig.currentAddress))
             let report = try result.get()
             #expect(report.partsSent == [.application])
-            #expect(fake.storage.application == package.parts.first?.image, "\(path)")
+            #expect(try await rig.storage.application == package.parts.first?.image, "\(path)")
         }
     }
 
@@ -33,24 +34,25 @@ import DFUFormats
     @Test(arguments: [false, true])
     func resumesAfterTheLinkDropsInTheMiddleOfADataObject(throughWriteValue: Bool) async throws {
         let package = LiveRig.securePackage(size: 20_000)
-        var options = FakeBlueZ.Options()
-        options.refuseAcquireWrite = throughWriteValue
-        options.dropLinkAfterPackets = 30  // 30 × 240-byte packets: inside the second 4 KB object
-        try await LiveRig.withTransport(LiveRig.secureDevice(), options: options) { fake, transport in
-            _ = try await LiveRig.update(package, over: transport, device: .address(fake.currentAddress)).get()
-            #expect(fake.storage.application == package.parts.first?.image)
-            #expect(fake.connections >= 2)
+        var options = StandInRig.Options()
+        options.faults.link.disconnectAfterPacketBytes = 30 * 244  // 30 244-byte packets: inside the second 4 KB object
+        try await LiveRig.withTransport(
+            LiveRig.secureDevice(), options: options, configure: { await $0.setAcquiring(write: !throughWriteValue, notify: true) }
+        ) { rig, transport in
+            _ = try await LiveRig.update(package, over: transport, device: .address(try await rig.currentAddress)).get()
+            #expect(try await rig.storage.application == package.parts.first?.image)
+            #expect(await rig.connections >= 2)
         }
     }
 
     @Test func buttonlessWithoutBondsSwitchesToTheBootloaderAtAddressPlusOne() async throws {
         let package = LiveRig.securePackage()
-        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withoutBonds)) { fake, transport in
-            #expect(fake.currentAddress == LiveRig.address)
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withoutBonds)) { rig, transport in
+            #expect(try await rig.currentAddress == LiveRig.address)
             _ = try await LiveRig.update(package, over: transport).get()
-            #expect(fake.storage.application == package.parts.first?.image)
-            #expect(fake.connectedAddresses == [LiveRig.address, LiveRig.address.bootloaderAddress])
-            #expect(fake.currentAddress == LiveRig.address, "back in the application after activation")
+            #expect(try await rig.storage.application == package.parts.first?.image)
+            #expect(await rig.observed.links == [LiveRig.address, LiveRig.address.bootloaderAddress])
+            #expect(try await rig.currentAddress == LiveRig.address, "back in the application after activation")
         }
     }
 
@@ -73,33 +75,32 @@ import DFUFormats
 
     @Test(arguments: [false, true])
     func aDeviceThatVanishesMidTransferFailsWithoutHanging(throughWriteValue: Bool) async throws {
-        var options = FakeBlueZ.Options()
-        options.refuseAcquireWrite = throughWriteValue
-        options.dropLinkAfterPackets = 20
-        options.vanishOnDrop = true
-        try await LiveRig.withTransport(LiveRig.secureDevice(), options: options) { fake, transport in
+        var options = StandInRig.Options()
+        options.faults.devicePowersOffAfterPacketBytes = 20 * 244
+        try await LiveRig.withTransport(
+            LiveRig.secureDevice(), options: options, configure: { await $0.setAcquiring(write: !throughWriteValue, notify: true) }
+        ) { rig, transport in
             var runnerOptions = LiveRig.options()
             runnerOptions.scanTimeout = .milliseconds(300)
             let start = ContinuousClock.now
             let result = await LiveRig.update(
-                LiveRig.securePackage(), over: transport, options: runnerOptions, device: .address(fake.currentAddress))
+                LiveRig.securePackage(), over: transport, options: runnerOptions, device: .address(try await rig.currentAddress))
             #expect(ContinuousClock.now - start < TestTime.scaled(.seconds(20)))
             guard case .failure = result else {
                 Issue.record("the update succeeded although the device vanished")
                 return
             }
-            #expect(fake.storage.application != LiveRig.securePackage().parts.first?.image)
+            #expect(try await rig.storage.application != LiveRig.securePackage().parts.first?.image)
         }
     }
 
     @Test func bluetoothdLeavingTheBusMidTransferFailsFastNamingBlueZ() async throws {
-        var options = FakeBlueZ.Options()
-        options.dropLinkAfterPackets = 20
-        options.quitOnDrop = true
-        try await LiveRig.withTransport(LiveRig.secureDevice(), options: options) { fake, transport in
+        var options = StandInRig.Options()
+        options.faults.hostQuitsAfterPacketBytes = 20 * 244
+        try await LiveRig.withTransport(LiveRig.secureDevice(), options: options) { rig, transport in
             let start = ContinuousClock.now
             let result = await LiveRig.update(
-                LiveRig.securePackage(), over: transport, device: .address(fake.currentAddress))
+                LiveRig.securePackage(), over: transport, device: .address(try await rig.currentAddress))
             // Fast: the 2 s wait for bluetoothd's return, not a 10 s response timeout (which alone would
             // take longer than the bound; a loaded 2-core machine has taken 7.8 s for the fast path).
             // make test-sanitize sets DFU_TEST_TIME_SCALE, as everything runs several times slower there.
@@ -114,29 +115,29 @@ import DFUFormats
 
     @Test func buttonlessWithBondsKeepsTheAddressAndDodgesTheStaleGATTCache() async throws {
         let package = LiveRig.securePackage()
-        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds)) { fake, transport in
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds)) { rig, transport in
             _ = try await LiveRig.update(package, over: transport).get()
-            #expect(fake.storage.application == package.parts.first?.image)
-            #expect(fake.connectedAddresses == [LiveRig.address])
-            #expect(fake.connections >= 2)
+            #expect(try await rig.storage.application == package.parts.first?.image)
+            #expect(Set(await rig.observed.links) == [LiveRig.address])
+            #expect(await rig.connections >= 2)
         }
     }
 
     @Test func buttonlessWithBondsOnAnUnbondedDevicePairsFirst() async throws {
-        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds)) { fake, transport in
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds)) { rig, transport in
             let peer = try await transport.connect(
                 DFUConnectParameters(
                     selector: .address(LiveRig.address), scanTimeout: .seconds(3), connectTimeout: .seconds(3),
                     uuids: DFUServiceUUIDs()))
             #expect(peer.endpoints.contains(.buttonlessWithBonds))
             #expect(peer.isBonded)
-            #expect(fake.pairAttempts == 1)
+            #expect(await rig.observed.pairCalls == 1)
         }
     }
 
     @Test func aFailedPairingIsAClearConnectionError() async throws {
-        var options = FakeBlueZ.Options()
-        options.pairingFails = true
+        var options = StandInRig.Options()
+        options.faults.pairingFails = true
         try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withBonds), options: options) { _, transport in
             do {
                 _ = try await transport.connect(
@@ -152,30 +153,30 @@ import DFUFormats
 
     @Test func experimentalButtonlessSwitchesWhenEnabled() async throws {
         let package = LiveRig.securePackage()
-        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .experimental)) { fake, transport in
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .experimental)) { rig, transport in
             var options = LiveRig.options()
             options.experimentalButtonless = true
             _ = try await LiveRig.update(package, over: transport, options: options).get()
-            #expect(fake.storage.application == package.parts.first?.image)
+            #expect(try await rig.storage.application == package.parts.first?.image)
         }
     }
 
     @Test func buttonlessWithAnAlternativeNameFindsTheRenamedBootloader() async throws {
         let package = LiveRig.securePackage()
-        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withoutBonds)) { fake, transport in
+        try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withoutBonds)) { rig, transport in
             var options = LiveRig.options()
             options.alternativeName = .named("DfuRenamed")
             _ = try await LiveRig.update(package, over: transport, options: options).get()
-            #expect(fake.storage.application == package.parts.first?.image)
-            #expect(fake.advertisedNames.contains("DfuRenamed"))
+            #expect(try await rig.storage.application == package.parts.first?.image)
+            #expect(try await rig.knownNames().contains("DfuRenamed"))
         }
     }
 
     @Test func legacyUploadThroughTheApplicationJumpIsByteExact() async throws {
         let package = LiveRig.legacyPackage()
-        try await LiveRig.withTransport(LiveRig.legacyDevice()) { fake, transport in
+        try await LiveRig.withTransport(LiveRig.legacyDevice()) { rig, transport in
             _ = try await LiveRig.update(package, over: transport).get()
-            #expect(fake.storage.application == package.parts.first?.image)
+            #expect(try await rig.storage.application == package.parts.first?.image)
         }
     }
 
@@ -184,10 +185,10 @@ import DFUFormats
         let app = LiveRig.securePart(.application, size: 9_000, seed: 6, softdeviceRequirements: [0x0123])
         let package = DFUPackage(format: .secure, parts: [app, system])
         let device = LiveRig.secureDevice(buttonless: .withoutBonds, storage: SimulatedStorage(softdeviceIDAfterUpdate: 0x0123))
-        try await LiveRig.withTransport(device) { fake, transport in
+        try await LiveRig.withTransport(device) { rig, transport in
             let report = try await LiveRig.update(package, over: transport).get()
             #expect(report.partsSent == [.softdeviceBootloader, .application])
-            let storage = fake.storage
+            let storage = try await rig.storage
             #expect(storage.softdevice == Array(system.image[0..<20_000]))
             #expect(storage.bootloader == Array(system.image[20_000...]))
             #expect(storage.application == app.image)

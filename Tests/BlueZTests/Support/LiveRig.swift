@@ -3,12 +3,13 @@ import BlueZTransport
 import DBus
 import DFUCore
 import DFUCrypto
+import DFUSimStandIn
 import DFUSimulator
 import Glibc
 import TestSupport
 import DFUFormats
 
-/// Builders for the live tests: devices, packages, a transport on a fake BlueZ, runner options.
+/// Builders for the live tests: devices, packages, a transport on bluetoothd's stand-in, runner options.
 enum LiveRig {
     /// The application's address.
     static let address: DFUDeviceAddress = {
@@ -40,9 +41,17 @@ enum LiveRig {
         ])
     }
 
+    /// A device spec for the stand-in: `profile` started as `kind` starts, heard at -50 dBm, Nordic's UUIDs.
+    static func spec(_ kind: SimulatedDeviceKind, _ profile: SimulatedDeviceProfile, storage: SimulatedStorage = SimulatedStorage(),
+                     pairing: DevicePairing = DevicePairing()) -> SimulatedDeviceSpec {
+        SimulatedDeviceSpec(
+            kind: kind, profile: profile, storage: storage, rssi: -50, indicatesServiceChanged: false, connectDelay: .zero,
+            uuids: DFUServiceUUIDs(), pairing: pairing)
+    }
+
     /// A device with a Secure bootloader, in DFU mode unless `buttonless` gives it an application.
     static func secureDevice(buttonless: ButtonlessVariant? = nil, storage: SimulatedStorage = SimulatedStorage())
-        -> SimulatedPeripheral
+        -> SimulatedDeviceSpec
     {
         var configuration = SecureBootloaderConfiguration()
         configuration.requiresBonds = buttonless == .withBonds
@@ -50,26 +59,33 @@ enum LiveRig {
         if let buttonless { application = .buttonless(SimulatedButtonlessApplication(variant: buttonless)) }
         let profile = SimulatedDeviceProfile(
             address: address, bootloader: .secure(configuration), application: application, isBonded: buttonless == .withBonds)
-        return SimulatedPeripheral(profile: profile, storage: storage, startInBootloader: buttonless == nil)
+        let kind: SimulatedDeviceKind =
+            switch buttonless {
+            case nil: .secure
+            case .withoutBonds: .buttonless
+            case .withBonds: .buttonlessBonded
+            case .experimental: .buttonlessExperimental
+            }
+        return spec(kind, profile, storage: storage)
     }
 
     /// A device with a Legacy bootloader and a Legacy application with the buttonless jump (same address).
-    static func legacyDevice() -> SimulatedPeripheral {
+    static func legacyDevice() -> SimulatedDeviceSpec {
         let profile = SimulatedDeviceProfile(
             address: address, bootloader: .legacy(LegacyBootloaderConfiguration()), application: .legacy(SimulatedLegacyApplication()))
-        return SimulatedPeripheral(profile: profile, storage: SimulatedStorage(softdeviceID: 0x0080))
+        return spec(.legacyApp, profile, storage: SimulatedStorage(softdeviceID: 0x0080))
     }
 
-    /// An nRF Connect SDK device (Zephyr's SMP server above MCUboot) at ``address``; with
-    /// `requiresEncryption` its SMP characteristic needs a paired link (the NCS 3.x default). Frames are
-    /// handled at once (the fake bluetoothd delivers notifications as they are made).
-    static func zephyrDevice(requiresEncryption: Bool = false) -> SimulatedPeripheral {
+    /// An nRF Connect SDK device (Zephyr's SMP server above MCUboot) at ``address``, its SMP characteristic open, or
+    /// needing the pairing `pairing` says. Frames are handled at once.
+    static func zephyrDevice(pairing: DevicePairing = DevicePairing()) -> SimulatedDeviceSpec {
         var configuration = ZephyrTargetConfiguration()
-        configuration.requiresEncryption = requiresEncryption
+        configuration.requiresEncryption = pairing.security != .none
         configuration.processingPerFrame = .zero
         configuration.trailerWrite = .zero
         configuration.resetDelay = .milliseconds(50)
-        return SimulatedPeripheral(profile: .nrf52840Zephyr(address: address, configuration: configuration))
+        return spec(pairing.security == .none ? .smp : .smpAuth, .nrf52840Zephyr(address: address, configuration: configuration),
+                    pairing: pairing)
     }
 
     /// A signed MCUboot image of version 2.0.0 with a body of `size` bytes.
@@ -108,21 +124,29 @@ enum LiveRig {
         return options
     }
 
-    /// Runs `body` with a served fake BlueZ and a transport on it; both are stopped afterwards.
+    /// Runs `body` with a served stand-in for `device` and a transport on it (its settings made by `configure`);
+    /// both are stopped afterwards.
     static func withTransport<Result>(
-        _ peripheral: SimulatedPeripheral, options: FakeBlueZ.Options = FakeBlueZ.Options(),
-        _ body: (FakeBlueZ, BlueZTransport) async throws -> Result
+        _ device: SimulatedDeviceSpec, options: StandInRig.Options = StandInRig.Options(),
+        configure: (BlueZTransport) async -> Void = { _ in },
+        _ body: (StandInRig, BlueZTransport) async throws -> Result
     ) async throws -> Result {
-        let fake = try FakeBlueZ(peripheral: peripheral, options: options)
-        defer { fake.stop() }
-        try await fake.serve()
-        let transport = try await BlueZTransport.open(busAddress: fake.address)
+        let rig = try StandInRig(devices: [device], options: options)
         do {
-            let result = try await body(fake, transport)
-            await transport.close()
-            return result
+            try await rig.serve()
+            let transport = try await BlueZTransport.open(busAddress: rig.address)
+            await configure(transport)
+            do {
+                let result = try await body(rig, transport)
+                await transport.close()
+                await rig.stop()
+                return result
+            } catch {
+                await transport.close()
+                throw error
+            }
         } catch {
-            await transport.close()
+            await rig.stop()
             throw error
         }
     }
