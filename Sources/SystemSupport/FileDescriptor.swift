@@ -62,9 +62,19 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomString
 
     /// Closes the number. Not repeated after `EINTR`: on Linux the number is released whatever `close` says.
     ///
+    /// A number closed twice is a programming error, caught in debug builds (the tests): `EBADF` here means it was
+    /// closed already, and had another owner taken the number meanwhile, the second close would have ended that
+    /// owner's descriptor (libdispatch's epoll descriptor, say: its event loop then traps with SIGILL, "Do not
+    /// close random Unix descriptors").
+    ///
     /// The corresponding C function is `close`.
     public func close() throws(Errno) {
-        _ = try SystemCall.once { Glibc.close(rawValue) }
+        do {
+            _ = try SystemCall.once { Glibc.close(rawValue) }
+        } catch {
+            assert(error != .badFileDescriptor, "descriptor \(rawValue) closed twice")
+            throw error
+        }
     }
 
     /// Reads at most `buffer.count` bytes; 0 at the end of the file.
