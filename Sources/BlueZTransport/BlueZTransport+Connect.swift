@@ -181,7 +181,11 @@ extension BlueZTransport {
         }
         let mtus = context.characteristics.values.compactMap(\.mtu)
         context.mtu = LinkContext.attMTU(mtus.max() ?? 23)
-        if let smp = context.characteristics[.smp], mtus.isEmpty { try await acquireWriteEarly(smp, in: context) }
+        if mtus.isEmpty, let endpoint = Self.packetEndpoints.first(where: { context.characteristics[$0] != nil }),
+            let characteristic = context.characteristics[endpoint]
+        {
+            try await acquireWriteEarly(characteristic, for: endpoint, in: context)
+        }
         var bonded = device.isBonded || device.isPaired
         if context.characteristics[.buttonlessWithBonds] != nil, !bonded {
             do {
@@ -200,16 +204,22 @@ extension BlueZTransport {
             serviceCount: serviceCount, maximumWriteLength: max(context.mtu - 3, 20), isBonded: bonded)
     }
 
-    /// Without the characteristics' MTU property (bluetoothd before 5.62) the SMP write length would be
-    /// the default ATT MTU's: AcquireWrite reports the link's MTU (`src/gatt-client.c` `create_sock`:
-    /// `bt_gatt_client_get_mtu`), so it is acquired at once and kept for the packets. Refused: the
-    /// packets go through WriteValue with the default length.
-    func acquireWriteEarly(_ characteristic: BlueZGattCharacteristic, in context: LinkContext) async throws(DFUTransportError) {
+    /// The characteristics that carry the firmware, one per protocol.
+    static let packetEndpoints: [DFUEndpoint] = [.smp, .securePacket, .legacyPacket]
+
+    /// Without the characteristics' MTU property (bluetoothd before 5.62: Debian 11's 5.55) the write length
+    /// would be the default ATT MTU's, 20 bytes: AcquireWrite reports the link's MTU (`src/gatt-client.c`
+    /// `create_sock`: `bt_gatt_client_get_mtu`), so the packet characteristic is acquired at once and kept for
+    /// the packets. Seen in the VM: through bluetoothd 5.55 a Secure DFU upload went out in 20-byte packets over a
+    /// 247-byte ATT MTU. Refused: the packets go through WriteValue with the default length.
+    func acquireWriteEarly(_ characteristic: BlueZGattCharacteristic, for endpoint: DFUEndpoint, in context: LinkContext)
+        async throws(DFUTransportError)
+    {
         guard usesAcquireWrite, characteristic.flags.contains("write-without-response") else { return }
         do {
             let (descriptor, mtu) = try await client.acquireWrite(characteristic: characteristic.path)
             context.writer = PacketWriter(descriptor: descriptor, mtu: LinkContext.attMTU(mtu), loop: loop)
-            context.writerEndpoint = .smp
+            context.writerEndpoint = endpoint
             context.mtu = max(context.mtu, LinkContext.attMTU(mtu))
         } catch {
             if context.events.isDown {

@@ -45,6 +45,28 @@ import DFUFormats
         }
     }
 
+    /// bluetoothd before 5.62 (Debian 11's 5.55) has no MTU property: the packet characteristic is acquired at
+    /// once and the packets take the length its MTU allows, not the default ATT MTU's 20 bytes (seen in the VM: a
+    /// Secure upload through 5.55 went out in 20-byte packets over a 247-byte MTU before this).
+    @Test(arguments: [false, true])
+    func thePacketLengthComesFromAcquireWriteWhenBlueZHasNoMTUProperty(legacy: Bool) async throws {
+        var options = StandInRig.Options()
+        options.link.model.mtu = 185
+        options.host.version = .v5_55
+        let bootloader = LiveRig.spec(
+            .legacy, SimulatedDeviceProfile(
+                address: LiveRig.address, bootloader: .legacy(LegacyBootloaderConfiguration()), application: .plain),
+            storage: SimulatedStorage(softdeviceID: 0x0080))
+        try await LiveRig.withTransport(legacy ? bootloader : LiveRig.secureDevice(), options: options) { rig, transport in
+            let peer = try await transport.connect(
+                DFUConnectParameters(
+                    selector: .address(try await rig.currentAddress), scanTimeout: .seconds(3), connectTimeout: .seconds(3),
+                    uuids: DFUServiceUUIDs()))
+            #expect(peer.endpoints.contains(legacy ? .legacyPacket : .securePacket))
+            #expect(peer.maximumWriteLength == 182)
+        }
+    }
+
     @Test func buttonlessWithoutBondsSwitchesToTheBootloaderAtAddressPlusOne() async throws {
         let package = LiveRig.securePackage()
         try await LiveRig.withTransport(LiveRig.secureDevice(buttonless: .withoutBonds)) { rig, transport in

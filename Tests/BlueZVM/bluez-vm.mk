@@ -34,6 +34,14 @@ BLUEZVM_SCENARIOS     ?= $(foreach name,$(BLUEZVM_DEFAULT_SCENARIOS),$(BLUEZVM_D
 BLUEZVM_FLAGS         ?= --timeout 1800
 # bluetoothd's configuration in the guest (no EATT: see the file), an absolute path the guest sees.
 BLUEZVM_BLUETOOTHD_CONF ?= $(CURDIR)/$(BLUEZVM_DIR)/guest/main.conf
+# The bluetoothd the guest runs, by version (bluez-release.sh): 5.66, Debian 12's and the host's own (the default),
+# or 5.55, Debian 11's, fetched from Debian's archive. Each version's logs go to .build/bluez-vm/out-VERSION, the
+# default's to .build/bluez-vm/out.
+BLUEZ                 ?= 5.66
+# The versions `make test-bluez-matrix` runs the suite against, one boot each.
+BLUEZVM_MATRIX        ?= 5.55 5.66
+BLUEZVM_OUT            = .build/bluez-vm/$(if $(filter 5.66,$(BLUEZ)),out,out-$(BLUEZ))
+BLUEZVM_BLUETOOTHD     = $$($(BLUEZVM_DIR)/bluez-release.sh $(BLUEZ))
 # Where the scenarios find the project's binaries, and the targets that build them.
 BLUEZVM_BIN           ?= .build/release
 BLUEZVM_PREREQUISITES ?= build bluez-vm-binaries bluez-vm-smp
@@ -68,12 +76,21 @@ bluez-vm-zephyr:
 # problems"); the guest now runs 6.12 from bookworm-backports (install.sh, run.sh). A kernel oops or
 # BUG in the guest's dmesg fails the run, naming it, even when every scenario passed: the result of a
 # run on a broken kernel is not a result.
-BLUEZVM_RUN = $(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
+BLUEZVM_RUN = bluetoothd=$(BLUEZVM_BLUETOOTHD) && $(BLUEZVM_DIR)/run.sh --bin-dir $(BLUEZVM_BIN) --out $(BLUEZVM_OUT) \
+	    --bluetoothd "$$bluetoothd" --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)" \
 	    --env ZEPHYR_SMP_SVR_DIR=$(BLUEZVM_ZEPHYR_DIR) $(BLUEZVM_FLAGS) $(BLUEZVM_SCENARIOS)
-BLUEZVM_DMESG_CHECK = ! grep -E 'Oops|BUG:|hci_chan_del' .build/bluez-vm/out/dmesg.log \
-	    || { echo "bluez-vm: the guest kernel oopsed (the lines above, from .build/bluez-vm/out/dmesg.log): this run proves nothing" >&2; false; }
+BLUEZVM_DMESG_CHECK = ! grep -E 'Oops|BUG:|hci_chan_del' $(BLUEZVM_OUT)/dmesg.log \
+	    || { echo "bluez-vm: the guest kernel oopsed (the lines above, from $(BLUEZVM_OUT)/dmesg.log): this run proves nothing" >&2; false; }
 test-bluez: bluez-vm-deps bluez-vm-zephyr $(BLUEZVM_PREREQUISITES)
 	$(BLUEZVM_RUN); status=$$?; $(BLUEZVM_DMESG_CHECK) && exit $$status
+
+# The suite against each bluetoothd of BLUEZVM_MATRIX, one boot each; fails when any fails (all are run).
+.PHONY: test-bluez-matrix
+test-bluez-matrix:
+	@status=0; for version in $(BLUEZVM_MATRIX); do \
+	    echo "bluez-vm: bluetoothd $$version" >&2; \
+	    $(MAKE) --no-print-directory test-bluez BLUEZ=$$version || status=1; \
+	done; exit $$status
 
 # Every scenario, the dfu ones included, in one boot.
 test-bluez-dfu: bluez-vm-deps bluez-vm-zephyr $(BLUEZVM_PREREQUISITES)

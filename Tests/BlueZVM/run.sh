@@ -23,6 +23,8 @@ usage: Tests/BlueZVM/run.sh [options] [SCENARIO...]
   --spare N             extra controllers created against the start-up race (default: 1)
   --bin-dir DIR         the project's binaries as scenarios see them, in BLUEZVM_BIN
                         (default: .build/release)
+  --bluetoothd PATH     the bluetoothd the guest runs, a path it sees (the host's own), e.g. one
+                        bluez-release.sh put in place (default: /usr/libexec/bluetooth/bluetoothd)
   --bluetoothd-args ARGS
                         extra bluetoothd options, e.g. -E (default: none)
   --memory MIB          guest memory (default: 1024)
@@ -52,6 +54,7 @@ scenario_timeout_s=300
 controllers=3
 spare=1
 bin_dir="$repo/.build/release"
+bluetoothd=/usr/libexec/bluetooth/bluetoothd
 bluetoothd_args=""
 memory=1024
 cpus=2
@@ -87,6 +90,7 @@ while [ $# -gt 0 ]; do
         --controllers) controllers=${2:-}; shift ;;
         --spare) spare=${2:-}; shift ;;
         --bin-dir) bin_dir=${2:?--bin-dir needs a folder}; shift ;;
+        --bluetoothd) bluetoothd=${2-}; shift ;;
         --bluetoothd-args) bluetoothd_args=${2-}; shift ;;
         --memory) memory=${2:-}; shift ;;
         --cpus) cpus=${2:-}; shift ;;
@@ -129,6 +133,10 @@ for tool in qemu-system-x86_64 btvirt btmgmt btmon bluetoothctl busctl dbus-daem
     command -v "$tool" > /dev/null || missing+=("$tool")
 done
 [ -x /usr/libexec/bluetooth/bluetoothd ] || missing+=(bluetoothd)
+case $bluetoothd in
+    /*) [ -x "$bluetoothd" ] || usage_error "--bluetoothd $bluetoothd is not an executable file" ;;
+    *) usage_error "--bluetoothd needs an absolute path (the guest sees the host's root as it is)" ;;
+esac
 [ -x /bin/busybox ] || missing+=(busybox-static)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "bluez-vm: missing ${missing[*]}; run Tests/BlueZVM/install.sh (as root)" >&2
@@ -190,6 +198,7 @@ find "$out" -mindepth 1 -delete
     printf 'BLUEZVM_CONTROLLERS=%q\n' "$controllers"
     printf 'BLUEZVM_SPARE_CONTROLLERS=%q\n' "$spare"
     printf 'BLUEZVM_SCENARIO_TIMEOUT=%q\n' "$scenario_timeout_s"
+    printf 'BLUEZVM_BLUETOOTHD=%q\n' "$bluetoothd"
     printf 'BLUEZVM_BLUETOOTHD_ARGS=%q\n' "$bluetoothd_args"
     for setting in ${env_settings[@]+"${env_settings[@]}"}; do
         printf 'export %s=%q\n' "${setting%%=*}" "${setting#*=}"

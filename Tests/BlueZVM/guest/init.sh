@@ -111,9 +111,10 @@ start_bluetooth() {
     btmon -w "$out/btmon.snoop" > "$out/btmon.log" 2>&1 &
     btmon_pid=$!
     # shellcheck disable=SC2086  # BLUEZVM_BLUETOOTHD_ARGS is a list of options
-    /usr/libexec/bluetooth/bluetoothd -n -d $BLUEZVM_BLUETOOTHD_ARGS > "$out/bluetoothd.log" 2>&1 &
+    "$BLUEZVM_BLUETOOTHD" -n -d $BLUEZVM_BLUETOOTHD_ARGS > "$out/bluetoothd.log" 2>&1 &
     bluetoothd_pid=$!
-    bluezvm_log "bluetoothd started"
+    bluezvm_log "bluetoothd $("$BLUEZVM_BLUETOOTHD" --version) started ($BLUEZVM_BLUETOOTHD)"
+    echo "bluetoothd_version $("$BLUEZVM_BLUETOOTHD" --version)" >> "$out/timings"
 
     local names=() entry
     for entry in "${controllers[@]}"; do
