@@ -44,7 +44,7 @@ extension BlueZStandIn {
                 DBusProperty(try member("Appearance"), signature: "q"),
                 DBusProperty(try member("Icon"), signature: "s"),
                 DBusProperty(try member("Paired"), value: .boolean(false)),
-                DBusProperty(try member("Bonded"), value: .boolean(false)),
+            ] + (configuration.host.version.exportsBonded ? [DBusProperty(try member("Bonded"), value: .boolean(false))] : []) + [
                 DBusProperty(try member("Trusted"), value: .boolean(false), access: .readWrite, onSet: accept),
                 DBusProperty(try member("Blocked"), value: .boolean(false), access: .readWrite, onSet: accept),
                 DBusProperty(try member("LegacyPairing"), value: .boolean(false)),
@@ -248,9 +248,7 @@ extension BlueZStandIn {
         object.expiry = nil
         devices[path] = object
         radios[index].isBonded = true
-        try connection.setProperties(
-            [try member("Paired"): .boolean(true), try member("Bonded"): .boolean(true)], interface: names.device,
-            at: path)
+        try connection.setProperties(try bondProperties(), interface: names.device, at: path)
         return []
     }
 

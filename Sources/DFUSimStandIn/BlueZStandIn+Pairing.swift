@@ -85,6 +85,13 @@ extension BlueZStandIn {
         return method
     }
 
+    /// Paired and (from 5.65) Bonded, true: what changes on a device object when a bond is made.
+    func bondProperties() throws(DBusError) -> [MemberName: DBusValue] {
+        var changed = [try member("Paired"): DBusValue.boolean(true)]
+        if configuration.host.version.exportsBonded { changed[try member("Bonded")] = .boolean(true) }
+        return changed
+    }
+
     /// Records a bond made by `method` with the device at `path`: Paired and Bonded, and whether the device's
     /// SMP characteristic now admits the link.
     func bond(_ path: ObjectPath, radio index: Int, method: PairingMethod) throws {
@@ -93,9 +100,7 @@ extension BlueZStandIn {
         devices[path]?.expiry?.cancel()
         devices[path]?.expiry = nil
         radios[index].isBonded = radios[index].spec.pairing.admits(authenticated: method.isAuthenticated)
-        try connection.setProperties(
-            [try member("Paired"): .boolean(true), try member("Bonded"): .boolean(true)], interface: names.device,
-            at: path)
+        try connection.setProperties(try bondProperties(), interface: names.device, at: path)
     }
 
     /// The CCCD write of StartNotify or AcquireNotify on a connected device: when the device refuses it for

@@ -7,7 +7,8 @@ public struct StandInHost: Sendable, Hashable {
     /// A bluetoothd release whose D-Bus API the stand-in exports.
     public enum Version: String, Sendable, Hashable, CaseIterable {
         /// Debian 11's bluetoothd: as 5.66 except that GATT characteristics have no `MTU` property (`src/gatt-client.c`
-        /// `characteristic_properties`, added in 5.62). Only that difference is modelled.
+        /// `characteristic_properties`, added in 5.62) and devices no `Bonded` (`src/device.c`, added in 5.65), both
+        /// seen in the VM against the real 5.55. Only those differences are modelled.
         case v5_55 = "5.55"
         /// Debian 12's bluetoothd: GATT objects without `Handle`, AcquireNotify only on `notify`.
         case v5_66 = "5.66"
@@ -29,6 +30,8 @@ public struct StandInHost: Sendable, Hashable {
         var acquiresIndications: Bool { self == .v5_80 }
         /// Whether `GattCharacteristic1` exports `MTU` (`src/gatt-client.c`, 5.62+).
         var exportsMTU: Bool { self != .v5_55 }
+        /// Whether `Device1` exports `Bonded` (`src/device.c`, 5.65+: commit 0e2e52d0c).
+        var exportsBonded: Bool { self != .v5_55 }
     }
 
     /// main.conf `[GATT] Cache`: when a device's GATT database outlives its link.

@@ -45,8 +45,9 @@ dfusim_report_check "the application has the package's CRC-32" \
     ".application.crc32 == $(dfusim_expected_crc secure-app-4096.zip application) and .application.size == 4096"
 dfusim_report_check_link
 bluezvm_check "the peripheral's agent accepted the pairing" grep -q "pairing accepted" peripheral.log
-bluezvm_check "the central's device is still paired and bonded" \
-    eval "grep -A1 -E '\"(Paired|Bonded)\"' device-after.txt | grep -c 'boolean true' | grep -qx 2"
+# Device1.Bonded exists from bluetoothd 5.65 (src/device.c); 5.55 has Paired only.
+bluezvm_check "the central's device is still paired (and bonded, where bluetoothd has the property)" \
+    eval "[ \"\$(grep -A1 -E '\"(Paired|Bonded)\"' device-after.txt | grep -c 'boolean true')\" = \"\$(grep -c -E '\"(Paired|Bonded)\"' device-after.txt)\" ] && grep -A1 '\"Paired\"' device-after.txt | grep -q 'boolean true'"
 # The connections dfu made, in order, from its -vv trace.
 jq -r 'select(.event == "log" and (.message | startswith("connected to "))) | .message' \
     dfu-buttonless-bonded.jsonl > connections.txt
