@@ -67,6 +67,8 @@ public actor PeripheralHost {
     var advertisementPath: ObjectPath?
     var registeredAdapter: String?
     var generation = 0
+    /// Whether characteristics offer AcquireWrite: as configured, unless bluetoothd would lose writes through it.
+    var offersAcquireWrite: Bool
     var subscribed: Set<String> = []
     var writeSockets: [ObjectPath: AcquiredSocket] = [:]
     var notifySockets: [ObjectPath: AcquiredSocket] = [:]
@@ -130,6 +132,7 @@ public actor PeripheralHost {
     ) throws(DBusError) {
         self.connection = connection
         self.configuration = configuration
+        offersAcquireWrite = configuration.acquireWrite
         self.names = try BlueZVocabulary()
         self.log = log
         peripheral = configuration.device.makePeripheral(address: address)
@@ -154,6 +157,11 @@ public actor PeripheralHost {
         let adapters = [configuration.adapter] + (configuration.bootloaderAdapter.map { [$0] } ?? [])
         for adapter in adapters {
             try await setAdapterProperty(adapter, "Powered", .boolean(true))
+        }
+        if offersAcquireWrite, let release = await bluetoothdRelease(), release < .keepsWritesDuringAcquireWrite {
+            offersAcquireWrite = false
+            log("bluetoothd \(release.major).\(release.minor) loses writes that arrive while it acquires a characteristic "
+                + "(fixed in 5.60): AcquireWrite is not offered, writes come through WriteValue")
         }
         // An SMP device whose characteristic needs security pairs through an agent with its IO capability.
         let spec = configuration.device
@@ -273,7 +281,7 @@ public actor PeripheralHost {
             let root = try ObjectPath("/org/dfusim/peripheral/app\(generation)")
             let spec = configuration.device
             let layout = try GattLayout(
-                services: firmware.services, root: root, acquireWrite: configuration.acquireWrite,
+                services: firmware.services, root: root, acquireWrite: offersAcquireWrite,
                 acquireNotify: configuration.acquireNotify,
                 secured: spec.kind.isSMP ? [DFUServiceUUIDs().smpCharacteristic.uppercased()] : [],
                 security: spec.kind.isSMP ? spec.pairing.security : .none)
@@ -354,6 +362,16 @@ public actor PeripheralHost {
             }
             throw .bluez(what: what, reason: error.description)
         }
+    }
+
+    /// The release of the bluetoothd serving the adapter, from its Modalias; nil when it does not say.
+    func bluetoothdRelease() async -> BluetoothdRelease? {
+        guard let path = try? names.adapterPath(configuration.adapter),
+            let modalias = try? await connection.property(
+                "Modalias", of: names.adapter, at: path, destination: names.service
+            ).stringValue
+        else { return nil }
+        return BluetoothdRelease(modalias: modalias)
     }
 
     func setAdapterProperty(_ adapter: String, _ name: String, _ value: DBusValue) async throws(PeripheralError)

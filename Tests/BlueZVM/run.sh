@@ -198,7 +198,7 @@ find "$out" -mindepth 1 -delete
     printf 'BLUEZVM_CONTROLLERS=%q\n' "$controllers"
     printf 'BLUEZVM_SPARE_CONTROLLERS=%q\n' "$spare"
     printf 'BLUEZVM_SCENARIO_TIMEOUT=%q\n' "$scenario_timeout_s"
-    printf 'BLUEZVM_BLUETOOTHD=%q\n' "$bluetoothd"
+    printf 'export BLUEZVM_BLUETOOTHD=%q\n' "$bluetoothd"
     printf 'BLUEZVM_BLUETOOTHD_ARGS=%q\n' "$bluetoothd_args"
     for setting in ${env_settings[@]+"${env_settings[@]}"}; do
         printf 'export %s=%q\n' "${setting%%=*}" "${setting#*=}"

@@ -2,7 +2,7 @@ import DBus
 import Synchronization
 
 /// A small org.bluez on a private bus, only as much of bluetoothd's server side as the
-/// peripheral uses: one adapter (Adapter1 with Address, Powered, Alias), GattManager1,
+/// peripheral uses: one adapter (Adapter1 with Address, Powered, Alias, Modalias), GattManager1,
 /// LEAdvertisingManager1 and AgentManager1 (at /org/bluez). Like bluetoothd, it reads the application back (GetManagedObjects,
 /// GetAll) BEFORE it answers RegisterApplication / RegisterAdvertisement.
 final class FakeBluetoothd: Sendable {
@@ -33,7 +33,9 @@ final class FakeBluetoothd: Sendable {
     let adapterPath: ObjectPath
     let seen = Recorder()
 
-    init(connection: DBusConnection, adapter: String, address: String) async throws {
+    /// `version`: the bluetoothd release its Adapter1.Modalias claims (`src/main.c` `init_defaults`: USB vendor 1D6B,
+    /// product 0246, version major << 8 | minor), 5.66 by default.
+    init(connection: DBusConnection, adapter: String, address: String, version: (major: Int, minor: Int) = (5, 66)) async throws {
         self.connection = connection
         adapterPath = try ObjectPath("/org/bluez/" + adapter)
         try await connection.requestName(try BusName("org.bluez"))
@@ -108,12 +110,21 @@ final class FakeBluetoothd: Sendable {
                         DBusProperty(try MemberName("Address"), value: .string(address)),
                         DBusProperty(try MemberName("Powered"), value: .boolean(false), access: .readWrite, onSet: { _ in }),
                         DBusProperty(try MemberName("Alias"), value: .string("BlueZ"), access: .readWrite, onSet: { _ in }),
+                        DBusProperty(
+                            try MemberName("Modalias"),
+                            value: .string("usb:v1D6Bp0246d" + Self.hex4(version.major << 8 | version.minor))),
                     ]),
                 DBusInterface(try InterfaceName("org.bluez.GattManager1"), methods: [register, unregister]),
                 DBusInterface(
                     try InterfaceName("org.bluez.LEAdvertisingManager1"),
                     methods: [registerAdvertisement, unregisterAdvertisement]),
             ], at: adapterPath)
+    }
+
+    /// Four upper-case hexadecimal digits.
+    static func hex4(_ value: Int) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     /// An adapter property as it stands.

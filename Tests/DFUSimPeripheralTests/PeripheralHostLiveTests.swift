@@ -20,6 +20,19 @@ struct PeripheralHostLiveTests {
         return try #require(found?.key, "no characteristic \(uuid)")
     }
 
+    /// bluetoothd before 5.60 loses the writes that arrive while its GATT server acquires an application's
+    /// characteristic (`src/gatt-database.c` `acquire_write_reply`, fixed by 6278a7104; seen in the VM with 5.55: a
+    /// Secure DFU init packet lost its second packet): there the packet characteristic offers no AcquireWrite.
+    @Test(arguments: [(5, 55, false), (5, 59, false), (5, 60, true), (5, 66, true)])
+    func acquireWriteIsOfferedOnlyWhereBluetoothdKeepsTheWritesMeanwhile(major: Int, minor: Int, offered: Bool) async throws {
+        try await PeripheralRig.withPeripheral("secure", bluetoothd: (major, minor)) { bluez, _ in
+            let objects = try #require(bluez.seen.withLock { $0.applications.values.first })
+            let characteristics = objects.values.compactMap { $0["org.bluez.GattCharacteristic1"] }
+            let packet = try #require(characteristics.first { $0["UUID"]?.stringValue == Self.securePacket })
+            #expect((packet["WriteAcquired"] != nil) == offered, "bluetoothd \(major).\(minor)")
+        }
+    }
+
     @Test func registrationIsReadBackBeforeBluetoothdReplies() async throws {
         try await PeripheralRig.withPeripheral("secure") { bluez, _ in
             let objects = try #require(bluez.seen.withLock { $0.applications.values.first })

@@ -12,7 +12,8 @@ enum PeripheralRig {
     /// `body`; returns the fake, which keeps what it saw.
     @discardableResult
     static func withPeripheral(
-        _ spec: String, acceptsPairing: Bool = false, _ body: (FakeBluetoothd, PeripheralHost) async throws -> Void
+        _ spec: String, acceptsPairing: Bool = false, bluetoothd version: (major: Int, minor: Int) = (5, 66),
+        _ body: (FakeBluetoothd, PeripheralHost) async throws -> Void
     ) async throws -> FakeBluetoothd {
         let daemon = try DBusDaemon(ownableNames: [try BusName("org.bluez")])
         defer { daemon.stop() }
@@ -20,7 +21,8 @@ enum PeripheralRig {
         defer { bluezConnection.close() }
         let peripheralConnection = try DBusConnection(address: daemon.address)
         defer { peripheralConnection.close() }
-        let bluez = try await FakeBluetoothd(connection: bluezConnection, adapter: "hci1", address: "00:AA:01:01:00:01")
+        let bluez = try await FakeBluetoothd(
+            connection: bluezConnection, adapter: "hci1", address: "00:AA:01:01:00:01", version: version)
         let address = try #require(DFUDeviceAddress("00:AA:01:01:00:01"))
         var configuration = PeripheralHost.Configuration(
             adapter: "hci1", device: try SimulatedDeviceSpec(parsing: spec))

@@ -104,6 +104,13 @@ bluezvm_wait_dbus() {
     return $status
 }
 
+# bluezvm_bluetoothd_at_least VERSION: succeeds when the guest's bluetoothd is VERSION (5.60, say) or newer.
+bluezvm_bluetoothd_at_least() {
+    local have
+    have=$("$BLUEZVM_BLUETOOTHD" --version)
+    [ "$(printf '%s\n%s\n' "$1" "$have" | sort -V | head -n 1)" = "$1" ]
+}
+
 # Prints the object paths of bluetoothd's org.bluez.Adapter1 objects, one a line.
 bluezvm_adapter_paths() {
     dbus-send --system --print-reply --reply-timeout=5000 --dest=org.bluez / \
