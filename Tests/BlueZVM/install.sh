@@ -20,6 +20,9 @@ packages=(
     xz-utils            # the 6.12 kernel's modules are .ko.xz; the initramfs holds them decompressed
     dbus                # the guest's system bus (dbus-daemon, dbus-send, dbus-monitor)
     systemd             # busctl, used by scenarios to read bluetoothd's object tree
+    curl                # bluez-release.sh: other releases' bluez packages from Debian's archive
+    gpgv                # bluez-release.sh: checks the release's InRelease signature
+    debian-archive-keyring  # the keys it checks against
 )
 
 "$(dirname "$0")/../../scripts/install-deps.sh" --for "the BlueZ VM harness" "${packages[@]}"
