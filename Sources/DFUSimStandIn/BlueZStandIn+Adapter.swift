@@ -86,9 +86,6 @@ extension BlueZStandIn {
 
     // MARK: - Adapter1
 
-    /// The name of further adapter `index` (``StandInConfiguration/otherAdapters``).
-    func otherAdapterName(_ index: Int) -> String { configuration.otherAdapters[index].name }
-
     /// Exports the further adapters: Adapter1 with the properties a client reads to choose one, each method
     /// NotSupported (no simulated device is heard through them).
     func exportOtherAdapters() throws(DBusError) {
@@ -164,7 +161,7 @@ extension BlueZStandIn {
                 // The Linux Foundation's USB vendor 1D6B, product 0246 (BlueZ), and the version claimed.
                 DBusProperty(
                     try member("Modalias"),
-                    value: .string("usb:v1D6Bp0246d" + configuration.host.version.deviceIDVersion)),
+                    value: .string(configuration.host.version.release.modalias)),
                 DBusProperty(try member("Roles"), value: .stringArray(["central", "peripheral"])),
                 // Listed by introspection, absent from GetAll: it exists only when bluetoothd runs with -E.
                 DBusProperty(try member("ExperimentalFeatures"), signature: "as"),

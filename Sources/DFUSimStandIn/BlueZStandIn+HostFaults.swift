@@ -46,8 +46,8 @@ extension BlueZStandIn {
 
     private func leaveTheBus() async {
         removeAdapter()
-        for (index, _) in configuration.otherAdapters.enumerated() {
-            if let path = try? names.root.appending(otherAdapterName(index)) { try? connection.unexport(at: path) }
+        for adapter in configuration.otherAdapters {
+            if let path = try? names.root.appending(adapter.name) { try? connection.unexport(at: path) }
         }
         agents = [:]
         defaultAgents = []

@@ -15,12 +15,10 @@ public struct StandInHost: Sendable, Hashable {
         /// GATT objects export `Handle` (from 5.70) and AcquireNotify also takes indications (from 5.80).
         case v5_80 = "5.80"
 
-        /// The Device ID version in Adapter1.Modalias: major << 8 | minor (`src/main.c` `init_defaults`).
-        var deviceIDVersion: String {
+        /// The release, as Adapter1.Modalias names it.
+        var release: BluetoothdRelease {
             let parts = rawValue.split(separator: ".").compactMap { Int($0) }
-            let value = (parts.first ?? 0) << 8 | (parts.last ?? 0)
-            let hex = String(value, radix: 16, uppercase: true)
-            return String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            return BluetoothdRelease(major: parts.first ?? 0, minor: parts.last ?? 0)
         }
 
         /// Whether `GattCharacteristic1`/`GattDescriptor1` export `Handle` (`src/gatt-client.c`, 5.70+).

@@ -63,9 +63,7 @@ import Testing
     /// its own agent.
     @Test func justWorksThroughDevicePairWhenBluetoothdDoesNotPairByItself() async throws {
         let image = LiveRig.mcubootImage(size: 10_000)
-        let rig = try StandInRig(devices: [Self.encryptedDevice()])
-        do {
-            try await rig.serve()
+        try await StandInRig.with([Self.encryptedDevice()]) { rig in
             let desktop = try Self.openClient(rig)
             defer { desktop.close() }
             let declining = try BlueZAgent(
@@ -81,11 +79,7 @@ import Testing
             #expect(await rig.observed.pairCalls == 1, "paired once; the connection after the swap is already paired")
             #expect(declining.requests == [.authorization], "bluetoothd's own pairing asked the default agent, which declined")
             await declining.unregister()
-        } catch {
-            await rig.stop()
-            throw error
         }
-        await rig.stop()
     }
 
     @Test(arguments: [false, true])
@@ -110,9 +104,7 @@ import Testing
     /// answers: the subscription waits for the pairing, not the usual call timeout (1 s here).
     @Test func aPromptAnsweredSlowlyDuringBluetoothdsOwnPairingStillPairs() async throws {
         let image = LiveRig.mcubootImage(size: 5_000)
-        let rig = try StandInRig(devices: [Self.encryptedDevice(passkey: Self.passkey)])
-        do {
-            try await rig.serve()
+        try await StandInRig.with([Self.encryptedDevice(passkey: Self.passkey)]) { rig in
             var client = try BlueZClient.open(busAddress: rig.address)
             client.callTimeout = .seconds(1)
             let transport = try await BlueZTransport.open(client: client, ownsClient: true)
@@ -128,11 +120,7 @@ import Testing
             #expect(observed.agentRequests == ["RequestPasskey"])
             #expect(observed.pairCalls == 0, "bluetoothd paired on its own, through the transport's agent")
             #expect(observed.agents.isEmpty)
-        } catch {
-            await rig.stop()
-            throw error
         }
-        await rig.stop()
     }
 
     @Test func aWrongPasskeyIsAClearPairingErrorNamingThePasskey() async throws {
@@ -225,15 +213,7 @@ import Testing
 
     /// Runs `body` on a served stand-in with an open SMP device; stopped afterwards.
     static func withRig(_ body: (StandInRig) async throws -> Void) async throws {
-        let rig = try StandInRig(devices: [LiveRig.zephyrDevice()])
-        do {
-            try await rig.serve()
-            try await body(rig)
-        } catch {
-            await rig.stop()
-            throw error
-        }
-        await rig.stop()
+        try await StandInRig.with([LiveRig.zephyrDevice()], body)
     }
 
     /// A client of the stand-in whose calls wait 10 s, times DFU_TEST_TIME_SCALE: under the sanitizers the

@@ -46,15 +46,7 @@ import DFUFormats
 
     @Test func fiftyUploadsLeaveNoDescriptorsOrChildrenBehind() async throws {
         // A buttonless application: every round switches it to its bootloader and back.
-        let rig = try StandInRig(devices: [LiveRig.secureDevice(buttonless: .withoutBonds)])
-        do {
-            try await rig.serve()
-            try await Self.uploadFiftyTimes(rig)
-        } catch {
-            await rig.stop()
-            throw error
-        }
-        await rig.stop()
+        try await StandInRig.with([LiveRig.secureDevice(buttonless: .withoutBonds)]) { try await Self.uploadFiftyTimes($0) }
     }
 
     private static func uploadFiftyTimes(_ rig: StandInRig) async throws {

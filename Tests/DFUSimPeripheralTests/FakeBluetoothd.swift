@@ -1,4 +1,5 @@
 import DBus
+import DFUSimStandIn
 import Synchronization
 
 /// A small org.bluez on a private bus, only as much of bluetoothd's server side as the
@@ -112,19 +113,13 @@ final class FakeBluetoothd: Sendable {
                         DBusProperty(try MemberName("Alias"), value: .string("BlueZ"), access: .readWrite, onSet: { _ in }),
                         DBusProperty(
                             try MemberName("Modalias"),
-                            value: .string("usb:v1D6Bp0246d" + Self.hex4(version.major << 8 | version.minor))),
+                            value: .string(BluetoothdRelease(major: version.major, minor: version.minor).modalias)),
                     ]),
                 DBusInterface(try InterfaceName("org.bluez.GattManager1"), methods: [register, unregister]),
                 DBusInterface(
                     try InterfaceName("org.bluez.LEAdvertisingManager1"),
                     methods: [registerAdvertisement, unregisterAdvertisement]),
             ], at: adapterPath)
-    }
-
-    /// Four upper-case hexadecimal digits.
-    static func hex4(_ value: Int) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     /// An adapter property as it stands.

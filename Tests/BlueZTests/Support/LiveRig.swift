@@ -131,23 +131,17 @@ enum LiveRig {
         configure: (BlueZTransport) async -> Void = { _ in },
         _ body: (StandInRig, BlueZTransport) async throws -> Result
     ) async throws -> Result {
-        let rig = try StandInRig(devices: [device], options: options)
-        do {
-            try await rig.serve()
+        try await StandInRig.with([device], options: options) { rig in
             let transport = try await BlueZTransport.open(busAddress: rig.address)
             await configure(transport)
             do {
                 let result = try await body(rig, transport)
                 await transport.close()
-                await rig.stop()
                 return result
             } catch {
                 await transport.close()
                 throw error
             }
-        } catch {
-            await rig.stop()
-            throw error
         }
     }
 

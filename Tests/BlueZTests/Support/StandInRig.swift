@@ -49,6 +49,23 @@ final class StandInRig: Sendable {
         standIn = try BlueZStandIn(connection: server, configuration: configuration)
     }
 
+    /// Runs `body` on a stand-in for `devices`, served unless `serving` is false; stopped afterwards whatever happens.
+    static func with<Result>(
+        _ devices: [SimulatedDeviceSpec], options: Options = Options(), serving: Bool = true,
+        _ body: (StandInRig) async throws -> Result
+    ) async throws -> Result {
+        let rig = try StandInRig(devices: devices, options: options)
+        do {
+            if serving { try await rig.serve() }
+            let result = try await body(rig)
+            await rig.stop()
+            return result
+        } catch {
+            await rig.stop()
+            throw error
+        }
+    }
+
     /// Exports the adapters and owns org.bluez.
     func serve() async throws {
         try await standIn.start()
