@@ -247,7 +247,7 @@ extension BlueZStandIn {
     /// The address of radio device `index` when it advertises now and a discovery session admits it.
     private func admittedAddress(of index: Int) -> DFUDeviceAddress? {
         let radio = radios[index]
-        guard powered, !radio.isConnected, !radio.isPoweredOff else { return nil }
+        guard powered, !radio.isConnected, !radio.isPoweredOff, radio.firmware.isAdvertising else { return nil }
         let firmware = radio.firmware
         let address = radio.address
         let admitted = discoverySessions.values.contains {

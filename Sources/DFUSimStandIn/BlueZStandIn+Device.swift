@@ -70,7 +70,9 @@ extension BlueZStandIn {
 
     /// The radio device advertising at `address` now and free to connect.
     private func radioAdvertising(at address: DFUDeviceAddress) -> Int? {
-        radios.indices.first { radios[$0].address == address && !radios[$0].isConnected && !radios[$0].isPoweredOff }
+        radios.indices.first {
+            radios[$0].address == address && !radios[$0].isConnected && !radios[$0].isPoweredOff && radios[$0].firmware.isAdvertising
+        }
     }
 
     func connect(_ message: DBusMessage) async throws -> [DBusValue] {

@@ -15,6 +15,13 @@ extension SMPResponse {
             return .map([])
         case .parameters(let parameters):
             return .map(["buf_size": .int(parameters.bufferSize), "buf_count": .int(parameters.bufferCount)])
+        case .bootloaderInfo(let info):
+            // `os_mgmt_bootloader_info`: `bootloader` without a query, `mode` (and `no-downgrade` when set) for "mode".
+            var entries: [CBOR.Entry] = []
+            if let bootloader = info.bootloader { entries.append(CBOR.Entry(.text("bootloader"), .text(bootloader))) }
+            if let mode = info.modeNumber { entries.append(CBOR.Entry(.text("mode"), .int(mode))) }
+            if info.noDowngrade { entries.append(CBOR.Entry(.text("no-downgrade"), .bool(true))) }
+            return .map(entries)
         case .imageState(let images):
             return .map(["images": .array(images.map { image in
                 var entries: [CBOR.Entry] = []

@@ -9,6 +9,8 @@ public protocol SimulatedFirmware: Sendable {
     var advertisedName: String { get }
     /// The advertised service UUIDs.
     var advertisedServiceUUIDs: [String] { get }
+    /// Whether it advertises at all (a device MCUboot found nothing to boot on does not).
+    var isAdvertising: Bool { get }
 
     /// A write arrived; returns an ATT error code to reject it, nil to accept it.
     mutating func write(_ bytes: [UInt8], to characteristic: String, type: SimulatedWriteType,
@@ -25,6 +27,9 @@ public protocol SimulatedFirmware: Sendable {
 }
 
 extension SimulatedFirmware {
+    /// It advertises.
+    public var isAdvertising: Bool { true }
+
     /// Subscribing is allowed.
     public func subscriptionError(for characteristic: String, isBonded: Bool) -> SimulatedATTError? { nil }
 }

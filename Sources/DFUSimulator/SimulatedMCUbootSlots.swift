@@ -83,6 +83,17 @@ public struct SimulatedMCUbootSlots: Sendable {
         secondaryBlank = false
     }
 
+    /// Erases the primary: what MCUboot's firmware loader does before it writes the application's slot.
+    mutating func erasePrimary() { primary = [] }
+
+    /// Writes `data` at `offset` of the primary (a firmware loader's upload).
+    mutating func writePrimary(_ data: [UInt8], at offset: Int) {
+        if primary.count < offset { primary += [UInt8](repeating: 0xFF, count: offset - primary.count) }
+        let end = offset + data.count
+        if primary.count < end { primary += [UInt8](repeating: 0xFF, count: end - primary.count) }
+        primary.replaceSubrange(offset..<end, with: data)
+    }
+
     // MARK: - MCUboot at reset
 
     /// What MCUboot does with this image at a reset (`docs/design.md`, "Swap Types" and "Image Trailer";

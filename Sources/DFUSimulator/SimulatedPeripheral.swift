@@ -34,12 +34,13 @@ public struct SimulatedPeripheral: Sendable {
     /// Resets into `target`; it advertises again from `time`.
     public mutating func boot(into target: SimulatedBootTarget, at time: Duration, flash: FlashTimings = FlashTimings()) {
         availableFrom = time
-        // MCUboot has no Bluetooth of its own: every reset runs its swap and boots the application again.
+        // MCUboot has no Bluetooth of its own: every reset runs its swap and boots the application again (or, in
+        // firmware loader mode, whichever MCUboot starts).
         if let zephyr = firmware as? SimulatedZephyrTarget {
             let (next, swapTime) = zephyr.afterReset(flash: flash)
             firmware = next
             availableFrom = time + swapTime
-            address = profile.address
+            address = next.advertisingAddress(chip: profile.address)
             inBootloader = false
             return
         }

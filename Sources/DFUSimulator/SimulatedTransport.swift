@@ -84,7 +84,7 @@ public final class SimulatedTransport: DFUTransport {
             var best: (index: Int, time: Duration, rank: Int)?
             for (index, device) in air.peripherals.enumerated() {
                 let firmware = device.firmware
-                guard let match = parameters.selector.match(address: device.address, name: firmware.advertisedName,
+                guard firmware.isAdvertising, let match = parameters.selector.match(address: device.address, name: firmware.advertisedName,
                                                             serviceUUIDs: firmware.advertisedServiceUUIDs) else { continue }
                 let seen = max(now, device.availableFrom) + link.discoveryDelay
                 guard seen <= now + parameters.scanTimeout else { continue }

@@ -20,6 +20,7 @@ extension SimulatedZephyrTarget {
 
     /// `img_mgmt_state_read`: both slots of every image with a readable image, and their flags, by image then slot.
     public var imageList: [SMPImageSlotState] {
+        if configuration.firmwareLoader != nil { return firmwareLoaderImageList }
         var entries: [SMPImageSlotState] = []
         for image in slots.indices {
             let (next, type) = nextBoot(image)

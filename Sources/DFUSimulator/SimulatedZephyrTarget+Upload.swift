@@ -3,8 +3,9 @@ import DFUCore
 import DFUCrypto
 import DFUFormats
 
-/// The image upload's model: chunks checked and written to the secondary slot at the server's offset
-/// (zephyr img_mgmt.c img_mgmt_upload, zephyr_img_mgmt.c img_mgmt_upload_inspect).
+/// The image upload's model: chunks checked and written to the secondary slot (a firmware loader's: the
+/// application's slot) at the server's offset (zephyr img_mgmt.c img_mgmt_upload, zephyr_img_mgmt.c
+/// img_mgmt_upload_inspect).
 extension SimulatedZephyrTarget {
     mutating func uploadChunk(_ body: CBOR, outcome: inout Outcome, context: SimulatedContext) {
         guard case .map = body else { return outcome.reply = .managementError(3) }
@@ -62,12 +63,12 @@ extension SimulatedZephyrTarget {
                     current.erasedPages = pagesNeeded
                 }
             }
-            slots[current.image].writeSecondary(data, at: offset)
+            writeUploadArea(current.image, data, at: offset)
             outcome.work += context.flash.writeTime(bytes: data.count)
             current.offset += data.count
             if current.offset == current.size, configuration.imageCheck {
                 outcome.work += context.flash.hashPerKilobyte * (current.size / 1024 + 1)
-                let digest = SHA256.digest(Array(slots[current.image].secondary.prefix(current.size)))
+                let digest = SHA256.digest(Array(uploadArea(current.image).prefix(current.size)))
                 match = current.sha.count == 32 && digest == current.sha
             }
         }
@@ -106,8 +107,8 @@ extension SimulatedZephyrTarget {
         }
         upload = Upload(image: image, size: length, offset: 0, sha: sha, erasedPages: 0)
         // IMAGE_CHECK with a whole sha: a slot that already holds this file needs no upload.
-        if configuration.imageCheck, sha.count == 32, slots[image].secondary.count >= length,
-            SHA256.digest(Array(slots[image].secondary.prefix(length))) == sha {
+        if configuration.imageCheck, sha.count == 32, uploadArea(image).count >= length,
+            SHA256.digest(Array(uploadArea(image).prefix(length))) == sha {
             outcome.work += context.flash.hashPerKilobyte * (length / 1024 + 1)
             upload = nil
             outcome.reply = .body(.map(["off": .int(length), "match": .bool(true)]))
@@ -115,14 +116,14 @@ extension SimulatedZephyrTarget {
         }
         if !configuration.eraseProgressively {
             // `img_mgmt_erase_image_data(0, len)` unless the slot is blank, plus the trailer's page.
-            if !slots[image].secondaryBlank {
+            if !uploadAreaIsBlank(image) {
                 let pages = (length + configuration.pageSize - 1) / configuration.pageSize + 1
                 outcome.work += context.flash.pageErase * pages
             }
-            slots[image].eraseSecondary()
+            eraseUploadArea(image)
             upload?.erasedPages = Int.max
         } else {
-            slots[image].eraseSecondary()
+            eraseUploadArea(image)
         }
         return false
     }

@@ -46,6 +46,12 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
     var resetScheduled = false
     /// NCSDK-34106: image 1 was marked while image 0's mark was already in place (until the next reset).
     var networkCoreMarkedAfterApplication = false
+    /// Firmware loader mode: the loader runs (not the application).
+    public internal(set) var runsLoader = false
+    /// Firmware loader mode: the retained boot mode (`bootmode_set`), which survives a warm reset.
+    var retainedBootMode: UInt8 = 0
+    /// Firmware loader mode: MCUboot found nothing it could start, so nothing runs or advertises.
+    public internal(set) var bootsNothing = false
 
     /// A target running the initial images of `configuration`.
     public init(configuration: ZephyrTargetConfiguration = ZephyrTargetConfiguration()) {
@@ -55,6 +61,10 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
                 ?? SimulatedMCUbootImageBuilder(version: image.initialVersion).image(bodySize: 2048, seed: UInt8(truncatingIfNeeded: 100 + index))
             var slots = SimulatedMCUbootSlots(primary: initial, slotSize: image.slotSize, revertible: image.revertible)
             if let secondary = image.initialSecondary { slots.writeSecondary(secondary, at: 0) }
+            if index == 0, configuration.firmwareLoader != nil, image.initialSecondary == nil {
+                // The loader image in slot 1 (its signature is not modelled: ``bootFirmwareLoaderMode``).
+                slots.writeSecondary(SimulatedMCUbootImageBuilder(version: (1, 0, 0, 0)).image(bodySize: 2048, seed: 200), at: 0)
+            }
             return slots
         }
     }
@@ -69,8 +79,11 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         ])]
     }
 
-    /// The configured name.
-    public var advertisedName: String { configuration.name }
+    /// The configured name (the loader's while it runs).
+    public var advertisedName: String { runsLoader ? loader?.name ?? configuration.name : configuration.name }
+
+    /// Not while MCUboot found nothing to start, nor a loader with the fault that keeps it silent.
+    public var isAdvertising: Bool { !bootsNothing && !(runsLoader && loader?.loaderNeverAdvertises == true) }
 
     /// The SMP service (as `smp_svr` advertises it).
     public var advertisedServiceUUIDs: [String] { [DFUServiceUUIDs().smpService.uppercased()] }
@@ -106,7 +119,12 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         next.uploadedBytes = uploadedBytes
         next.droppedFrames = droppedFrames
         next.refusedWrites = refusedWrites
+        next.retainedBootMode = retainedBootMode
         var time = Duration.zero
+        if configuration.firmwareLoader != nil {
+            let checkTime = next.bootFirmwareLoaderMode(flash: flash)
+            return (next, checkTime)
+        }
         if configuration.skipsNetworkCoreMarkedAfterApplication, networkCoreMarkedAfterApplication, next.slots.count > 1 {
             // NCSDK-34106: MCUboot skips the network core update; it stays in the secondary slot, no longer marked
             // (how MCUboot leaves its trailer is not documented: an assumption).
@@ -143,7 +161,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
                     return refuse(.insufficientResources)
                 }
                 guard let header = try? SMPHeader(bytes: bytes),
-                    SMPHeader.size + Int(header.length) <= configuration.bufferSize
+                    SMPHeader.size + Int(header.length) <= bufferSize
                 else {
                     droppedFrames += 1
                     return refuse(.valueNotAllowed)
@@ -167,7 +185,7 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
         }
         // Without reassembly (`smp_bt_chr_write`, its `#else` branch) each write is one packet in one buffer
         // (Insufficient Resources when none is free or the write is longer), handed to SMP as it is.
-        guard hasFreeBuffer(at: context.now), bytes.count <= configuration.bufferSize else {
+        guard hasFreeBuffer(at: context.now), bytes.count <= bufferSize else {
             droppedFrames += 1
             return refuse(.insufficientResources)
         }
@@ -352,12 +370,14 @@ public struct SimulatedZephyrTarget: SimulatedFirmware {
 
     mutating func dispatch(_ header: SMPHeader, _ body: CBOR, outcome: inout Outcome, context: SimulatedContext) {
         let write = header.operation == .write
+        if dispatchFirmwareLoader(header, body, outcome: &outcome) { return }
         switch (header.group, header.command, write) {
         case (.os, 0, true): echo(body, outcome: &outcome)
         case (.os, 5, true): outcome.resetAfterAnswer = configuration.resetDelay
         case (.os, 6, false) where configuration.answersParameters:
-            outcome.reply = .body(.map(["buf_size": .int(configuration.reportedBufferSize ?? configuration.bufferSize),
+            outcome.reply = .body(.map(["buf_size": .int(configuration.reportedBufferSize ?? bufferSize),
                                         "buf_count": .int(configuration.reportedBufferCount ?? configuration.bufferCount)]))
+        case (.os, 8, false) where configuration.answersBootloaderInfo: bootloaderInfo(body, outcome: &outcome)
         case (.image, 0, false): outcome.reply = .body(stateBody())
         case (.image, 0, true): stateWrite(body, outcome: &outcome)
         case (.image, 1, true): uploadChunk(body, outcome: &outcome, context: context)

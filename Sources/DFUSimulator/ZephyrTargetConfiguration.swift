@@ -68,6 +68,14 @@ public struct ZephyrTargetConfiguration: Sendable {
     public var skipsNetworkCoreMarkedAfterApplication = false
     /// The advertised name (`BT_DEVICE_NAME` of `smp_svr`).
     public var name = "Zephyr"
+    /// MCUboot's firmware loader mode (nil: a swap mode): image 0's slot 1 holds the loader, which takes the updates
+    /// (``FirmwareLoaderConfiguration``).
+    public var firmwareLoader: FirmwareLoaderConfiguration?
+    /// `MCUMGR_GRP_OS_BOOTLOADER_INFO` (OS group, command 8; Kconfig's default is off): nil follows the mode (on
+    /// for a firmware loader build, whose `ble_mcumgr` loader sets it, off otherwise).
+    public var bootloaderInfo: Bool?
+    /// Whether the bootloader info command is answered.
+    public var answersBootloaderInfo: Bool { bootloaderInfo ?? (firmwareLoader != nil) }
 
     /// Fault: answers (1-based, counted over the target's life) sent twice.
     public var duplicatedResponses: Set<Int> = []

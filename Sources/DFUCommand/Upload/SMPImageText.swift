@@ -20,6 +20,8 @@ enum SMPImageText {
         case .resetConfirm: "confirmed and the device was reset to swap it in for good"
         case .runningTest: "running in test mode: reverted at the next reset unless confirmed"
         case .confirmed: "running, confirmed"
+        case .writtenByLoader: "written by the firmware loader into the application slot: MCUboot starts it at the next "
+            + "reset if it passes its check"
         }
     }
 
@@ -44,7 +46,9 @@ enum SMPImageText {
     /// or nil when nothing is left: the same upload again while an image is not on the device or not marked,
     /// `dfu reset` while one waits for its reset, `dfu confirm` while one runs (or may run) in test mode.
     static func next(_ images: [SMPImageReport], device: String) -> String? {
-        if images.contains(where: { $0.state == .notUploaded || $0.state == .uploaded }) { return "the same command again" }
+        if images.contains(where: { [.notUploaded, .uploaded, .writtenByLoader].contains($0.state) }) {
+            return "the same command again"
+        }
         if images.contains(where: { $0.state == .markedTest || $0.state == .markedConfirm }) { return "dfu reset -d \(device)" }
         let testing = images.filter { $0.state == .resetTest || $0.state == .runningTest }
         guard !testing.isEmpty else { return nil }

@@ -12,9 +12,12 @@ struct SMPSettings: Sendable, Hashable {
     /// `--smp-chunk BYTES`: the largest upload request frame (nil: the device's buf_size if it reassembles a frame
     /// written in pieces, otherwise one write; the upload asks the device).
     var frameSize: Int?
+    /// `--firmware-loader`: the device updates through MCUboot's firmware loader although it does not say so (nil:
+    /// when its bootloader info says so).
+    var firmwareLoader: Bool?
 
     /// The options only an SMP upload takes.
-    static let optionNames = ["confirm", "test", "no-reset", "image", "smp-window", "smp-chunk"]
+    static let optionNames = ["confirm", "test", "no-reset", "image", "smp-window", "smp-chunk", "firmware-loader"]
 
     /// The option specs, after the shared ones of `dfu upload`.
     static let options: [OptionSpec] = [
@@ -24,6 +27,8 @@ struct SMPSettings: Sendable, Hashable {
         .value("image", "N", help: "MCUboot: the image number a lone image goes to (1 = nRF5340 network core)", default: "0"),
         .value("smp-window", "N", help: "MCUboot: upload requests in flight at once (default: the device's buf_count - 2)"),
         .value("smp-chunk", "BYTES", help: "MCUboot: largest upload request, SMP header included (default: the device's buf_size if it reassembles, else one write)"),
+        .flag("firmware-loader", help: "MCUboot: the device updates through MCUboot's firmware loader (default: when its bootloader info says so); "
+            + "the loader writes the one application slot, so --test, --confirm and --no-reset do not apply"),
     ]
 
     /// The defaults.
@@ -45,5 +50,6 @@ struct SMPSettings: Sendable, Hashable {
         window = try arguments.integer("smp-window", in: 1...64)
         // A smaller frame cannot carry the first chunk with the image header: refused here, not after connecting.
         frameSize = try arguments.integer("smp-chunk", in: SMPUploadChunk.smallestFirstFrame...65535)
+        firmwareLoader = arguments.flag("firmware-loader") ? true : nil
     }
 }

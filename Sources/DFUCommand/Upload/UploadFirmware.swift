@@ -93,6 +93,7 @@ enum UploadFirmware: Sendable {
             }
             images.append(SMPUploadImage(image: number, bytes: entry.image.bytes, imageHash: hash))
         }
-        return SMPUploadPlan(images: images, ending: settings.ending, frameSize: settings.frameSize, window: settings.window)
+        return SMPUploadPlan(images: images, ending: settings.ending, frameSize: settings.frameSize, window: settings.window,
+                             firmwareLoader: settings.firmwareLoader)
     }
 }

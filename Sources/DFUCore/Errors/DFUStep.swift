@@ -71,6 +71,7 @@ public enum DFUStep: Sendable, Hashable, CustomStringConvertible {
             case .echo: "sending an SMP echo"
             case .reset: "resetting the device"
             case .parameters: "reading the MCUmgr parameters"
+            case .bootloaderInfo: "reading the bootloader's mode"
             case .imageState: "reading the image list"
             case .setImageState: "marking the image for test or confirming it"
             case .upload: "sending the firmware"

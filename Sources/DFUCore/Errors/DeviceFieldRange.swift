@@ -55,13 +55,15 @@ public enum SMPFieldRange {
     public static let maxImageSize = DeviceFieldRange("max_image_size", 0...DeviceFieldRange.uint32Max)
     /// Slot info's `upload_image_id`.
     public static let uploadImageID = DeviceFieldRange("upload_image_id", 0...255)
+    /// Bootloader info's `mode` (MCUboot's modes are −1…9; a later one is taken as unknown).
+    public static let mode = DeviceFieldRange("mode", -1...255)
     /// An error's `rc`.
     public static let rc = DeviceFieldRange("rc", 0...Int(Int32.max))
     /// A version 2 error's `group`.
     public static let group = DeviceFieldRange("group", 0...Int(UInt16.max))
 
     /// Every SMP range, to name a field's range in messages.
-    static let all = [bufferSize, bufferCount, offset, image, slot, size, maxImageSize, uploadImageID, rc, group]
+    static let all = [bufferSize, bufferCount, offset, image, slot, size, maxImageSize, uploadImageID, mode, rc, group]
 }
 
 /// The ranges of the numbers an nRF5 Secure DFU bootloader sends.

@@ -26,22 +26,48 @@ extension DFURunner {
         context.smpImageSizes = plan.images.map(\.bytes.count)
         context.setDeadline(options.deadline, bytes: plan.totalBytes)
         report(.connecting, part: 1, context: context, bytes: 0, total: plan.totalBytes)
+        // A device an interrupted update left in the Bare Metal option's firmware loader advertises at another address:
+        // taken only when nothing is heard at the address named, and only if it is such a loader (checked before any
+        // write by the machine: `requiresFirmwareLoader`).
+        let selector = withFirmwareLoaderFallback(device)
         var peer = try await connect(DFUConnectParameters(
-            selector: device, scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout,
+            selector: selector, scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout,
             uuids: options.uuids), step: .connecting)
+        let atFallback = selector.isFallback(peer.address)
         try await requireSMP(peer, for: "an MCUboot image")
         var restarts = 0
         var reconnections = 0
         // Whether the last connection was lost rather than ended by the device's reset.
         var reconnected = false
+        // The addresses to look for next: the device's, and once it was reset into its firmware loader, the loader's.
+        var addresses = [peer.address] + (atFallback ? device.addresses : [])
+        var enteredLoader = false
+        var requiresLoader = atFallback
         while true {
             // After the reset, the image list says whether the images swapped in.
             report(restarts > 0 ? .checkingImages : .starting, part: 1, context: context, bytes: 0, total: plan.totalBytes)
             context.meter.end()
-            let setup = DFUMachineSetup(.uploadImages(plan), options: options, peer: peer, mode: .smpServer,
-                                        restarts: restarts)
-            switch try await drive(SMPUploadMachine(setup), context: &context) {
-            case .awaitReset, .completed, .jumped:
+            var setup = DFUMachineSetup(.uploadImages(plan), options: options, peer: peer, mode: .smpServer,
+                                        restarts: restarts, enteredFirmwareLoader: enteredLoader)
+            setup.requiresFirmwareLoader = requiresLoader
+            let outcome: DFUMachineOutcome
+            do {
+                outcome = try await drive(SMPUploadMachine(setup), context: &context)
+            } catch .unsupportedDevice(let reason) where requiresLoader && reason == SMPUploadMachine.notAFirmwareLoader {
+                // Another device at the fallback address: left alone, and the device named was not found.
+                throw .deviceNotFound(selector: selector.exact, after: options.scanTimeout)
+            }
+            requiresLoader = false
+            switch outcome {
+            case .jumped:
+                // The application reset into its MCUboot firmware loader: find the loader, then carry on there.
+                await transport.disconnect()
+                report(.waitingForDevice, part: 1, context: context, bytes: 0, total: plan.totalBytes)
+                peer = try await findFirmwareLoader(of: peer.address)
+                enteredLoader = true
+                if !addresses.contains(peer.address) { addresses.append(peer.address) }
+                continue
+            case .awaitReset, .completed:
                 await transport.disconnect()
                 context.report.partsSent = [.application]
                 context.report.smpImages = context.smpImages ?? []
@@ -66,7 +92,7 @@ extension DFURunner {
             report(restarts > 0 && !reconnected ? .waitingForDevice : .connecting, part: 1, context: context, bytes: 0,
                    total: plan.totalBytes)
             let parameters = DFUConnectParameters(
-                selector: DFUDeviceSelector(addresses: [peer.address], serviceUUIDs: [options.uuids.smpService]),
+                selector: DFUDeviceSelector(addresses: addresses, serviceUUIDs: [options.uuids.smpService]),
                 scanTimeout: options.scanTimeout, connectTimeout: options.connectTimeout, uuids: options.uuids)
             while true {
                 do {

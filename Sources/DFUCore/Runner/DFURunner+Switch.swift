@@ -2,8 +2,8 @@
 
 extension DFURunner {
     /// Connects to the device `device` selects and, when it runs an application with a buttonless
-    /// service (or a Legacy application with the jump), switches it into its bootloader and finds
-    /// the bootloader again. Returns where the bootloader now is and whether a switch happened;
+    /// service (or a Legacy application with the jump), or an SMP server above MCUboot in firmware loader mode,
+    /// switches it into its bootloader (or firmware loader) and finds it again. Returns where the bootloader now is and whether a switch happened;
     /// a device already in its bootloader is returned as found. The link is closed either way.
     public func switchToBootloader(device: DFUDeviceSelector) async throws(DFUError) -> (bootloader: DFUPeer, switched: Bool) {
         do throws(DFUError) {
@@ -14,9 +14,10 @@ extension DFURunner {
                 uuids: options.uuids), step: .connecting)
             let mode = try await detectMode(peer, selectedBy: selector)
             if mode == .smpServer {
-                // Not "already in its bootloader": MCUboot has no Bluetooth, the application takes updates itself.
-                throw .unsupportedDevice(reason: "\(peer.address) is an SMP (MCUmgr) server, with no nRF5 DFU bootloader "
-                    + "to switch to ('dfu upload' sends it MCUboot images)")
+                // MCUboot has no Bluetooth of its own: only a firmware loader mode device has something to switch to.
+                let (loader, switched) = try await switchToFirmwareLoader(from: peer, context: &context)
+                await transport.disconnect()
+                return (loader, switched)
             }
             guard mode.isApplication else {
                 await transport.disconnect()

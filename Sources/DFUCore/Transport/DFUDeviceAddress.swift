@@ -29,6 +29,15 @@ public struct DFUDeviceAddress: Sendable, Hashable, CustomStringConvertible {
         return DFUDeviceAddress(uncheckedBytes: next)
     }
 
+    /// The address the Bare Metal option's firmware loader advertises with: bit 0 of the least significant byte
+    /// (the last pair) inverted (`ble_change_address` in sdk-nrf-bm `applications/firmware_loader/ble_mcumgr`,
+    /// so that a host does not take the loader for the application it cached and bonded with).
+    public var firmwareLoaderAddress: DFUDeviceAddress {
+        var flipped = bytes
+        flipped[5] ^= 0x01
+        return DFUDeviceAddress(uncheckedBytes: flipped)
+    }
+
     private init(uncheckedBytes: [UInt8]) { bytes = uncheckedBytes }
 
     /// `AA:BB:CC:DD:EE:FF`.

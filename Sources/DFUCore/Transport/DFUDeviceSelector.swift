@@ -20,6 +20,9 @@ public struct DFUDeviceSelector: Sendable, Hashable, CustomStringConvertible {
     public var fallbackAddresses: [DFUDeviceAddress] = []
     /// The services a device at a fallback address must advertise (never empty when there are fallback addresses).
     public var fallbackServiceUUIDs: [String] = []
+    /// The name a device at a fallback address must also advertise (nil: any): where the service alone does not tell
+    /// a loader from an application (an SMP firmware loader advertises the service its application does).
+    public var fallbackName: String?
 
     /// How a device matches a selector.
     public enum Match: Sendable, Hashable {
@@ -54,6 +57,7 @@ public struct DFUDeviceSelector: Sendable, Hashable, CustomStringConvertible {
         var selector = self
         selector.fallbackAddresses = []
         selector.fallbackServiceUUIDs = []
+        selector.fallbackName = nil
         return selector
     }
 
@@ -76,7 +80,8 @@ public struct DFUDeviceSelector: Sendable, Hashable, CustomStringConvertible {
     public func match(address: DFUDeviceAddress, name advertisedName: String?, serviceUUIDs advertised: [String]) -> Match? {
         if matches(address: address, name: advertisedName, serviceUUIDs: advertised) { return .selected }
         guard fallbackAddresses.contains(address), !fallbackServiceUUIDs.isEmpty,
-              Self.advertises(advertised, oneOf: fallbackServiceUUIDs) else { return nil }
+              Self.advertises(advertised, oneOf: fallbackServiceUUIDs),
+              fallbackName == nil || advertisedName == fallbackName else { return nil }
         return .fallback
     }
 
@@ -93,7 +98,8 @@ public struct DFUDeviceSelector: Sendable, Hashable, CustomStringConvertible {
         if !addresses.isEmpty {
             var text = "address " + addresses.map(\.description).joined(separator: " or ")
             if !fallbackAddresses.isEmpty {
-                text += " (or a DFU bootloader at " + fallbackAddresses.map(\.description).joined(separator: " or ") + ")"
+                let what = fallbackName.map { "a firmware loader named \($0)" } ?? "a DFU bootloader"
+                text += " (or \(what) at " + fallbackAddresses.map(\.description).joined(separator: " or ") + ")"
             }
             parts.append(text)
         }

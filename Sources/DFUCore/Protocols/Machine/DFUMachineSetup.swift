@@ -26,14 +26,22 @@ public struct DFUMachineSetup: Sendable {
     /// How many earlier machines for this work ended with ``DFUMachineOutcome/restart`` since the link was
     /// last lost.
     public var restarts: Int
+    /// Whether an earlier machine of this update reset the device into its MCUboot firmware loader (and the runner
+    /// found it again), so that an application found now did not switch.
+    public var enteredFirmwareLoader: Bool
+    /// Whether the device was found at a fallback address where only a firmware loader is taken: anything else fails
+    /// before the first write.
+    public var requiresFirmwareLoader = false
 
     /// Makes a setup.
-    public init(_ work: Work, options: DFUOptions, peer: DFUPeer, mode: DFUDeviceMode, restarts: Int = 0) {
+    public init(_ work: Work, options: DFUOptions, peer: DFUPeer, mode: DFUDeviceMode, restarts: Int = 0,
+                enteredFirmwareLoader: Bool = false) {
         self.work = work
         self.options = options
         self.peer = peer
         self.mode = mode
         self.restarts = restarts
+        self.enteredFirmwareLoader = enteredFirmwareLoader
     }
 
     /// The part to send, for the machines made for one; traps for any other work.

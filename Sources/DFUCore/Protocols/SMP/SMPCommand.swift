@@ -8,6 +8,8 @@ public enum SMPCommand: Sendable, Hashable, CaseIterable, CustomStringConvertibl
     case reset
     /// OS group 0, command 6, read: the MCUmgr parameters buf_size and buf_count.
     case parameters
+    /// OS group 0, command 8, read: the bootloader and its mode.
+    case bootloaderInfo
     /// Image group 1, command 0, read: the state of the images.
     case imageState
     /// Image group 1, command 0, write: mark an image for test, or confirm it.
@@ -22,7 +24,7 @@ public enum SMPCommand: Sendable, Hashable, CaseIterable, CustomStringConvertibl
     /// The management group.
     public var group: SMPGroup {
         switch self {
-        case .echo, .reset, .parameters: .os
+        case .echo, .reset, .parameters, .bootloaderInfo: .os
         case .imageState, .setImageState, .upload, .erase, .slotInfo: .image
         }
     }
@@ -34,13 +36,14 @@ public enum SMPCommand: Sendable, Hashable, CaseIterable, CustomStringConvertibl
         case .upload: 1
         case .reset, .erase: 5
         case .parameters, .slotInfo: 6
+        case .bootloaderInfo: 8
         }
     }
 
     /// The request's operation.
     public var operation: SMPOperation {
         switch self {
-        case .parameters, .imageState, .slotInfo: .read
+        case .parameters, .bootloaderInfo, .imageState, .slotInfo: .read
         case .echo, .reset, .setImageState, .upload, .erase: .write
         }
     }
@@ -50,13 +53,14 @@ public enum SMPCommand: Sendable, Hashable, CaseIterable, CustomStringConvertibl
         header.group == group && header.command == id && header.operation == operation.response
     }
 
-    /// "echo", "reset", "MCUmgr parameters", "image state", "image test/confirm", "image upload",
+    /// "echo", "reset", "MCUmgr parameters", "bootloader info", "image state", "image test/confirm", "image upload",
     /// "image erase", "slot info".
     public var description: String {
         switch self {
         case .echo: "echo"
         case .reset: "reset"
         case .parameters: "MCUmgr parameters"
+        case .bootloaderInfo: "bootloader info"
         case .imageState: "image state"
         case .setImageState: "image test/confirm"
         case .upload: "image upload"

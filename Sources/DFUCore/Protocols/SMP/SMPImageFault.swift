@@ -9,6 +9,8 @@ public enum SMPImageFault: Sendable, Hashable, CustomStringConvertible {
     case notMarked(image: Int)
     /// The device's SHA-256 of the received image differed twice (`match` false).
     case hashMismatch(image: Int)
+    /// After the firmware loader's reset the loader came back, not the application: MCUboot did not start the image.
+    case notStartedByFirmwareLoader(image: Int)
 
     /// A sentence with what to do.
     public var description: String {
@@ -18,6 +20,10 @@ public enum SMPImageFault: Sendable, Hashable, CustomStringConvertible {
                 + "signed with the bootloader's key and built for this device and slot"
         case .notMarked(let image):
             "image \(image) is not pending after it was marked; read the image list and retry"
+        case .notStartedByFirmwareLoader(let image):
+            "image \(image) was written by the firmware loader, but after the reset the firmware loader came back: MCUboot "
+                + "did not start the image (it failed MCUboot's check: check that it is signed with the bootloader's key "
+                + "and built for this device); the device stays in its firmware loader, and a rerun uploads again"
         case .hashMismatch(let image):
             "the device's SHA-256 of image \(image) did not match after two complete uploads; the link or the "
                 + "device's flash is corrupting data"

@@ -20,6 +20,9 @@ public enum SMPImageState: String, Sendable, Hashable, CaseIterable {
     case runningTest = "running_test"
     /// Running and confirmed: nothing is left to do.
     case confirmed
+    /// Written by MCUboot's firmware loader into the application slot (no test or confirm in that mode): MCUboot
+    /// starts it at the next reset if it passes its check, and starts the loader again if it does not.
+    case writtenByLoader = "written_by_loader"
 }
 
 /// One image of an SMP upload and where it stands (``SMPImageState``).

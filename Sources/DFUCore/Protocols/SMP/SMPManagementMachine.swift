@@ -52,7 +52,7 @@ public struct SMPManagementMachine: Sendable {
             guard tries < attempts else { return .fail(.timeout(step: step, after: responseTimeout)) }
             return send()
         case .disconnected:
-            if request == .reset, step == .smp(.reset), tries > 0 { return .finish(.restart) }
+            if request.command == .reset, step == .smp(.reset), tries > 0 { return .finish(.restart) }
             return .fail(.disconnected(step: step, attempts: 1))
         case .cancelled:
             // Nothing to undo: a management request either happened or did not.
@@ -100,7 +100,7 @@ public struct SMPManagementMachine: Sendable {
                 return .fail(.remote(step: step, request: request.description, status: .smp(error)))
             }
             response = answer
-            return .finish(request == .reset ? .restart : .completed)
+            return .finish(request.command == .reset ? .restart : .completed)
         }
         return .awaitNotification(from: .smp, within: responseTimeout)
     }

@@ -17,8 +17,16 @@ extension SMPRequest {
             case .echo:
                 guard let text = try body.optionalText("d") else { throw .missingField("d") }
                 self = .echo(text)
-            case .reset: self = .reset
+            case .reset:
+                // `os_mgmt_reset` ignores a field it cannot decode: only an unsigned `boot_mode` counts.
+                switch body["boot_mode"] {
+                case .unsigned(let mode)?:
+                    guard let mode = UInt8(exactly: mode) else { throw .outOfRange(field: "boot_mode", value: String(mode)) }
+                    self = .resetWithBootMode(mode)
+                default: self = .reset
+                }
             case .parameters: self = .parameters
+            case .bootloaderInfo: self = .bootloaderInfo(query: try body.optionalText("query"))
             case .imageState: self = .imageState
             case .setImageState:
                 let hash = try body.optionalBytes("hash")

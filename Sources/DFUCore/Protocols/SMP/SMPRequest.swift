@@ -6,6 +6,12 @@ public enum SMPRequest: Sendable, Hashable, CustomStringConvertible {
     case echo(String)
     /// `{}`: the server answers, then resets.
     case reset
+    /// `{"boot_mode": n}`: the server answers, sets the retained boot mode (1: the bootloader's, which MCUboot in
+    /// firmware loader mode takes as "start the loader"; `bootmode_set` in zephyr `os_mgmt_reset`, built with
+    /// `MCUMGR_GRP_OS_RESET_BOOT_MODE`), then resets. A server built without it ignores the field and just resets.
+    case resetWithBootMode(UInt8)
+    /// `{"query": q}` or `{}`: the bootloader, or (query "mode") its mode.
+    case bootloaderInfo(query: String?)
     /// `{}`: read buf_size and buf_count.
     case parameters
     /// `{}`: read the image list.
@@ -25,8 +31,9 @@ public enum SMPRequest: Sendable, Hashable, CustomStringConvertible {
     public var command: SMPCommand {
         switch self {
         case .echo: .echo
-        case .reset: .reset
+        case .reset, .resetWithBootMode: .reset
         case .parameters: .parameters
+        case .bootloaderInfo: .bootloaderInfo
         case .imageState: .imageState
         case .test, .confirm: .setImageState
         case .upload: .upload
@@ -40,7 +47,9 @@ public enum SMPRequest: Sendable, Hashable, CustomStringConvertible {
     public var body: CBOR {
         switch self {
         case .echo(let text): .map(["d": .text(text)])
-        case .reset, .parameters, .imageState, .slotInfo: .map([])
+        case .reset, .parameters, .imageState, .slotInfo, .bootloaderInfo(query: nil): .map([])
+        case .resetWithBootMode(let mode): .map(["boot_mode": .unsigned(UInt64(mode))])
+        case .bootloaderInfo(let query?): .map(["query": .text(query)])
         case .test(let hash): .map(["hash": .bytes(hash), "confirm": .bool(false)])
         case .confirm(let hash?): .map(["hash": .bytes(hash), "confirm": .bool(true)])
         case .confirm(nil): .map(["confirm": .bool(true)])
@@ -62,6 +71,7 @@ public enum SMPRequest: Sendable, Hashable, CustomStringConvertible {
         case .upload(let chunk): "image upload \(chunk)"
         case .test: "image test"
         case .confirm(let hash): hash == nil ? "image confirm (running image)" : "image confirm"
+        case .resetWithBootMode(let mode): "reset with boot mode \(mode)"
         default: command.description
         }
     }

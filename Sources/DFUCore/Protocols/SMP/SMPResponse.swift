@@ -8,6 +8,8 @@ public enum SMPResponse: Sendable, Hashable, CustomStringConvertible {
     case reset
     /// The MCUmgr parameters.
     case parameters(SMPParameters)
+    /// The bootloader info.
+    case bootloaderInfo(SMPBootloaderInfo)
     /// The image list (answer to a state read, test or confirm).
     case imageState([SMPImageSlotState])
     /// Upload accepted: the server's next offset, and `match` in the last chunk's answer when the
@@ -76,6 +78,10 @@ public enum SMPResponse: Sendable, Hashable, CustomStringConvertible {
         case .parameters:
             self = .parameters(SMPParameters(bufferSize: try body.requiredInt(SMPFieldRange.bufferSize),
                                              bufferCount: try body.requiredInt(SMPFieldRange.bufferCount)))
+        case .bootloaderInfo:
+            self = .bootloaderInfo(SMPBootloaderInfo(bootloader: try body.optionalText("bootloader"),
+                                                     modeNumber: try body.optionalInt(SMPFieldRange.mode),
+                                                     noDowngrade: try body.optionalBool("no-downgrade") ?? false))
         case .imageState, .setImageState:
             self = .imageState(try body.requiredArray("images").map { (entry) throws(DecodingError) in
                 guard case .map = entry else { throw .wrongType(field: "images", found: entry.description) }
@@ -128,6 +134,7 @@ public enum SMPResponse: Sendable, Hashable, CustomStringConvertible {
         case .echo(let text): "echo \"\(String(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.prefix(60)))\""
         case .reset: "reset accepted"
         case .parameters(let parameters): "parameters \(parameters)"
+        case .bootloaderInfo(let info): "bootloader info: \(info)"
         case .imageState(let images): "images [" + images.map(\.description).joined(separator: "; ") + "]"
         case .upload(let offset, let match):
             "upload: off \(offset.map(String.init) ?? "none")" + (match.map { ", match \($0)" } ?? "")

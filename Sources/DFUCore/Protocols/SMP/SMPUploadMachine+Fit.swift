@@ -26,7 +26,9 @@ extension SMPUploadMachine {
                 return "the device has \(Self.images(info.count)) (slot info lists image \(numbers)); "
                     + "the package's image \(image.image) (\(Self.bytes(image.bytes.count))) has no slot there; nothing was written"
             }
-            guard let secondary = slots.slots.first(where: { $0.slot == 1 }) ?? slots.slots.first else { continue }
+            // A firmware loader writes the application's slot (0); otherwise the upload goes to the secondary (1).
+            let target = loaderRole == .loader ? 0 : 1
+            guard let secondary = slots.slots.first(where: { $0.slot == target }) ?? slots.slots.first else { continue }
             if image.bytes.count > secondary.size {
                 return "image \(image.image) is \(Self.bytes(image.bytes.count)); the device's slot \(secondary.slot) of image "
                     + "\(image.image) holds \(Self.bytes(secondary.size)); nothing was written"

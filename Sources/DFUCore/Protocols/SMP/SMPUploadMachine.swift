@@ -55,6 +55,10 @@ public struct SMPUploadMachine: Sendable {
         case enablingNotifications
         case readingParameters
         case readingImagesBefore
+        /// Bootloader info's mode, asked when the image list suggests MCUboot's firmware loader mode.
+        case readingBootloaderMode
+        /// The reset with `boot_mode` 1 that starts the firmware loader.
+        case enteringLoader
         case readingSlotInfo
         case probingReassembly(Int)
         /// The probe's first write was answered MGMT_ERR_ECORRUPT; the server still holds its second (the decoy) in a
@@ -85,6 +89,8 @@ public struct SMPUploadMachine: Sendable {
     public internal(set) var slotInfo: [SMPSlotInfo]?
     /// The image list read at the end.
     public internal(set) var imagesAfter: [SMPImageSlotState]?
+    /// The bootloader info, when it was asked (``SMPUploadMachine`` asks it only for an unusual image list).
+    public internal(set) var bootloaderInfo: SMPBootloaderInfo?
     /// Counters.
     public internal(set) var statistics = Statistics()
     /// How upload frames are sized over the writes, once the first upload starts.
@@ -95,6 +101,12 @@ public struct SMPUploadMachine: Sendable {
     let writeLength: Int
     let reconnectAttempts: Int
     let afterReset: Bool
+    /// Whether an earlier machine reset the device into its firmware loader.
+    let enteredFirmwareLoader: Bool
+    /// Whether only a firmware loader may be written to (the device was found at a fallback address).
+    let requiresFirmwareLoader: Bool
+    /// Which side of a firmware loader device this is (nil: not such a device, or not known yet).
+    var loaderRole: FirmwareLoaderRole?
     var phase = Phase.enablingNotifications
     var queue: [DFUMachineAction] = []
     var assembler = SMPFrameAssembler()
@@ -132,6 +144,8 @@ public struct SMPUploadMachine: Sendable {
         writeLength = max(20, setup.peer.maximumWriteLength)
         reconnectAttempts = setup.options.reconnectAttempts
         afterReset = setup.restarts > 0
+        enteredFirmwareLoader = setup.enteredFirmwareLoader
+        requiresFirmwareLoader = setup.requiresFirmwareLoader
         reassembly = plan.deviceReassembles.map { .known($0) }
     }
 
@@ -154,6 +168,10 @@ public struct SMPUploadMachine: Sendable {
         case .disconnected:
             queue.removeAll()
             assembler.reset()
+            if phase == .enteringLoader {
+                // The application reset before its answer got out (a build without threads resets at once).
+                return .finish(.jumped(bootloaderName: nil))
+            }
             if phase == .resetting {
                 // The device reset before its answer got out: what the reset was for is done.
                 resetRequested = true
@@ -265,16 +283,20 @@ public struct SMPUploadMachine: Sendable {
             parameters = .fallback
             return send(.imageState, phase: .readingImagesBefore)
         case (.readingImagesBefore, .imageState(let list)):
-            imagesBefore = list
             listIsOneImageBuild = Self.listsNoImageNumbers(frame)
-            statuses = plan.images.map { SMPImageStatus.of($0, in: list, afterReset: afterReset) }
-            permanent = plan.images.map { image in
-                list.contains { $0.image == image.image && $0.hash == image.imageHash && $0.pending && $0.permanent }
-            }
-            if let index = statuses.firstIndex(of: .notRunning) { return notRunning(index) }
-            // Before the first write: do the images fit?
-            if statuses.contains(.needsUpload) { return send(.slotInfo, phase: .readingSlotInfo) }
-            return nextStep()
+            if asksBootloaderMode(list) { return readBootloaderMode(list: list) }
+            if requiresFirmwareLoader { return .fail(.unsupportedDevice(reason: Self.notAFirmwareLoader)) }
+            return imagesRead(list)
+        case (.readingImagesBefore, .failure(.management(.notSupported, _))) where asksBootloaderMode(nil):
+            // No image group: an application in MCUboot's firmware loader mode, or a server that cannot take images.
+            return readBootloaderMode(list: nil)
+        case (.readingBootloaderMode, .bootloaderInfo(let info)):
+            return bootloaderModeRead(info)
+        case (.readingBootloaderMode, .failure):
+            // MGMT_ERR_ENOTSUP (no command 8), or the query answered no mode (OS_MGMT_ERR_QUERY_YIELDS_NO_ANSWER).
+            return bootloaderModeRead(nil)
+        case (.enteringLoader, .reset):
+            return .finish(.jumped(bootloaderName: nil))
         case (.readingSlotInfo, .slotInfo(let info)) where info.isEmpty:
             // No image at all says nothing a server could mean: judge by the image list.
             return afterSlotInfoUnavailable()
@@ -316,9 +338,24 @@ public struct SMPUploadMachine: Sendable {
         }
     }
 
+    /// The image list read first, of a device that is not in MCUboot's firmware loader mode: where each image
+    /// stands, and the first step.
+    mutating func imagesRead(_ list: [SMPImageSlotState]) -> DFUMachineAction {
+        imagesBefore = list
+        statuses = plan.images.map { SMPImageStatus.of($0, in: list, afterReset: afterReset) }
+        permanent = plan.images.map { image in
+            list.contains { $0.image == image.image && $0.hash == image.imageHash && $0.pending && $0.permanent }
+        }
+        if let index = statuses.firstIndex(of: .notRunning) { return notRunning(index) }
+        // Before the first write: do the images fit?
+        if statuses.contains(.needsUpload) { return send(.slotInfo, phase: .readingSlotInfo) }
+        return nextStep()
+    }
+
     /// What is left, in order: uploads, marks, the reset, confirmations, the final image list.
     /// Each step is preceded by where the images stand and by the phase it begins.
     mutating func nextStep() -> DFUMachineAction {
+        if loaderRole == .loader { return nextLoaderStep() }
         let images = DFUMachineAction.report(.smpImages(imageReports))
         if let index = statuses.firstIndex(of: .needsUpload) {
             let upload = startUpload(index)
@@ -349,6 +386,7 @@ public struct SMPUploadMachine: Sendable {
             let permanent = index < self.permanent.count && self.permanent[index]
             let state: SMPImageState = switch status {
             case .needsUpload: .notUploaded
+            case .needsMark where loaderRole == .loader, .pending where loaderRole == .loader: .writtenByLoader
             // Not running after the reset: MCUboot refused or reverted it, and it is back in the secondary slot.
             case .needsMark, .notRunning: .uploaded
             case .pending where resetRequested: permanent ? .resetConfirm : .resetTest

@@ -19,10 +19,14 @@ public struct SMPUploadPlan: Sendable, Hashable {
     public var upgradeOnly: Bool
     /// Unanswered requests (timeouts in a row without progress) before giving up.
     public var attempts: Int
+    /// Whether the device updates through MCUboot's firmware loader (one application slot; the application is
+    /// reset into the loader, which takes the image): nil (the default) when the device says so (bootloader info,
+    /// mode 7), true when the user says so (a server that does not answer the mode, e.g. Zephyr before 3.6).
+    public var firmwareLoader: Bool?
 
     /// A plan.
     public init(images: [SMPUploadImage], ending: SMPEnding = .testThenConfirm, frameSize: Int? = nil,
-                window: Int? = nil, deviceReassembles: Bool? = nil, upgradeOnly: Bool = false, attempts: Int = 4) {
+                window: Int? = nil, deviceReassembles: Bool? = nil, upgradeOnly: Bool = false, attempts: Int = 4, firmwareLoader: Bool? = nil) {
         self.images = images
         self.ending = ending
         self.frameSize = frameSize
@@ -30,6 +34,7 @@ public struct SMPUploadPlan: Sendable, Hashable {
         self.deviceReassembles = deviceReassembles
         self.upgradeOnly = upgradeOnly
         self.attempts = attempts
+        self.firmwareLoader = firmwareLoader
     }
 
     /// The bytes of every image together.
