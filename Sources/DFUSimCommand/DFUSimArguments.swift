@@ -36,7 +36,9 @@ public struct DFUSimArguments: Sendable {
           --device KIND[,address=AA:BB:CC:DD:EE:FF][,name=NAME][,key=value...]
                 KIND: secure, legacy, buttonless, buttonless-bonded, buttonless-experimental, legacy-app,
                       smp, smp-auth, smp-nrf5340 (Zephyr's SMP server above MCUboot; smp-auth needs a paired
-                      link; smp-nrf5340 has image 0 for the application core, image 1 for the network core)
+                      link; smp-nrf5340 has image 0 for the application core, image 1 for the network core),
+                      smp-loader, smp-loader-bm (MCUboot's firmware loader mode: the nRF Connect SDK's loader,
+                      the Bare Metal option's at the address with bit 0 inverted; docs/dfu-sim.md has their keys)
                 keys: hw_version, sd_id, sd_id_after, app_version, bl_version, signature=required,
                       public_key=FILE, legacy_version=MAJOR.MINOR|none (none: no DFU Version characteristic),
                       bl_extra_service=UUID (a Legacy bootloader also serves it), max_image, rssi,

@@ -165,7 +165,7 @@ extension SimulatedDeviceSpec {
             app.uuids = secure.uuids
             bootloader = .secure(secure)
             application = .buttonless(app)
-        case .smp, .smpAuth, .smpNRF5340:
+        case .smp, .smpAuth, .smpNRF5340, .smpLoader, .smpLoaderBareMetal:
             preconditionFailure("an SMP kind's profile is made before the nRF5 keys are read")
         case .legacyApp:
             var app = SimulatedLegacyApplication(hasVersionCharacteristic: legacy.version != nil)

@@ -17,7 +17,12 @@ import DFUSimulator
 /// hostile faults `report_buf_size=N`, `report_buf_count=N`, `lying_offset=yes|no` and `flood=N`;
 /// and how it pairs (``DevicePairing``): `security=none|encrypted|authenticated` (`smp-auth`: authenticated),
 /// `io=DisplayOnly|DisplayYesNo|KeyboardOnly|NoInputNoOutput|KeyboardDisplay` (default DisplayOnly), `passkey=N`
-/// (the passkey it shows, default 123456), `weak_pairing=bond|disconnect` (``DevicePairing/dropsWeakPairing``).
+/// (the passkey it shows, default 123456), `weak_pairing=bond|disconnect` (``DevicePairing/dropsWeakPairing``);
+/// `bootloader_info=yes|no` (`MCUMGR_GRP_OS_BOOTLOADER_INFO`: OS command 8; default yes for the firmware loader kinds,
+/// no otherwise). The firmware loader kinds (`smp-loader`, `smp-loader-bm`) also take ``FirmwareLoaderConfiguration``'s
+/// keys: `loader_name`, `loader_address=same|inverted`, `boot_mode=yes|no` (`MCUMGR_GRP_OS_RESET_BOOT_MODE`),
+/// `app_images=yes|no` (the application has an image group), `loader_without_app=yes|no`
+/// (`BOOT_FIRMWARE_LOADER_NO_APPLICATION`) and the fault `loader_silent=yes|no`.
 extension SimulatedDeviceSpec {
     static func zephyrConfiguration(kind: SimulatedDeviceKind, name: String?, fields: inout SpecFields)
         throws(StandInSpecError) -> (ZephyrTargetConfiguration, DevicePairing)
@@ -25,6 +30,12 @@ extension SimulatedDeviceSpec {
         var configuration = kind == .smpNRF5340 ? ZephyrTargetConfiguration.nrf5340 : ZephyrTargetConfiguration()
         let pairing = try pairingFields(kind: kind, fields: &fields)
         configuration.requiresEncryption = pairing.security != .none
+        if kind.hasFirmwareLoader {
+            configuration.firmwareLoader = try firmwareLoaderFields(kind: kind, fields: &fields)
+            // The Bare Metal option's entry sample application (`CONFIG_SAMPLE_BLE_DEVICE_NAME`).
+            if kind == .smpLoaderBareMetal { configuration.name = "nRF_BM_Entry" }
+        }
+        if let on = try fields.takeFlag("bootloader_info") { configuration.bootloaderInfo = on }
         if let name { configuration.name = name }
         if let size = try fields.takeInteger("buf_size") {
             // An SMP header (8 bytes) and a little CBOR must fit; Zephyr's Kconfig range ends at 65535.
@@ -73,6 +84,30 @@ extension SimulatedDeviceSpec {
         }
         try takeFaults(&fields, into: &configuration)
         return (configuration, pairing)
+    }
+
+    /// The firmware loader's keys: `loader_name`, `loader_address`, `boot_mode`, `app_images`, `loader_without_app`,
+    /// `loader_silent`.
+    private static func firmwareLoaderFields(kind: SimulatedDeviceKind, fields: inout SpecFields) throws(StandInSpecError)
+        -> FirmwareLoaderConfiguration
+    {
+        var loader = kind == .smpLoaderBareMetal ? FirmwareLoaderConfiguration.bareMetal : FirmwareLoaderConfiguration()
+        if let name = fields.take("loader_name") {
+            guard !name.isEmpty, name.utf8.count <= 29 else { throw StandInSpecError("loader_name=\(name) must be 1 to 29 bytes") }
+            loader.name = name
+        }
+        if let text = fields.take("loader_address") {
+            switch text.lowercased() {
+            case "same": loader.address = .same
+            case "inverted": loader.address = .lowestBitInverted
+            default: throw StandInSpecError("loader_address=\(text) must be same or inverted")
+            }
+        }
+        if let on = try fields.takeFlag("boot_mode") { loader.resetTakesBootMode = on }
+        if let on = try fields.takeFlag("app_images") { loader.applicationListsImages = on }
+        if let on = try fields.takeFlag("loader_without_app") { loader.startsLoaderWithoutApplication = on }
+        if let on = try fields.takeFlag("loader_silent") { loader.loaderNeverAdvertises = on }
+        return loader
     }
 
     /// How the device pairs: `security`, `io`, `passkey`, `weak_pairing`.

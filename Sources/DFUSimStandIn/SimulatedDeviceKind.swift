@@ -20,10 +20,18 @@ public enum SimulatedDeviceKind: String, Sendable, Hashable, CaseIterable {
     case smpAuth = "smp-auth"
     /// An nRF5340 running Zephyr's SMP server: image 0 the application core's, image 1 the network core's.
     case smpNRF5340 = "smp-nrf5340"
+    /// An nRF54L application above MCUboot in firmware loader mode, with the nRF Connect SDK's loader ("FW loader", at
+    /// the same address) in slot 1 (``DFUSimulator/FirmwareLoaderConfiguration``).
+    case smpLoader = "smp-loader"
+    /// The same with the Bare Metal option's loader ("nRF_BM_MCUmgr", at the address with bit 0 inverted).
+    case smpLoaderBareMetal = "smp-loader-bm"
 
     /// Whether the device starts in its bootloader rather than in an application.
     public var startsInBootloader: Bool { self == .secure || self == .legacy }
 
     /// Whether the device speaks SMP (MCUmgr) rather than an nRF5 DFU protocol.
-    public var isSMP: Bool { self == .smp || self == .smpAuth || self == .smpNRF5340 }
+    public var isSMP: Bool { [.smp, .smpAuth, .smpNRF5340, .smpLoader, .smpLoaderBareMetal].contains(self) }
+
+    /// Whether the device is above MCUboot in firmware loader mode.
+    public var hasFirmwareLoader: Bool { self == .smpLoader || self == .smpLoaderBareMetal }
 }

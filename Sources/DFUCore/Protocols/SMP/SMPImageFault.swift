@@ -11,6 +11,8 @@ public enum SMPImageFault: Sendable, Hashable, CustomStringConvertible {
     case hashMismatch(image: Int)
     /// After the firmware loader's reset the loader came back, not the application: MCUboot did not start the image.
     case notStartedByFirmwareLoader(image: Int)
+    /// After the upload the firmware loader's image list does not show the image in the application's slot.
+    case notInApplicationSlot(image: Int)
 
     /// A sentence with what to do.
     public var description: String {
@@ -24,6 +26,9 @@ public enum SMPImageFault: Sendable, Hashable, CustomStringConvertible {
             "image \(image) was written by the firmware loader, but after the reset the firmware loader came back: MCUboot "
                 + "did not start the image (it failed MCUboot's check: check that it is signed with the bootloader's key "
                 + "and built for this device); the device stays in its firmware loader, and a rerun uploads again"
+        case .notInApplicationSlot(let image):
+            "after the upload the firmware loader's image list does not show image \(image) in the application's slot; "
+                + "the device was not reset and stays in its firmware loader; a rerun uploads again"
         case .hashMismatch(let image):
             "the device's SHA-256 of image \(image) did not match after two complete uploads; the link or the "
                 + "device's flash is corrupting data"

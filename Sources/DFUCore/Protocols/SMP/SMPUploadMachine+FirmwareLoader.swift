@@ -107,16 +107,32 @@ extension SMPUploadMachine {
     /// `BOOT_MODE_TYPE_BOOTLOADER` (zephyr `include/zephyr/retention/bootmode.h`).
     static let bootloaderBootMode: UInt8 = 1
 
-    /// The loader's next step: the upload, then a plain reset (MCUboot cleared the boot mode when it started the
-    /// loader, so the next boot runs the application if it passes the check).
+    /// The loader's next step: the upload; the image list, which must show the image in the application's slot (so
+    /// that the application that comes back after the reset can only be it); then a plain reset (MCUboot cleared the
+    /// boot mode when it started the loader, so the next boot runs the application if it passes the check).
     mutating func nextLoaderStep() -> DFUMachineAction {
         let images = DFUMachineAction.report(.smpImages(imageReports))
-        if statuses.first == .needsUpload {
+        switch statuses.first {
+        case .needsUpload:
             let upload = startUpload(0)
             return leading([images, .report(.smpPart(index: 0, bytes: 0))], upload)
+        case .needsMark:
+            let request = send(.imageState, phase: .checkingLoaderSlot)
+            return leading([images, .report(.progress(.checkingImages, bytes: bytesOnDevice))], request)
+        default:
+            let request = send(.reset, phase: .resetting)
+            return leading([images, .report(.progress(.resetting, bytes: bytesOnDevice))], request)
+        }
+    }
+
+    /// The loader's image list after the upload.
+    mutating func loaderSlotChecked(_ list: [SMPImageSlotState]) -> DFUMachineAction {
+        guard let image = plan.images.first,
+              list.contains(where: { $0.image == 0 && $0.slot == 0 && $0.hash == image.imageHash }) else {
+            return .fail(.remote(step: step, request: "the firmware loader's image list after the upload",
+                                 status: .smpImage(.notInApplicationSlot(image: 0))))
         }
         statuses = [.pending]
-        let request = send(.reset, phase: .resetting)
-        return leading([.report(.smpImages(imageReports)), .report(.progress(.resetting, bytes: bytesOnDevice))], request)
+        return nextLoaderStep()
     }
 }

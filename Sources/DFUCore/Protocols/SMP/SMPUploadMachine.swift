@@ -59,6 +59,8 @@ public struct SMPUploadMachine: Sendable {
         case readingBootloaderMode
         /// The reset with `boot_mode` 1 that starts the firmware loader.
         case enteringLoader
+        /// The firmware loader's image list after the upload.
+        case checkingLoaderSlot
         case readingSlotInfo
         case probingReassembly(Int)
         /// The probe's first write was answered MGMT_ERR_ECORRUPT; the server still holds its second (the decoy) in a
@@ -297,6 +299,8 @@ public struct SMPUploadMachine: Sendable {
             return bootloaderModeRead(nil)
         case (.enteringLoader, .reset):
             return .finish(.jumped(bootloaderName: nil))
+        case (.checkingLoaderSlot, .imageState(let list)):
+            return loaderSlotChecked(list)
         case (.readingSlotInfo, .slotInfo(let info)) where info.isEmpty:
             // No image at all says nothing a server could mean: judge by the image list.
             return afterSlotInfoUnavailable()
