@@ -93,10 +93,6 @@ public enum PeripheralCommand {
         }
         guard let adapter else { throw .usage("--adapter is required") }
         guard let device else { throw .usage("--device is required") }
-        if device.kind.hasFirmwareLoader {
-            // Not yet checked against a real bluetoothd (the loader's other name and address): docs/dfu-sim.md.
-            throw .badDeviceSpec("\(device.kind.rawValue) is not offered by dfu-sim peripheral yet (dfu-sim run and serve have it)")
-        }
         if bootloaderAdapter == adapter { throw .usage("--bootloader-adapter must differ from --adapter") }
         var configuration = PeripheralHost.Configuration(
             adapter: adapter, bootloaderAdapter: bootloaderAdapter, device: device)

@@ -260,7 +260,10 @@ public actor PeripheralHost {
 
     var elapsed: Duration { ContinuousClock.now - started }
 
-    var roleName: String { peripheral.inBootloader ? "bootloader" : "application" }
+    var roleName: String {
+        if (peripheral.firmware as? SimulatedZephyrTarget)?.runsLoader == true { return "firmware loader" }
+        return peripheral.inBootloader ? "bootloader" : "application"
+    }
 
     /// The adapter for the current role: the bootloader's own when it came back at another address.
     var adapterForRole: String {

@@ -18,13 +18,14 @@ BLUEZVM_DIR           := Tests/BlueZVM
 # link, 200 KiB with the whole default flow through AcquireWrite and WriteValue, an SMP target that
 # needs a paired, authenticated link (passkey entry), SMP commands naming an absent address while a
 # target is at address + 1 (refused, the target untouched), and an nRF5340's two images updated at one
-# reset (the network core marked first); and Zephyr's own smp_svr (native_sim) on a
+# reset (the network core marked first), MCUboot's firmware loader mode (the nRF Connect SDK's loader at the same
+# address, the Bare Metal option's on another controller); and Zephyr's own smp_svr (native_sim) on a
 # controller of its own through the HCI user channel (skipped without ../shared).
 BLUEZVM_DEFAULT_SCENARIOS := smoke peripheral-bluetoothctl dfu-secure-app dfu-secure-sd-bl-app dfu-legacy-app \
                              dfu-buttonless-bootloader-address dfu-disconnect-resume dfu-buttonless-alt-name \
                              dfu-buttonless-bonded dfu-acquire-write-200k dfu-write-value \
                              smp-test-swap-confirm smp-disconnect-resume smp-acquire-write-200k smp-auth-paired \
-                             smp-named-device-only smp-nrf5340-network-core-first \
+                             smp-named-device-only smp-nrf5340-network-core-first smp-firmware-loader \
                              zephyr-smp-svr zephyr-smp-svr-no-reassembly
 # `make test-bluez-dfu` adds the scenarios of BLUEZVM_DFU_SCENARIOS (none today).
 BLUEZVM_DFU_SCENARIOS :=

@@ -35,16 +35,6 @@ import Testing
         #expect(!configuration.acceptsPairing)
     }
 
-    @Test(arguments: ["smp-loader", "smp-loader-bm"])
-    func theFirmwareLoaderKindsAreNotOfferedOnARealBluetoothdYet(kind: String) {
-        #expect {
-            _ = try PeripheralCommand.parse(["--adapter", "hci0", "--device", kind])
-        } throws: { error in
-            guard case PeripheralError.badDeviceSpec(let message) = error else { return false }
-            return message.contains("not offered by dfu-sim peripheral yet")
-        }
-    }
-
     @Test func helpIsNotAConfiguration() throws {
         #expect(try PeripheralCommand.parse(["--help"]) == nil)
     }

@@ -34,8 +34,8 @@ struct UploadSettings: Sendable {
 
     /// The options only an nRF5 update takes (the raw image options are checked with the file).
     static let nrf5OptionNames = [
-        "prn", "force-dfu", "experimental-buttonless", "uuid", "alt-name", "no-alt-name", "bootloader-address",
-        "bootloader-name", "scope", "no-resume", "packet-size", "first-object-delay", "object-delay",
+        "prn", "force-dfu", "experimental-buttonless", "uuid", "alt-name", "no-alt-name",
+        "scope", "no-resume", "packet-size", "first-object-delay", "object-delay",
     ]
 
     /// Updates per adapter at once when `--parallel` is not given: BlueZ controllers keep a few LE
@@ -61,8 +61,9 @@ struct UploadSettings: Sendable {
             .value("uuid", "ROLE=UUID", repeatable: true, help: "replace the GATT UUID of a role (roles listed above)"),
             .value("alt-name", "NAME", help: "name the bootloader advertises after a buttonless jump (default: random DfuNNNNN)"),
             .flag("no-alt-name", help: "do not rename the bootloader (for firmware that reboots on the rename request)"),
-            .value("bootloader-address", "ADDR", help: "the bootloader's address, when it is not the same or +1"),
-            .value("bootloader-name", "NAME", help: "the bootloader's advertised name"),
+            .value("bootloader-address", "ADDR", help: "the bootloader's (or MCUboot firmware loader's) address, when it is not the same or +1 "
+                + "(a firmware loader: the same, or bit 0 of the last byte inverted)"),
+            .value("bootloader-name", "NAME", help: "the bootloader's (or MCUboot firmware loader's) advertised name"),
             .value("scope", "all|system|application", help: "which parts of the package to send", default: defaults.scope.rawValue),
             .value("scan-timeout", short: "t", "SECONDS", help: "how long to scan for a device",
                    default: OptionSpec.seconds(defaults.scanTimeout)),

@@ -118,6 +118,26 @@ import Testing
         #expect(selector.addresses == [Fixtures.address])
     }
 
+    @Test func aLoaderTheApplicationRenamedIsFoundByTheNameTheUserGives() async throws {
+        // A Bare Metal application can give its loader another name (settings `fw_loader/adv_name`) before the reset.
+        var loader = FirmwareLoaderConfiguration.bareMetal
+        loader.name = "Rig7Loader"
+        let transport = SimulatedTransport(peripherals: [Self.device(loader)])
+        _ = try await Self.update(transport, plan: try Self.plan()) { $0.bootloaderName = "Rig7Loader" }.get()
+        #expect(try Self.target(transport).slots[0].primary == Self.image)
+        // Named elsewhere: the loader is not taken, and the user hears that it was not found.
+        let other = SimulatedTransport(peripherals: [Self.device(loader)])
+        let result = await Self.update(other, plan: try Self.plan()) {
+            $0.bootloaderAddress = DFUDeviceAddress("C0:FF:EE:00:99:99")
+            $0.scanTimeout = .seconds(2)
+        }
+        guard case .failure(.bootloaderNotFound(let selector, _)) = result else {
+            Issue.record("expected the loader not to be found at the address given, got \(result)")
+            return
+        }
+        #expect(selector.addresses.map(\.description) == ["C0:FF:EE:00:99:99"])
+    }
+
     @Test(arguments: [FirmwareLoaderConfiguration(), .bareMetal])
     func anUploadCutInTheLoaderResumesThere(loader: FirmwareLoaderConfiguration) async throws {
         let transport = SimulatedTransport(peripherals: [Self.device(loader)])
