@@ -20,8 +20,9 @@ public enum PeripheralCommand {
           --device SPEC               as for dfu-sim run: KIND[,name=NAME][,key=value...], KIND one of
                                       secure, legacy, buttonless, buttonless-bonded,
                                       buttonless-experimental, legacy-app, smp, smp-auth,
-                                      smp-nrf5340 (address= is ignored: the device has the
-                                      adapter's address). smp-auth's characteristic needs
+                                      smp-nrf5340, smp-loader, smp-loader-bm (its loader
+                                      on --bootloader-adapter); address= is ignored: the
+                                      device has the adapter's address. smp-auth's characteristic needs
                                       authenticated keys (bluetoothd enforces it) and the
                                       peripheral registers a default agent with the device's
                                       io= (default DisplayOnly; KeyboardOnly types passkey=)
