@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "BlueZTransport", dependencies: ["BlueZ", "DFUCore", "IOLoop", "SystemSupport"], swiftSettings: strict),
         // bluetoothd's stand-in: serves org.bluez on a private bus from simulated devices; `dfu-sim`.
         .target(
-            name: "DFUSimStandIn", dependencies: ["DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "SystemSupport"],
+            name: "DFUSimStandIn", dependencies: ["BlueZ", "DBus", "DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "IOLoop", "SystemSupport"],
             swiftSettings: strict),
         .executableTarget(
             name: "dfu-sim", dependencies: ["DFUSimCommand", "SystemSupport"], exclude: ["README.md"],
@@ -65,7 +65,7 @@ let package = Package(
         // A simulated target as a GATT peripheral on a real bluetoothd (org.bluez server side);
         // `dfu-sim peripheral`. Devices are specified as for the stand-in.
         .target(
-            name: "DFUSimPeripheral", dependencies: ["DFUSimStandIn", "DBus", "IOLoop", "DFUCore", "DFUSimulator", "DFUCrypto", "SystemSupport"],
+            name: "DFUSimPeripheral", dependencies: ["BlueZ", "DFUSimStandIn", "DBus", "IOLoop", "DFUCore", "DFUSimulator", "DFUCrypto", "SystemSupport"],
             swiftSettings: strict),
         // `dfu-sim`'s command line as a library: run, serve, peripheral and image, their arguments and the
         // device specs they take; the executable is a thin main.
@@ -113,7 +113,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DFUSimPeripheralTests",
-            dependencies: ["DFUSimPeripheral", "DFUSimStandIn", "DFUSimCommand", "DBus", "DFUSimulator", "DFUCore", "DFUSimSupport", "TestSupport"],
+            dependencies: ["BlueZ", "DFUSimPeripheral", "DFUSimStandIn", "DFUSimCommand", "DBus", "DFUSimulator", "DFUCore", "DFUSimSupport", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
             name: "DFUCommandTests",

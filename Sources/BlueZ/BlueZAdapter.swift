@@ -10,21 +10,27 @@ public struct BlueZAdapter: Sendable, Hashable {
     public var isPowered: Bool
     /// Whether it is scanning (`Discovering`).
     public var isDiscovering: Bool
+    /// `Modalias`: bluetoothd's Device ID, which names its release (``BluetoothdRelease``) unless configured otherwise.
+    public var modalias: String?
 
     /// Makes an adapter description.
-    public init(path: BlueZPath, address: String?, isPowered: Bool, isDiscovering: Bool) {
+    public init(path: BlueZPath, address: String?, isPowered: Bool, isDiscovering: Bool, modalias: String? = nil) {
         self.path = path
         self.address = address
         self.isPowered = isPowered
         self.isDiscovering = isDiscovering
+        self.modalias = modalias
     }
+
+    /// The bluetoothd release its Modalias names (nil: none, or another Device ID).
+    public var bluetoothdRelease: BluetoothdRelease? { modalias.flatMap(BluetoothdRelease.init(modalias:)) }
 
     /// Decodes the properties of `org.bluez.Adapter1`; absent flags read as false.
     init(path: BlueZPath, properties: [String: DBusValue]) {
         self.init(
             path: path, address: properties["Address"]?.stringValue,
             isPowered: properties["Powered"]?.boolValue ?? false,
-            isDiscovering: properties["Discovering"]?.boolValue ?? false)
+            isDiscovering: properties["Discovering"]?.boolValue ?? false, modalias: properties["Modalias"]?.stringValue)
     }
 
     /// The name users type, the last path element: `hci0`.

@@ -157,6 +157,15 @@ extension BlueZTransport {
         return try await describe(resolved, address: address, context: context, uuids: parameters.uuids)
     }
 
+    /// Why a device shows no GATT services at all, when its bluetoothd is the cause: before 5.42 bluetoothd exports a
+    /// device's GATT objects only with `--experimental` (``BluetoothdRelease/gattClientAPI``); nil otherwise (a
+    /// device with no services, or a bluetoothd whose Modalias names no release).
+    static func missingGATTClient(serviceCount: Int, release: BluetoothdRelease?) -> String? {
+        guard serviceCount == 0, let release, release < .gattClientAPI else { return nil }
+        return "bluetoothd \(release) exports a device's GATT services only when it runs with --experimental (its GATT client "
+            + "API is experimental before 5.42): start it with -E, or use bluetoothd 5.42 or later"
+    }
+
     /// Maps the device's GATT objects to DFU endpoints and reports what was found.
     func describe(_ device: BlueZDevice, address: DFUDeviceAddress, context: LinkContext, uuids: DFUServiceUUIDs)
         async throws(DFUTransportError) -> DFUPeer
@@ -168,6 +177,10 @@ extension BlueZTransport {
             throw Self.transportError(error)
         }
         let services = tree.services(of: device.path)
+        if let reason = Self.missingGATTClient(serviceCount: services.count, release: adapter.bluetoothdRelease) {
+            await disconnect()
+            throw .hostUnavailable(reason)
+        }
         for endpoint in DFUEndpoint.allCases {
             let (serviceUUID, characteristicUUID) = uuids.uuids(of: endpoint)
             for service in services where BlueZUUID.same(service.uuid, serviceUUID) {

@@ -2,6 +2,7 @@ public import DBus
 public import DFUCore
 public import DFUSimStandIn
 import DFUSimulator
+import BlueZ
 import IOLoop
 
 /// A simulated DFU target registered with a real bluetoothd as a GATT application plus an

@@ -1,3 +1,5 @@
+import BlueZ
+
 /// `--bluetoothd KEY=VALUE[,…]`: the bluetoothd the stand-in plays, as its `main.conf` and version make it.
 ///
 /// Keys: `version` (`5.66`, the default, `5.55` or `5.80`: what changed that a DFU client can notice),

@@ -1,4 +1,5 @@
 import DBus
+import BlueZ
 import DFUSimStandIn
 import Synchronization
 
