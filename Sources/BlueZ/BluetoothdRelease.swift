@@ -20,6 +20,12 @@ public struct BluetoothdRelease: Comparable, Sendable, CustomStringConvertible {
     /// 5.47 marks them `[experimental]`, 5.48 `[optional]`); before it `dfu` writes through WriteValue.
     public static let acquireAPI = BluetoothdRelease(major: 5, minor: 48)
 
+    /// Whether this bluetoothd dies (SIGSEGV) when an advertisement matches the `UUIDs` of a discovery filter: 5.87,
+    /// whose `is_filter_match` (`src/adapter.c`) passes `g_slist_find_custom`'s arguments to `queue_find` since
+    /// 91c340d35 made the advertised services a queue, so it calls the UUID string as the match function; fixed by
+    /// 82af2beaf after 5.87. Seen in the VM with Debian's 5.87-5 and with 5.87 built from its tag (Tests/BlueZVM/README.md).
+    public var diesOnDiscoveryUUIDMatch: Bool { self == BluetoothdRelease(major: 5, minor: 87) }
+
     private static let prefix = "usb:v1D6Bp0246d"
 
     public init(major: Int, minor: Int) {

@@ -72,7 +72,7 @@ extension BlueZTransport {
         canonical.serviceUUIDs = selector.serviceUUIDs.map(BlueZUUID.canonical)
         heard = Set(devices.values.filter { $0.rssi != nil || $0.isConnected }.map(\.path))
         do {
-            try await client.setDiscoveryFilter(adapter: adapter.path, serviceUUIDs: canonical.serviceUUIDs)
+            try await client.setDiscoveryFilter(adapter: adapter.path, serviceUUIDs: discoveryFilterUUIDs(canonical.serviceUUIDs))
             do {
                 try await client.startDiscovery(adapter: adapter.path)
             } catch .inProgress {

@@ -56,7 +56,7 @@ public struct DFUSimArguments: Sendable {
                                    resolve_ms, discovery_ms, smp_paced=yes (SMP answers at the
                                    modelled link's pace, for throughput figures)
           --bluetoothd KEY=VALUE[,...]
-                                   the bluetoothd played: version=5.66 (default) or 5.80, cache=always
+                                   the bluetoothd played: version=5.66 (default), 5.55, 5.80 or 5.87, cache=always
                                    (default), yes or no (main.conf [GATT] Cache), temporary_timeout_s=N
                                    (main.conf TemporaryTimeout, default 30; 0 keeps devices)
           --fault SPEC             drop-packet=N[:M...], corrupt-packet=N[:M...], disconnect-after-bytes=N,

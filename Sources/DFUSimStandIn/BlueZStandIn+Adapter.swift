@@ -245,6 +245,17 @@ extension BlueZStandIn {
         }
     }
 
+    /// Whether a device advertising now lists a UUID some discovery session's filter names (`is_filter_match`'s
+    /// service check, which 5.87 reaches only to crash).
+    func matchesAFiltersUUIDs() -> Bool {
+        guard powered else { return false }
+        return radios.contains { radio in
+            guard !radio.isConnected, !radio.isPoweredOff, radio.firmware.isAdvertising else { return false }
+            let advertised = Set(radio.firmware.advertisedServiceUUIDs.map { $0.lowercased() })
+            return discoverySessions.values.contains { session in session.uuids.contains { advertised.contains($0) } }
+        }
+    }
+
     /// The address of radio device `index` when it advertises now and a discovery session admits it.
     private func admittedAddress(of index: Int) -> DFUDeviceAddress? {
         let radio = radios[index]

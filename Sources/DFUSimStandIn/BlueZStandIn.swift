@@ -281,6 +281,10 @@ public actor BlueZStandIn {
         case .announce(let generation):
             await pause(configuration.link.discoveryDelay)
             guard generation == discoveryGeneration, !discoverySessions.isEmpty else { return }
+            if configuration.host.version.diesOnDiscoveryUUIDMatch, matchesAFiltersUUIDs() {
+                await quit()
+                return
+            }
             announceDevicesInRange()
         case .drain(let device, let generation):
             guard devices[device]?.generation == generation else { return }

@@ -2,7 +2,7 @@ import BlueZ
 
 /// `--bluetoothd KEY=VALUE[,…]`: the bluetoothd the stand-in plays, as its `main.conf` and version make it.
 ///
-/// Keys: `version` (`5.66`, the default, `5.55` or `5.80`: what changed that a DFU client can notice),
+/// Keys: `version` (`5.66`, the default, `5.55`, `5.80` or `5.87`: what changed that a DFU client can notice),
 /// `cache` (`always`, the default, `yes` or `no`: main.conf `[GATT] Cache`), `temporary_timeout_s`
 /// (main.conf `[General] TemporaryTimeout`, default 30; 0 keeps devices for ever).
 public struct StandInHost: Sendable, Hashable {
@@ -16,6 +16,10 @@ public struct StandInHost: Sendable, Hashable {
         case v5_66 = "5.66"
         /// GATT objects export `Handle` (from 5.70) and AcquireNotify also takes indications (from 5.80).
         case v5_80 = "5.80"
+        /// Debian unstable's bluetoothd: as 5.80, and it dies (SIGSEGV: here it leaves the bus for good) when an
+        /// advertisement matches the `UUIDs` of a discovery filter (`src/adapter.c` `is_filter_match` since 91c340d35,
+        /// fixed by 82af2beaf after 5.87), as the real 5.87 did in the VM. Only that difference from 5.80 is modelled.
+        case v5_87 = "5.87"
 
         /// The release, as Adapter1.Modalias names it.
         var release: BluetoothdRelease {
@@ -24,10 +28,12 @@ public struct StandInHost: Sendable, Hashable {
         }
 
         /// Whether `GattCharacteristic1`/`GattDescriptor1` export `Handle` (`src/gatt-client.c`, 5.70+).
-        var exportsHandles: Bool { self == .v5_80 }
+        var exportsHandles: Bool { self == .v5_80 || self == .v5_87 }
         /// Whether AcquireNotify accepts an indicate-only characteristic
         /// (`characteristic_acquire_notify`, 5.80+; 5.66 answers NotSupported).
-        var acquiresIndications: Bool { self == .v5_80 }
+        var acquiresIndications: Bool { self == .v5_80 || self == .v5_87 }
+        /// Whether an advertisement matching a discovery filter's UUIDs kills it (5.87).
+        var diesOnDiscoveryUUIDMatch: Bool { release.diesOnDiscoveryUUIDMatch }
         /// Whether `GattCharacteristic1` exports `MTU` (`src/gatt-client.c`, 5.62+).
         var exportsMTU: Bool { self != .v5_55 }
         /// Whether `Device1` exports `Bonded` (`src/device.c`, 5.65+: commit 0e2e52d0c).

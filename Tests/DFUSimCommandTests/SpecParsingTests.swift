@@ -135,7 +135,7 @@ import Testing
         let host = try StandInHost(parsing: "version=5.80,cache=yes,temporary_timeout_s=2")
         #expect(host.version == .v5_80 && host.cache == .yes && host.temporaryTimeout == .seconds(2))
         #expect(try StandInHost(parsing: "version=5.55").version == .v5_55)
-        #expect(throws: StandInSpecError("version=5.47 must be one of 5.55, 5.66, 5.80")) {
+        #expect(throws: StandInSpecError("version=5.47 must be one of 5.55, 5.66, 5.80, 5.87")) {
             try StandInHost(parsing: "version=5.47")
         }
         #expect(throws: StandInSpecError("cache=maybe must be always, yes or no")) {

@@ -55,6 +55,22 @@ struct BluetoothdConformanceTests {
         }
     }
 
+    /// 5.87 (`src/adapter.c` `is_filter_match` since 91c340d35; fixed by 82af2beaf after 5.87): an advertisement matching
+    /// a discovery filter's UUIDs kills bluetoothd, as the real 5.87 did in the VM; without UUIDs the device is reported.
+    @Test func bluetoothd587DiesWhenAnAdvertisementMatchesTheFiltersUUIDs() async throws {
+        try await withStandIn(devices: ["secure"], bluetoothd: "version=5.87") { bus in
+            try await bus.discover("C0:FF:EE:00:00:10")
+        }
+        try await withStandIn(devices: ["secure"], bluetoothd: "version=5.87") { bus in
+            let filter: [String: DBusValue] = ["Transport": .string("le"), "UUIDs": .stringArray(["0000fe59-0000-1000-8000-00805f9b34fb"])]
+            _ = try await bus.call(try bus.adapter, BlueZNames.adapter, "SetDiscoveryFilter", [.stringVariantDictionary(filter)])
+            _ = try await bus.call(try bus.adapter, BlueZNames.adapter, "StartDiscovery")
+            try await bus.waitUntil("bluetoothd left the bus") {
+                (try? await bus.client.managedObjects(destination: bus.service)) == nil
+            }
+        }
+    }
+
     /// `characteristic_start_notify`: a second StartNotify from the same client succeeds once its
     /// session is registered.
     @Test func aSecondStartNotifyFromTheSameClientSucceeds() async throws {
