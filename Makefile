@@ -4,7 +4,7 @@
 #   make test-unit  only the Swift tests (no VM)
 #   make test-clients  clients written elsewhere: bleak against dfu-sim, dfu against bluezoo (Tests/Clients/README.md)
 #   make test-bluez only the real-BlueZ VM suite (Tests/BlueZVM/README.md); BLUEZ=5.55 against Debian 11's bluetoothd
-#   make test-bluez-matrix  the suite against every bluetoothd it names (5.55, 5.66)
+#   make test-bluez-matrix  the suite against every bluetoothd it names (5.55, 5.66, 5.82, 5.87)
 #   make test-under-load  the Swift tests and the client suites UNDER_LOAD_RUNS (3) times each beside
 #                   UNDER_LOAD_LOOPS (2) busy CPU loops; every run must pass (scripts/under-load.sh; not in make test)
 #   make test-sanitize  the Swift tests under AddressSanitizer (.build-asan) and ThreadSanitizer (.build-tsan);

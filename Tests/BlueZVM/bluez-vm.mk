@@ -35,12 +35,13 @@ BLUEZVM_SCENARIOS     ?= $(foreach name,$(BLUEZVM_DEFAULT_SCENARIOS),$(BLUEZVM_D
 BLUEZVM_FLAGS         ?= --timeout 1800
 # bluetoothd's configuration in the guest (no EATT: see the file), an absolute path the guest sees.
 BLUEZVM_BLUETOOTHD_CONF ?= $(CURDIR)/$(BLUEZVM_DIR)/guest/main.conf
-# The bluetoothd the guest runs, by version (bluez-release.sh): 5.66, Debian 12's and the host's own (the default),
-# or 5.55, Debian 11's, fetched from Debian's archive. Each version's logs go to .build/bluez-vm/out-VERSION, the
-# default's to .build/bluez-vm/out.
+# The bluetoothd the guest runs, by version (bluez-release.sh): 5.66, Debian 12's and the host's own (the default);
+# 5.55, Debian 11's, fetched from Debian's archive; 5.82, Debian 13's, and 5.87, unstable's, fetched with their
+# suite's C library and the rest of what they load, and run through that suite's dynamic loader. Each version's logs
+# go to .build/bluez-vm/out-VERSION, the default's to .build/bluez-vm/out.
 BLUEZ                 ?= 5.66
-# The versions `make test-bluez-matrix` runs the suite against, one boot each.
-BLUEZVM_MATRIX        ?= 5.55 5.66
+# The versions `make test-bluez-matrix` runs the suite against, one boot each (`make test` runs 5.66 and 5.55 only).
+BLUEZVM_MATRIX        ?= 5.55 5.66 5.82 5.87
 BLUEZVM_OUT            = .build/bluez-vm/$(if $(filter 5.66,$(BLUEZ)),out,out-$(BLUEZ))
 BLUEZVM_BLUETOOTHD     = $$($(BLUEZVM_DIR)/bluez-release.sh $(BLUEZ))
 # Where the scenarios find the project's binaries, and the targets that build them.

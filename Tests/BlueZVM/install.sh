@@ -30,7 +30,7 @@ packages=(
 # The guest kernel: linux-image-amd64 (with bluetooth.ko and hci_vhci.ko as modules), 6.12 or later.
 minimum=6.12
 installed=$(dpkg-query -W -f='${Status} ${Version}' linux-image-amd64 2>/dev/null \
-    | awk '$1 == "install" && $3 == "installed" { print $4 }')
+    | awk '$1 == "install" && $3 == "installed" { print $4 }' || true)
 if [ -n "$installed" ] && dpkg --compare-versions "$installed" ge "$minimum"; then
     exit 0
 fi
