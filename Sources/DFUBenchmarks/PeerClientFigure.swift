@@ -7,7 +7,8 @@ import Foundation
 /// DFU bootloader served by `dfu-sim run` on a private dbus-daemon; each process runs under `dfu-bench-rusage`, so only
 /// the client's own CPU and peak RSS are counted. From the two sizes, run by run: the CPU per MiB beyond every fixed
 /// cost (the difference of CPU over the difference of MiB), the fixed cost (the small upload's CPU), and beside it the
-/// start-up alone; the peak RSS of the large upload. Each as dfu's value, the peer's and dfu/peer.
+/// start-up alone; the peak RSS, wall time and context switches of the large upload. Each as dfu's value, the peer's
+/// and dfu/peer.
 ///
 /// nrfdfu does not scan: blzlib connects to a device bluetoothd already knows (Device1.Connect), or else calls
 /// Adapter1.ConnectDevice, which bluetoothd offers only with `--experimental` (the stand-in, like bluetoothd 5.66
@@ -216,6 +217,7 @@ public struct PeerClientFigure: Sendable {
             ("start-up alone: CPU of `dfu --version` / `nrfdfu ble --help`, ms", \.startupMilliseconds, 1),
             ("peak RSS of the \(result.largeBytes)-byte upload, MB", \.peakRSSMegabytes, 1),
             ("wall of the \(result.largeBytes)-byte upload, s", \.largeUploadWallSeconds, 2),
+            ("context switches of the \(result.largeBytes)-byte upload", \.largeUploadContextSwitches, 0),
         ]
         var lines = ["", "Figure 7: `dfu` and a peer client side by side (Secure DFU through dfu-sim, `--device \(result.device)`;"
                      + " the client process under dfu-bench-rusage; median (min–max) of the timed runs)"]

@@ -12,16 +12,19 @@ public struct UploadClientCost: Sendable, Hashable, Codable {
     public var peakRSSMegabytes: Spread
     /// Wall time of the large upload's process, seconds.
     public var largeUploadWallSeconds: Spread
+    /// Voluntary plus involuntary context switches of the large upload's process (every thread's): its wake-ups.
+    public var largeUploadContextSwitches: Spread
 
     /// A cost from its figures.
     public init(startupMilliseconds: Spread, fixedCostMilliseconds: Spread, cpuPerMebibyteMilliseconds: Spread,
-                peakRSSMegabytes: Spread, largeUploadWallSeconds: Spread)
+                peakRSSMegabytes: Spread, largeUploadWallSeconds: Spread, largeUploadContextSwitches: Spread)
     {
         self.startupMilliseconds = startupMilliseconds
         self.fixedCostMilliseconds = fixedCostMilliseconds
         self.cpuPerMebibyteMilliseconds = cpuPerMebibyteMilliseconds
         self.peakRSSMegabytes = peakRSSMegabytes
         self.largeUploadWallSeconds = largeUploadWallSeconds
+        self.largeUploadContextSwitches = largeUploadContextSwitches
     }
 
     /// The cost from the start-up CPU of each run (seconds) and paired small and large uploads (run by run), whose
@@ -34,9 +37,10 @@ public struct UploadClientCost: Sendable, Hashable, Codable {
             let fixed = Spread(small.map { $0.cpuSeconds * 1000 }),
             let perMebibyte = Spread(zip(small, large).map { ($1.cpuSeconds - $0.cpuSeconds) * 1000 / mebibytes }),
             let rss = Spread(large.map { Double($0.peakRSSKilobytes) / 1024 }),
-            let wall = Spread(large.map(\.wallSeconds))
+            let wall = Spread(large.map(\.wallSeconds)),
+            let switches = Spread(large.map { Double($0.contextSwitches) })
         else { return nil }
         self.init(startupMilliseconds: startup, fixedCostMilliseconds: fixed, cpuPerMebibyteMilliseconds: perMebibyte,
-                  peakRSSMegabytes: rss, largeUploadWallSeconds: wall)
+                  peakRSSMegabytes: rss, largeUploadWallSeconds: wall, largeUploadContextSwitches: switches)
     }
 }

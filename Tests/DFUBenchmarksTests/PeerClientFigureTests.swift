@@ -32,6 +32,7 @@ import Testing
         #expect(cost.startupMilliseconds.median == 9)
         #expect(cost.peakRSSMegabytes == Spread([21, 20, 20]))
         #expect(cost.largeUploadWallSeconds.maximum == 16)
+        #expect(cost.largeUploadContextSwitches.median == 1)
         // Unpaired runs or sizes that do not grow give no cost.
         #expect(UploadClientCost(startupSeconds: [0.01], small: [try Self.report(cpuMilliseconds: 1)], large: [],
                                  smallBytes: 4096, largeBytes: 512_000) == nil)
@@ -49,7 +50,8 @@ import Testing
     static func cost(perMebibyte: Double, fixed: Double, startup: Double, rss: Double) throws -> UploadClientCost {
         UploadClientCost(startupMilliseconds: try #require(Spread([startup])), fixedCostMilliseconds: try #require(Spread([fixed])),
                          cpuPerMebibyteMilliseconds: try #require(Spread([perMebibyte, perMebibyte - 10, perMebibyte + 5])),
-                         peakRSSMegabytes: try #require(Spread([rss])), largeUploadWallSeconds: try #require(Spread([16.2])))
+                         peakRSSMegabytes: try #require(Spread([rss])), largeUploadWallSeconds: try #require(Spread([16.2])),
+                         largeUploadContextSwitches: try #require(Spread([perMebibyte * 10])))
     }
 
     @Test func withoutThePeerItsColumnSaysItWasNotGiven() throws {
@@ -74,6 +76,7 @@ import Testing
         #expect(text.contains("| 253 (243–258) | 419 (409–424) | 0.60×    |"))
         #expect(text.contains("| fixed cost: CPU of the 4096-byte upload, ms                      | 60.0          | 20.0          | 3.00×    |"))
         #expect(text.contains("| 21.5          | 4.3           | 5.00×    |"))
+        #expect(text.contains("| context switches of the 512000-byte upload                       | 2530          | 4190          | 0.60×    |"))
         #expect(text.contains("peer: nrfdfu at /work/peer/nrfdfu;"))
     }
 
