@@ -4,10 +4,12 @@
 #   make bench                          build release, run every figure, print the tables
 #   make bench BENCH_JSON=out.json      also write the results as JSON
 #   make bench BENCH_FLAGS="--quick"    a reduced matrix (200 KB, one timed run), for a smoke check
+#   make bench PEER_NRFDFU=/path/to/nrfdfu   figure 7 measures nrfdfu beside dfu (built outside the repository)
 # Benchmarks never run in `make test`: nothing there depends on the machine's speed.
 
 BENCH_JSON  ?=
 BENCH_FLAGS ?=
+PEER_NRFDFU ?=
 BENCH_BIN    = .build/release/dfu-bench
 
 .PHONY: bench
@@ -18,4 +20,4 @@ bench: deps
 	$(SWIFT) build -c release --product dfu-bench-rusage
 	@if grep -q '"dfu-sim"' Package.swift; then $(SWIFT) build -c release --product dfu-sim; fi
 	@# Figure 6 runs smpmgr from the client suites' venv (made here when missing; without it the figure is skipped).
-	$(BENCH_BIN) --swift "$(SWIFT)" --smpmgr "$$(Tests/Clients/venv.sh || echo /nonexistent)/bin/smpmgr" $(if $(BENCH_JSON),--json "$(BENCH_JSON)") $(BENCH_FLAGS)
+	$(BENCH_BIN) --swift "$(SWIFT)" --smpmgr "$$(Tests/Clients/venv.sh || echo /nonexistent)/bin/smpmgr" $(if $(BENCH_JSON),--json "$(BENCH_JSON)") $(if $(PEER_NRFDFU),--peer-nrfdfu "$(PEER_NRFDFU)") $(BENCH_FLAGS)

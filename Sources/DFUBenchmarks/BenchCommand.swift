@@ -4,10 +4,12 @@ import Foundation
 
 /// `dfu-bench`: runs the figures, prints the tables and writes the JSON.
 ///
-///     dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--smpmgr PATH] [--figures 1,2,3,4,5,6]
+///     dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--smpmgr PATH] [--peer-nrfdfu PATH]
+///               [--figures 1,2,3,4,5,6,7]
 ///
-/// `--bin` is where `dfu` and `dfu-sim` are (default .build/release), for figures 2 and 6; `--smpmgr` is smpmgr
-/// for figure 6 (default .build/clients-venv/bin/smpmgr, the venv of `Tests/Clients/venv.sh`).
+/// `--bin` is where `dfu` and `dfu-sim` are (default .build/release), for figures 2, 6 and 7; `--smpmgr` is smpmgr
+/// for figure 6 (default .build/clients-venv/bin/smpmgr, the venv of `Tests/Clients/venv.sh`); `--peer-nrfdfu` is
+/// nrfdfu, built outside this repository, for figure 7 (without it, figure 7 measures `dfu` and says so).
 ///
 /// `--quick` measures a reduced matrix (200 KB only, one timed run) for a smoke check.
 /// `--scale-child N shared|separate KB FILE` is internal: one run of figure 4 in a child process.
@@ -65,6 +67,15 @@ public enum BenchCommand {
             } else {
                 figure.runs = options.timedRuns
                 report.smpClients = try figure.run(progress: log)
+            }
+        }
+        if figures.contains("7") {
+            var figure = PeerClientFigure(dfu: binaries + "/dfu", dfuSim: binaries + "/dfu-sim", peerNrfdfu: options.peerNrfdfu)
+            if let missing = figure.missing() {
+                report.skipped.append(.init(figure: "7", reason: missing))
+            } else {
+                figure.runs = options.timedRuns
+                report.peerClient = try figure.run(progress: log)
             }
         }
         if figures.contains("3") {

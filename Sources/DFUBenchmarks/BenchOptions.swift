@@ -6,12 +6,14 @@ struct BenchOptions {
     var swift = "swift"
     var binaries = ".build/release"
     var smpmgr = ".build/clients-venv/bin/smpmgr"
-    var figures: Set<String> = ["1", "2", "3", "4", "5", "6"]
+    /// nrfdfu, the peer client figure 7 measures beside `dfu`; nil: its column says it was not given.
+    var peerNrfdfu: String?
+    var figures: Set<String> = ["1", "2", "3", "4", "5", "6", "7"]
     /// `--help` was given: print the usage and measure nothing.
     var helpWanted = false
 
     static let usage = "usage: dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--smpmgr PATH]"
-        + " [--figures 1,2,3,4,5,6]"
+        + " [--peer-nrfdfu PATH] [--figures 1,2,3,4,5,6,7]"
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -23,6 +25,9 @@ struct BenchOptions {
             case "--swift": swift = rest.popFirst() ?? swift
             case "--bin": binaries = rest.popFirst() ?? binaries
             case "--smpmgr": smpmgr = rest.popFirst() ?? smpmgr
+            case "--peer-nrfdfu":
+                guard let path = rest.popFirst(), !path.isEmpty else { throw BenchError.usage("--peer-nrfdfu needs the path of nrfdfu") }
+                peerNrfdfu = path
             case "--figures": figures = Set((rest.popFirst() ?? "").split(separator: ",").map(String.init))
             case "-h", "--help": helpWanted = true
             default: throw BenchError.usage("unknown argument \(argument) (see --help)")

@@ -24,6 +24,8 @@ public struct BenchReport: Sendable, Hashable, Codable {
     public var smp: [SMPFigureRow] = []
     /// Figure 6 (SMP through dfu-sim: `dfu` and smpmgr side by side).
     public var smpClients: SMPClientsFigureResult?
+    /// Figure 7 (`dfu` and the peer client nrfdfu side by side through dfu-sim).
+    public var peerClient: PeerClientFigureResult?
     /// Figures not measured.
     public var skipped: [Skipped] = []
     /// Wall time of the whole benchmark, seconds.

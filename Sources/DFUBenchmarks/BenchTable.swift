@@ -19,6 +19,7 @@ public struct BenchTable: Sendable {
         lines += scaleLines
         lines += SMPFigure.lines(report.smp, in: self)
         lines += SMPClientsFigure.lines(report.smpClients, in: self)
+        lines += PeerClientFigure.lines(report.peerClient, in: self)
         for skipped in report.skipped {
             lines.append("")
             lines.append("Figure \(skipped.figure): not measured: \(skipped.reason)")

@@ -1,0 +1,240 @@
+import Foundation
+
+/// Figure 7: `dfu upload` and a peer client side by side, in one run: nrfdfu (infsoft-locaware/nrfdfu over blzlib and
+/// sd-bus, a single-threaded C client; built outside this repository, Benchmarks/README.md), given by `--peer-nrfdfu`.
+///
+/// Each client uploads a small (4 KB) and a large (500 KB) Secure DFU package, nrfutil's fixtures, to a fresh Secure
+/// DFU bootloader served by `dfu-sim run` on a private dbus-daemon; each process runs under `dfu-bench-rusage`, so only
+/// the client's own CPU and peak RSS are counted. From the two sizes, run by run: the CPU per MiB beyond every fixed
+/// cost (the difference of CPU over the difference of MiB), the fixed cost (the small upload's CPU), and beside it the
+/// start-up alone; the peak RSS, wall time and context switches of the large upload. Each as dfu's value, the peer's
+/// and dfu/peer.
+///
+/// nrfdfu does not scan: blzlib connects to a device bluetoothd already knows (Device1.Connect), or else calls
+/// Adapter1.ConnectDevice, which bluetoothd offers only with `--experimental` (the stand-in, like bluetoothd 5.66
+/// without it, answers UnknownMethod). So `dfu scan` runs first, outside the measured process, and makes the device
+/// known, as a user would with `bluetoothctl scan on`. Every upload is checked in `dfu-sim run --report`: the device
+/// must end up with an application of the package's size.
+public struct PeerClientFigure: Sendable {
+    /// `dfu`.
+    public var dfu: String
+    /// `dfu-sim`.
+    public var dfuSim: String
+    /// `dfu-bench-rusage`, next to `dfu`.
+    public var rusage: String
+    /// nrfdfu, when given.
+    public var peerNrfdfu: String?
+    /// Timed runs of each client and size after one warm-up.
+    public var runs = 3
+    /// Runs of each client's start-up after one warm-up.
+    public var startupRuns = 11
+    /// The small package (nrfutil 6.1.7, a 4096-byte application).
+    public var smallPackage = "Tests/Fixtures/packages/secure-app-4096.zip"
+    /// Its firmware bytes.
+    public var smallBytes = 4096
+    /// The large package (figure 2's, a 512000-byte application).
+    public var largePackage = "Tests/Fixtures/packages/secure-app-512000.zip"
+    /// Its firmware bytes.
+    public var largeBytes = 512_000
+    /// The simulated device: a Secure DFU bootloader with the SoftDevice the fixtures require.
+    public var device = "secure,sd_id=0xB7"
+    /// Its address.
+    public var address = "C0:FF:EE:00:00:10"
+
+    /// A figure with these executables; `dfu-bench-rusage` is looked for next to `dfu`.
+    public init(dfu: String, dfuSim: String, peerNrfdfu: String?) {
+        self.dfu = dfu
+        self.dfuSim = dfuSim
+        self.peerNrfdfu = peerNrfdfu
+        let directory = dfu.lastIndex(of: "/").map { String(dfu[...$0]) } ?? ""
+        rusage = directory + "dfu-bench-rusage"
+    }
+
+    /// Why the figure cannot be measured here (not even `dfu`'s column), or nil when it can.
+    public func missing() -> String? {
+        let files = FileManager.default
+        guard files.isExecutableFile(atPath: dfuSim) else { return "needs dfu-sim (\(dfuSim)) built" }
+        guard files.isExecutableFile(atPath: rusage) else { return "needs dfu-bench-rusage (\(rusage)) built" }
+        guard files.isExecutableFile(atPath: dfu) else { return "needs dfu (\(dfu)) built" }
+        for package in [smallPackage, largePackage] where !files.fileExists(atPath: package) { return "needs \(package)" }
+        return nil
+    }
+
+    /// One client as the figure runs it.
+    struct Client {
+        /// "dfu" or "nrfdfu".
+        var name: String
+        /// Its start-up command.
+        var startup: [String]
+        /// The upload command of `package`.
+        var upload: @Sendable (_ package: String) -> [String]
+        /// Whether the device must be made known to the stand-in by a scan first.
+        var needsDiscovery: Bool
+    }
+
+    /// `dfu upload PACKAGE -d ADDRESS`, as users run it.
+    var dfuClient: Client {
+        let (dfu, address) = (self.dfu, self.address)
+        return Client(name: "dfu", startup: [dfu, "--version"], upload: { [dfu, "upload", $0, "-d", address] }, needsDiscovery: false)
+    }
+
+    /// `nrfdfu ble -a ADDRESS PACKAGE` (nrfdfu's main.c: the type first, the package last).
+    static func nrfdfuClient(_ path: String, address: String) -> Client {
+        Client(name: "nrfdfu", startup: [path, "ble", "--help"], upload: { [path, "ble", "-a", address, $0] }, needsDiscovery: true)
+    }
+
+    /// Measures `dfu` and the peer when given, run by run in turn (start-ups first, then both sizes of each client in
+    /// every run), so that both see the same load; a peer that fails leaves its column saying why.
+    public func run(progress: (String) -> Void = { _ in }) throws -> PeerClientFigureResult {
+        var peerFailure: (path: String, reason: String)?
+        var clients = [dfuClient]
+        if let path = peerNrfdfu {
+            if FileManager.default.isExecutableFile(atPath: path) {
+                clients.append(Self.nrfdfuClient(path, address: address))
+            } else {
+                peerFailure = (path, "not an executable file")
+            }
+        }
+        var samples = [Samples](repeating: Samples(), count: clients.count)
+        func attempt(_ index: Int, _ body: () throws -> Void) throws {
+            guard index > 0 else { return try body() }  // dfu's own failure ends the figure
+            guard peerFailure == nil, let path = peerNrfdfu else { return }
+            do { try body() } catch {
+                peerFailure = (path, "\(error)")
+                progress("figure 7: \(clients[index].name): \(error)")
+            }
+        }
+        for (index, client) in clients.enumerated() {
+            try attempt(index) { samples[index].startupSeconds = try startupSeconds(client) }
+        }
+        for run in 0...max(1, runs) {
+            for (index, client) in clients.enumerated() {
+                for (package, bytes) in [(smallPackage, smallBytes), (largePackage, largeBytes)] {
+                    try attempt(index) {
+                        let report = try uploadOnce(client, package: package, bytes: bytes)
+                        if run > 0 {
+                            if bytes == smallBytes { samples[index].small.append(report) } else { samples[index].large.append(report) }
+                        }
+                        progress("figure 7: \(client.name) \(bytes) bytes run \(run): \(Spread.format(report.wallSeconds, digits: 2)) s wall,"
+                                 + " \(Spread.format(report.cpuSeconds * 1000, digits: 1)) ms CPU, \(report.peakRSSKilobytes) KB")
+                    }
+                }
+            }
+        }
+        func cost(_ samples: Samples) -> UploadClientCost? {
+            UploadClientCost(startupSeconds: samples.startupSeconds, small: samples.small, large: samples.large,
+                             smallBytes: smallBytes, largeBytes: largeBytes)
+        }
+        guard let dfuCost = cost(samples[0]) else { throw BenchError.noRuns }
+        var peer = PeerClientFigureResult.Peer.notGiven
+        if let peerFailure {
+            peer = .failed(path: peerFailure.path, reason: peerFailure.reason)
+        } else if let path = peerNrfdfu, samples.count > 1 {
+            guard let peerCost = cost(samples[1]) else { throw BenchError.noRuns }
+            peer = .measured(path: path, cost: peerCost)
+        }
+        return PeerClientFigureResult(dfu: dfuCost, peer: peer, smallBytes: smallBytes, largeBytes: largeBytes, device: device)
+    }
+
+    /// What one client's runs gave.
+    struct Samples {
+        var startupSeconds: [Double] = []
+        var small: [ProcessUsageReport] = []
+        var large: [ProcessUsageReport] = []
+    }
+
+    /// The CPU seconds of each of `startupRuns` start-ups of `client` after a warm-up.
+    func startupSeconds(_ client: Client) throws -> [Double] {
+        var seconds: [Double] = []
+        for run in 0...startupRuns {
+            let report = try ProcessUsageReport.measuring(client.startup, under: rusage)
+            if run > 0 { seconds.append(report.cpuSeconds) }
+        }
+        return seconds
+    }
+
+    /// One upload of `package` (`bytes` of firmware) by `client` to a fresh device under `dfu-sim run`: what the client
+    /// process used; throws unless the device ends up with an application of that size.
+    func uploadOnce(_ client: Client, package: String, bytes: Int) throws -> ProcessUsageReport {
+        let deviceReport = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-bench-peer-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: deviceReport) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: dfuSim)
+        // $0 = dfu-bench-rusage, $1 = dfu for the scan or empty, then the client's command.
+        let script = #"scan="$1"; shift; if [ -n "$scan" ]; then "$scan" scan --scan-timeout 1 --quiet >/dev/null 2>&1; fi; "#
+            + #"exec "$0" "$@" 2>&1"#
+        process.arguments = ["run", "--report", deviceReport.path, "--device", "\(device),address=\(address)", "--", "/bin/sh", "-c", script, rusage,
+                             client.needsDiscovery ? dfu : ""] + client.upload(package)
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let command = client.upload(package).joined(separator: " ")
+        guard process.terminationStatus == 0 else {
+            throw BenchError.child("dfu-sim run -- \(command) exited with \(process.terminationStatus): \(text.suffix(400))")
+        }
+        guard let report = ProcessUsageReport(parsing: text), report.status == 0 else {
+            throw BenchError.child("no dfu-bench-rusage report: \(text.suffix(300))")
+        }
+        let installed = Self.applicationSize(inDeviceReport: (try? Data(contentsOf: deviceReport)) ?? Data())
+        guard installed == bytes else {
+            throw BenchError.child("\(command) exited 0 but the device holds no \(bytes)-byte application (dfu-sim --report: \(installed.map(String.init) ?? "none"))")
+        }
+        return report
+    }
+
+    /// The size of the first device's application in a `dfu-sim --report` file (`devices[0].images.application.size`).
+    static func applicationSize(inDeviceReport data: Data) -> Int? {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let devices = object["devices"] as? [[String: Any]], let images = devices.first?["images"] as? [String: Any],
+            let application = images["application"] as? [String: Any]
+        else { return nil }
+        return application["size"] as? Int
+    }
+
+    /// dfu/peer, e.g. "0.60×"; "–" without a peer value or when it is not positive.
+    static func ratio(_ dfu: Double, _ peer: Double?) -> String {
+        guard let peer, peer > 0 else { return "–" }
+        return Spread.format(dfu / peer, digits: 2) + "×"
+    }
+
+    /// The table `make bench` prints for `result`.
+    static func lines(_ result: PeerClientFigureResult?, in table: BenchTable) -> [String] {
+        guard let result else { return [] }
+        let absent: String
+        switch result.peer {
+        case .notGiven: absent = "not given"
+        case .failed: absent = "failed"
+        case .measured: absent = "–"
+        }
+        let peer = result.peerCost
+        typealias Metric = (name: String, value: (UploadClientCost) -> Spread, digits: Int)
+        let metrics: [Metric] = [
+            ("CPU per MiB beyond start-up (\(result.largeBytes) − \(result.smallBytes) bytes), ms/MiB", \.cpuPerMebibyteMilliseconds, 0),
+            ("fixed cost: CPU of the \(result.smallBytes)-byte upload, ms", \.fixedCostMilliseconds, 1),
+            ("start-up alone: CPU of `dfu --version` / `nrfdfu ble --help`, ms", \.startupMilliseconds, 1),
+            ("peak RSS of the \(result.largeBytes)-byte upload, MB", \.peakRSSMegabytes, 1),
+            ("wall of the \(result.largeBytes)-byte upload, s", \.largeUploadWallSeconds, 2),
+            ("context switches of the \(result.largeBytes)-byte upload", \.largeUploadContextSwitches, 0),
+        ]
+        var lines = ["", "Figure 7: `dfu` and a peer client side by side (Secure DFU through dfu-sim, `--device \(result.device)`;"
+                     + " the client process under dfu-bench-rusage; median (min–max) of the timed runs)"]
+        lines += table.render(header: ["", "`dfu upload`", "nrfdfu", "dfu/peer"], rows: metrics.map { metric in
+            let dfu = metric.value(result.dfu)
+            let other = peer.map(metric.value)
+            return [metric.name, dfu.formatted(digits: metric.digits), other?.formatted(digits: metric.digits) ?? absent,
+                    ratio(dfu.median, other?.median)]
+        })
+        switch result.peer {
+        case .notGiven:
+            lines.append("peer: not given (`make bench PEER_NRFDFU=/path/to/nrfdfu`, or `dfu-bench --peer-nrfdfu PATH`)")
+        case .failed(let path, let reason):
+            lines.append("peer: nrfdfu at \(path) not measured: " + reason.prefix(300).split(whereSeparator: \.isNewline).joined(separator: " "))
+        case .measured(let path, _):
+            lines.append("peer: nrfdfu at \(path); wall is no radio's speed: the stand-in answers as fast as the host runs")
+        }
+        return lines
+    }
+}

@@ -1,0 +1,39 @@
+/// Figure 7's outcome: `dfu upload` and the peer client (nrfdfu), each as ``UploadClientCost``, and what the peer's
+/// column says when it was not measured.
+public struct PeerClientFigureResult: Sendable, Hashable, Codable {
+    /// What the peer's column holds.
+    public enum Peer: Sendable, Hashable, Codable {
+        /// `--peer-nrfdfu` was not given.
+        case notGiven
+        /// The peer at `path` was measured.
+        case measured(path: String, cost: UploadClientCost)
+        /// The peer at `path` could not be measured, for `reason`.
+        case failed(path: String, reason: String)
+    }
+
+    /// `dfu upload`'s cost.
+    public var dfu: UploadClientCost
+    /// The peer's.
+    public var peer: Peer
+    /// Firmware bytes of the small and the large upload.
+    public var smallBytes: Int
+    /// Firmware bytes of the large upload.
+    public var largeBytes: Int
+    /// The device `dfu-sim run` served for every upload (its `--device` value without the address).
+    public var device: String
+
+    /// A result from its parts.
+    public init(dfu: UploadClientCost, peer: Peer, smallBytes: Int, largeBytes: Int, device: String) {
+        self.dfu = dfu
+        self.peer = peer
+        self.smallBytes = smallBytes
+        self.largeBytes = largeBytes
+        self.device = device
+    }
+
+    /// The peer's cost, when it was measured.
+    public var peerCost: UploadClientCost? {
+        if case .measured(_, let cost) = peer { return cost }
+        return nil
+    }
+}

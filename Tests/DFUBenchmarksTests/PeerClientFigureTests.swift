@@ -1,0 +1,93 @@
+@testable import DFUBenchmarks
+import Testing
+
+@Suite struct PeerClientFigureTests {
+    /// A `dfu-bench-rusage` report of `cpuMilliseconds` CPU and `rssKilobytes` peak RSS.
+    static func report(cpuMilliseconds: Int, rssKilobytes: Int = 20_480, wallMilliseconds: Int = 1_000) throws -> ProcessUsageReport {
+        try #require(ProcessUsageReport(parsing: "dfu-bench-rusage: status=0 wall_us=\(wallMilliseconds * 1000)"
+            + " user_us=\(cpuMilliseconds * 1000) sys_us=0 maxrss_kb=\(rssKilobytes) nvcsw=1 nivcsw=0"))
+    }
+
+    @Test func thePeerIsAnOptionThatNeedsAPath() throws {
+        #expect(try BenchOptions([]).peerNrfdfu == nil)
+        #expect(try BenchOptions([]).figures.contains("7"))
+        let options = try BenchOptions(["--peer-nrfdfu", "/work/peer/nrfdfu/build/nrfdfu", "--figures", "7"])
+        #expect(options.peerNrfdfu == "/work/peer/nrfdfu/build/nrfdfu")
+        #expect(options.figures == ["7"])
+        #expect(throws: BenchError.usage("--peer-nrfdfu needs the path of nrfdfu")) { try BenchOptions(["--peer-nrfdfu"]) }
+        #expect(throws: BenchError.usage("--peer-nrfdfu needs the path of nrfdfu")) { try BenchOptions(["--peer-nrfdfu", ""]) }
+        #expect(BenchOptions.usage.contains("[--peer-nrfdfu PATH]"))
+    }
+
+    @Test func theCostPerMebibyteIsTheDifferenceOfTheTwoSizesRunByRun() throws {
+        // 1 MiB more firmware: 4096 and 4096 + 2^20 bytes.
+        let cost = try #require(UploadClientCost(
+            startupSeconds: [0.008, 0.010, 0.009],
+            small: [try Self.report(cpuMilliseconds: 40), try Self.report(cpuMilliseconds: 50), try Self.report(cpuMilliseconds: 45)],
+            large: [try Self.report(cpuMilliseconds: 300, rssKilobytes: 21_504), try Self.report(cpuMilliseconds: 290),
+                    try Self.report(cpuMilliseconds: 320, wallMilliseconds: 16_000)],
+            smallBytes: 4096, largeBytes: 4096 + 1_048_576))
+        #expect(cost.cpuPerMebibyteMilliseconds == Spread([260, 240, 275]))
+        #expect(cost.fixedCostMilliseconds.median == 45)
+        #expect(cost.startupMilliseconds.median == 9)
+        #expect(cost.peakRSSMegabytes == Spread([21, 20, 20]))
+        #expect(cost.largeUploadWallSeconds.maximum == 16)
+        #expect(cost.largeUploadContextSwitches.median == 1)
+        // Unpaired runs or sizes that do not grow give no cost.
+        #expect(UploadClientCost(startupSeconds: [0.01], small: [try Self.report(cpuMilliseconds: 1)], large: [],
+                                 smallBytes: 4096, largeBytes: 512_000) == nil)
+        #expect(UploadClientCost(startupSeconds: [0.01], small: [try Self.report(cpuMilliseconds: 1)],
+                                 large: [try Self.report(cpuMilliseconds: 2)], smallBytes: 4096, largeBytes: 4096) == nil)
+    }
+
+    @Test func theRatioIsDfuOverThePeer() {
+        #expect(PeerClientFigure.ratio(253, 419) == "0.60×")
+        #expect(PeerClientFigure.ratio(30, 10) == "3.00×")
+        #expect(PeerClientFigure.ratio(30, nil) == "–")
+        #expect(PeerClientFigure.ratio(30, 0) == "–")
+    }
+
+    static func cost(perMebibyte: Double, fixed: Double, startup: Double, rss: Double) throws -> UploadClientCost {
+        UploadClientCost(startupMilliseconds: try #require(Spread([startup])), fixedCostMilliseconds: try #require(Spread([fixed])),
+                         cpuPerMebibyteMilliseconds: try #require(Spread([perMebibyte, perMebibyte - 10, perMebibyte + 5])),
+                         peakRSSMegabytes: try #require(Spread([rss])), largeUploadWallSeconds: try #require(Spread([16.2])),
+                         largeUploadContextSwitches: try #require(Spread([perMebibyte * 10])))
+    }
+
+    @Test func withoutThePeerItsColumnSaysItWasNotGiven() throws {
+        var report = BenchReport(machine: BenchTableTests.machine)
+        report.peerClient = PeerClientFigureResult(dfu: try Self.cost(perMebibyte: 253, fixed: 60, startup: 9, rss: 21.5),
+                                                   peer: .notGiven, smallBytes: 4096, largeBytes: 512_000, device: "secure,sd_id=0xB7")
+        let text = BenchTable(report: report).text
+        #expect(text.contains("Figure 7: `dfu` and a peer client side by side"))
+        #expect(text.contains("| `dfu upload`  | nrfdfu    | dfu/peer |"))
+        #expect(text.contains("| CPU per MiB beyond start-up (512000 − 4096 bytes), ms/MiB        | 253 (243–258) | not given | –        |"))
+        #expect(text.contains("| peak RSS of the 512000-byte upload, MB                           | 21.5          | not given | –        |"))
+        #expect(text.contains("peer: not given (`make bench PEER_NRFDFU=/path/to/nrfdfu`"))
+    }
+
+    @Test func withThePeerEachRowGivesBothAndTheRatio() throws {
+        var report = BenchReport(machine: BenchTableTests.machine)
+        report.peerClient = PeerClientFigureResult(
+            dfu: try Self.cost(perMebibyte: 253, fixed: 60, startup: 9, rss: 21.5),
+            peer: .measured(path: "/work/peer/nrfdfu", cost: try Self.cost(perMebibyte: 419, fixed: 20, startup: 2, rss: 4.3)),
+            smallBytes: 4096, largeBytes: 512_000, device: "secure,sd_id=0xB7")
+        let text = BenchTable(report: report).text
+        #expect(text.contains("| 253 (243–258) | 419 (409–424) | 0.60×    |"))
+        #expect(text.contains("| fixed cost: CPU of the 4096-byte upload, ms                      | 60.0          | 20.0          | 3.00×    |"))
+        #expect(text.contains("| 21.5          | 4.3           | 5.00×    |"))
+        #expect(text.contains("| context switches of the 512000-byte upload                       | 2530          | 4190          | 0.60×    |"))
+        #expect(text.contains("peer: nrfdfu at /work/peer/nrfdfu;"))
+    }
+
+    @Test func aPeerThatFailedSaysWhy() throws {
+        var report = BenchReport(machine: BenchTableTests.machine)
+        report.peerClient = PeerClientFigureResult(
+            dfu: try Self.cost(perMebibyte: 253, fixed: 60, startup: 9, rss: 21.5),
+            peer: .failed(path: "/nowhere/nrfdfu", reason: "not an executable file"), smallBytes: 4096, largeBytes: 512_000,
+            device: "secure,sd_id=0xB7")
+        let text = BenchTable(report: report).text
+        #expect(text.contains("| 253 (243–258) | failed | –        |"))
+        #expect(text.contains("peer: nrfdfu at /nowhere/nrfdfu not measured: not an executable file"))
+    }
+}
