@@ -96,12 +96,15 @@ test-bluez-5.55:
 	$(MAKE) --no-print-directory test-bluez BLUEZ=5.55 \
 	    BLUEZVM_SCENARIOS="$(foreach name,$(BLUEZVM_5_55_SCENARIOS),$(BLUEZVM_DIR)/scenarios/$(name).sh)"
 
-# The suite against each bluetoothd of BLUEZVM_MATRIX, one boot each; fails when any fails (all are run).
+# The suite against each bluetoothd of BLUEZVM_MATRIX, one boot each; fails when any fails (all are run). On 5.55
+# the nRF5 uploads only (BLUEZVM_5_55_SCENARIOS): its GATT server, the peripheral side of the other scenarios, dies
+# on a stream of SMP notifications (README.md, "BlueZ versions").
 .PHONY: test-bluez-matrix
 test-bluez-matrix:
 	@status=0; for version in $(BLUEZVM_MATRIX); do \
 	    echo "bluez-vm: bluetoothd $$version" >&2; \
-	    $(MAKE) --no-print-directory test-bluez BLUEZ=$$version || status=1; \
+	    if [ "$$version" = 5.55 ]; then $(MAKE) --no-print-directory test-bluez-5.55 || status=1; \
+	    else $(MAKE) --no-print-directory test-bluez BLUEZ=$$version || status=1; fi; \
 	done; exit $$status
 
 # Every scenario, the dfu ones included, in one boot.
