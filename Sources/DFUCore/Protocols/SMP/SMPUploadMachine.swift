@@ -13,6 +13,8 @@ import DFUFormats
 ///    have ``SMPParameters/fallback``;
 /// 2. the image list (before): for each image of the plan, whether it is still to be uploaded,
 ///    marked, swapped in by a reset, or confirmed (``SMPImageStatus``);
+///    an image list unusual for the swap modes (no image group, or slot 1 running or confirmed) asks bootloader info's
+///    mode, and MCUboot's firmware loader mode takes another path (`SMPUploadMachine+FirmwareLoader.swift`);
 /// 3. before anything is written, whether the images fit: the slot info (image group, command 6;
 ///    `img_mgmt_slot_info` in zephyr `subsys/mgmt/mcumgr/grp/img_mgmt/src/img_mgmt.c`) names the device's images and
 ///    their slot sizes; a server without it (MGMT_ERR_ENOTSUP: Kconfig leaves `MCUMGR_GRP_IMG_SLOT_INFO` off for one
