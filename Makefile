@@ -21,6 +21,9 @@
 #   make deb        .build/deb/dfu_VERSION_ARCH.deb (+ -dbgsym): Swift runtime linked statically, no toolchain
 #                   needed to install it (docs/packaging.md); make dist: the same files as a tarball (.build/dist)
 #   make test-deb   install that package with apt-get in a fresh minimal Debian 12 root and use it there (root)
+#   make deb-arm64  .build/deb-arm64/dfu_VERSION_arm64.deb for Debian 13 arm64, cross-compiled with Debian 13's
+#                   Swift 6.0.3 in an amd64 Debian 13 root (root; docs/packaging.md); make test-deb-arm64: install
+#                   it in a fresh arm64 Debian 13 root under qemu-user and use it there (neither is in make test)
 #   make clean
 
 SWIFT   ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
@@ -148,6 +151,21 @@ dist: deb
 
 test-deb: test-deb-deps deb
 	packaging/test-deb.sh $(DEB_DIR)
+
+# The same package for arm64 (Debian 13 trixie, Raspberry Pi OS based on it): cross-compiled at native
+# speed with Debian 13's Swift 6.0.3 in an amd64 Debian 13 root under .build/arm64, against the arm64
+# libraries and Swift runtime of that release (packaging/build-deb-arm64.sh, docs/packaging.md "arm64").
+# test-deb-arm64 installs it in an arm64 Debian 13 root run by qemu-user. Neither is in make test.
+.PHONY: deb-arm64 test-deb-arm64 deb-arm64-deps
+DEB_ARM64_DIR ?= .build/deb-arm64
+deb-arm64-deps:
+	@scripts/install-deps.sh --for "make deb-arm64" debootstrap debian-archive-keyring qemu-user-static binfmt-support git
+
+deb-arm64: deb-arm64-deps
+	packaging/build-deb-arm64.sh $(DEB_ARM64_DIR)
+
+test-deb-arm64: test-deb-deps deb-arm64
+	packaging/test-deb.sh --suite trixie --arch arm64 $(DEB_ARM64_DIR)
 
 clean:
 	rm -rf .build .build-asan .build-tsan

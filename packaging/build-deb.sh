@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Builds the Debian packages of dfu from release binaries linked with the Swift runtime statically.
-#   packaging/build-deb.sh --bin-dir DIR --out DIR
+#   packaging/build-deb.sh --bin-dir DIR --out DIR [--arch ARCH]
 # DIR holds dfu and dfu-sim (`swift build -c release -Xswiftc -static-stdlib`, see `make deb`).
+# --arch is the binaries' Debian architecture, dpkg's own by default. For another one (make deb-arm64,
+# run inside the amd64 Debian 13 build root of packaging/build-deb-arm64.sh) the binutils are the cross
+# ones (ARCH's GNU type-objcopy, -strip), dpkg-shlibdeps looks in ARCH's multiarch library directory
+# (the root has ARCH's libraries installed), and `dfu --version` runs through qemu-user (binfmt_misc).
 # Writes, in --out:
 #   dfu_VERSION_ARCH.deb          dfu and dfu-sim (stripped), man pages, bash completion, README,
 #                                 copyright, changelog; Depends computed by dpkg-shlibdeps
@@ -16,15 +20,17 @@ cd "$(dirname "$0")/.."
 
 bin_dir=""
 out_dir=""
+arch=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin-dir) bin_dir=${2:?--bin-dir needs a directory}; shift 2 ;;
         --out) out_dir=${2:?--out needs a directory}; shift 2 ;;
+        --arch) arch=${2:?--arch needs a Debian architecture}; shift 2 ;;
         *) echo "build-deb: unknown argument $1" >&2; exit 64 ;;
     esac
 done
 if [ -z "$bin_dir" ] || [ -z "$out_dir" ]; then
-    echo "usage: packaging/build-deb.sh --bin-dir DIR --out DIR" >&2
+    echo "usage: packaging/build-deb.sh --bin-dir DIR --out DIR [--arch ARCH]" >&2
     exit 64
 fi
 for program in dfu dfu-sim; do
@@ -40,7 +46,22 @@ if [ -z "$version" ]; then
     echo "build-deb: $bin_dir/dfu --version did not print 'dfu VERSION'" >&2
     exit 65
 fi
-arch=$(dpkg --print-architecture)
+# Another architecture than the build machine's: its cross binutils, and dpkg-shlibdeps told the host
+# architecture (it then searches /usr/lib/GNU-TYPE and uses GNU-TYPE-objdump).
+build_arch=$(dpkg --print-architecture)
+arch=${arch:-$build_arch}
+tool_prefix=""
+if [ "$arch" != "$build_arch" ]; then
+    gnu_type=$(dpkg-architecture -a"$arch" -qDEB_HOST_GNU_TYPE 2>/dev/null)
+    tool_prefix="$gnu_type-"
+    export DEB_HOST_ARCH="$arch"
+    for tool in objcopy strip objdump; do
+        command -v "$tool_prefix$tool" >/dev/null || {
+            echo "build-deb: $tool_prefix$tool missing (binutils for $arch: binutils-$gnu_type)" >&2
+            exit 69
+        }
+    done
+fi
 # The Swift toolchain's licence (usr/share/swift/LICENSE.txt next to the swift that built the binaries).
 swift=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 swift_license=${SWIFT_LICENSE:-$(dirname "$(readlink -f "$swift")")/../share/swift/LICENSE.txt}
@@ -76,10 +97,10 @@ for program in dfu dfu-sim; do
     build_ids+=("$build_id")
     debug_file="$dbg/usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug"
     install -d "$(dirname "$debug_file")"
-    objcopy --only-keep-debug --compress-debug-sections "$root/usr/bin/$program" "$debug_file"
+    "${tool_prefix}objcopy" --only-keep-debug --compress-debug-sections "$root/usr/bin/$program" "$debug_file"
     chmod 644 "$debug_file"
-    strip --remove-section=.comment --remove-section=.note "$root/usr/bin/$program"
-    objcopy --add-gnu-debuglink="$debug_file" "$root/usr/bin/$program"
+    "${tool_prefix}strip" --remove-section=.comment --remove-section=.note "$root/usr/bin/$program"
+    "${tool_prefix}objcopy" --add-gnu-debuglink="$debug_file" "$root/usr/bin/$program"
 done
 mapfile -t build_ids < <(printf '%s\n' "${build_ids[@]}" | LC_ALL=C sort)
 

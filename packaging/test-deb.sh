@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # make test-deb: installs the package in a minimal Debian 12 root and uses it there.
-#   packaging/test-deb.sh [DEB_DIR]        (default .build/deb, as written by packaging/build-deb.sh)
+#   packaging/test-deb.sh [--suite SUITE] [--arch ARCH] [DEB_DIR]
+#       (default bookworm, this machine's architecture, .build/deb as written by packaging/build-deb.sh)
+# make test-deb-arm64 runs it with --suite trixie --arch arm64 .build/deb-arm64: the root is then an
+# arm64 Debian 13 one, every program in it (apt, dpkg, dbus-daemon, dfu, dfu-sim) run by qemu-user
+# through binfmt_misc, and the binaries must be AArch64 ELF files.
 # Steps: debootstrap --variant=minbase bookworm from the Debian mirror this machine's apt uses (the
 # downloaded packages are cached in .build/deb-test, so reruns need the network only for apt-get),
 # apt-get install ./dfu_*.deb in it (apt resolves Depends and Recommends), then inside the root,
@@ -10,10 +14,19 @@
 # DEB_TEST_MIRROR overrides the mirror; DEB_TEST_KEEP=1 keeps the root for a look inside.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. packaging/debian-root.sh
 
-deb_dir=${1:-.build/deb}
 suite=bookworm
 arch=$(dpkg --print-architecture)
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --suite) suite=${2:?--suite needs a Debian suite}; shift 2 ;;
+        --arch) arch=${2:?--arch needs a Debian architecture}; shift 2 ;;
+        -*) echo "test-deb: unknown option $1" >&2; exit 64 ;;
+        *) break ;;
+    esac
+done
+deb_dir=${1:-.build/deb}
 cache=.build/deb-test
 tarball=$cache/debootstrap-$suite-minbase-$arch.tgz
 sample=firmware-samples/secure-sd-bl-app.zip
@@ -32,21 +45,12 @@ deb="$deb_dir/$(head -n 1 "$deb_dir/dfu.debs")"
 [ -f "$deb" ] || { say "$deb: no such package (make deb)"; exit 66; }
 version=$(dpkg-deb -f "$deb" Version)
 
-# The mirror apt already uses for $suite: deb822 .sources stanzas first, then one-line lists.
-mirror=${DEB_TEST_MIRROR:-}
-if [ -z "$mirror" ]; then
-    mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk -v suite="$suite" '
-        /^[[:space:]]*$/ { if (uri != "" && found) { print uri; exit } uri = ""; found = 0; next }
-        /^URIs:/ { uri = $2 }
-        /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) found = 1 }
-        END { if (uri != "" && found) print uri }' | head -n 1)
+mirror=$(debian_mirror "$suite")
+if [ "$arch" != "$(dpkg --print-architecture)" ]; then
+    [ "$arch" = arm64 ] || { say "only arm64 runs here besides $(dpkg --print-architecture) (qemu-aarch64)"; exit 64; }
+    enable_qemu_aarch64 || fail "arm64 programs cannot run here"
 fi
-if [ -z "$mirror" ]; then
-    mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
-        | awk -v suite="$suite" '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i !~ /^\[/) { if ($(i + 1) == suite) print $i; break } }' \
-        | head -n 1)
-fi
-mirror=${mirror:-http://deb.debian.org/debian}
+[ "$(dpkg-deb -f "$deb" Architecture)" = "$arch" ] || fail "$deb is for $(dpkg-deb -f "$deb" Architecture), not $arch"
 say "mirror $mirror, package $deb ($version)"
 
 mkdir -p "$cache"
@@ -105,6 +109,12 @@ fi
 in_root ldd /usr/bin/dfu /usr/bin/dfu-sim >"$cache/ldd.txt" 2>&1 || { cat "$cache/ldd.txt" >&2; fail "ldd of the installed binaries"; }
 grep -q 'not found' "$cache/ldd.txt" && { cat "$cache/ldd.txt" >&2; fail "a library the binaries need is missing from the root"; }
 say "ok: no Swift toolchain or runtime in the root; every needed library resolved by the package's Depends"
+case "$arch" in amd64) machine="X86-64" ;; arm64) machine="AArch64" ;; *) machine="" ;; esac
+for program in dfu dfu-sim; do
+    elf=$(readelf -h "$root/usr/bin/$program" | sed -n 's/^ *Machine: *//p')
+    case "$elf" in *"$machine"*) ;; *) fail "/usr/bin/$program is for '$elf', not $arch" ;; esac
+done
+say "ok: dfu and dfu-sim are $arch ELF files ($elf)"
 
 printed=$(in_root dfu --version)
 [ "$printed" = "dfu $version" ] || fail "dfu --version printed '$printed', the package is $version"

@@ -107,14 +107,18 @@ final class CBORStructureScan {
         c.string_start = { context in scan(context)?.container(nil) }
         c.indef_array_start = { context in scan(context)?.container(nil) }
         c.indef_map_start = { context in scan(context)?.container(nil) }
-        // size_t arrives as Int: a count of 2^63 or more reads negative, and no input holds that many.
+        // The count is size_t in libcbor 0.8 (Debian 12), arriving as Int, and uint64_t in 0.10
+        // (Debian 13, make deb-arm64); Int(exactly:) takes either. A count of 2^63 or more is refused
+        // (it reads negative as Int, or does not fit one), and no input holds that many.
         c.array_start = { context, size in
             guard let scan = scan(context) else { return }
-            size < 0 ? scan.fail(.malformed) : scan.container(size)
+            guard let count = Int(exactly: size), count >= 0 else { return scan.fail(.malformed) }
+            scan.container(count)
         }
         c.map_start = { context, size in
             guard let scan = scan(context) else { return }
-            size < 0 || size > Int.max / 2 ? scan.fail(.malformed) : scan.container(size * 2)
+            guard let count = Int(exactly: size), count >= 0, count <= Int.max / 2 else { return scan.fail(.malformed) }
+            scan.container(count * 2)
         }
         // A tag is refused here, before libcbor builds it: no SMP message carries one.
         c.tag = { context, value in scan(context)?.fail(.unsupported("a tag (\(value))")) }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SystemSupport
 
 /// Writes a ``PeripheralReport`` as pretty JSON through ``FileWriter`` (a temporary file renamed:

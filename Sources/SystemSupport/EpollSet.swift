@@ -46,9 +46,12 @@ public struct EpollSet: Sendable {
 
         fileprivate mutating func fill(from set: FileDescriptor) throws(Errno) {
             let capacity = Int32(raw.count)
+            // The buffer's base as a non-optional pointer (`raw` holds at least one event): glibc 2.41's
+            // header (Debian 13, make deb-arm64) declares epoll_wait's events non-null, 2.36's nullable.
             let result = raw.withUnsafeMutableBufferPointer { pointer in
                 Result { () throws(Errno) in
-                    try SystemCall.retryingOnInterrupt { epoll_wait(set.rawValue, pointer.baseAddress, capacity, -1) }
+                    guard let events = pointer.baseAddress else { throw Errno(rawValue: EINVAL) }
+                    return try SystemCall.retryingOnInterrupt { epoll_wait(set.rawValue, events, capacity, -1) }
                 }
             }
             count = Int(try result.get())

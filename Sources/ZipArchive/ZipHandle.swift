@@ -99,7 +99,10 @@ final class ZipHandle {
                 if count < 0 {
                     // The error belongs to `file` (freed by zip_fclose): read its text in place,
                     // since a copy would own, and leak, the string that zip_error_strerror makes.
-                    failure = zip_file_get_error(file).map { String(cString: zip_error_strerror($0)) } ?? "unknown error"
+                    // Typed as optional: libzip 1.7 (Debian 12) declares the result nullable, 1.11
+                    // (Debian 13, make deb-arm64) non-null, and this line compiles against both.
+                    let error: UnsafeMutablePointer<zip_error_t>? = zip_file_get_error(file)
+                    failure = error.map { String(cString: zip_error_strerror($0)) } ?? "unknown error"
                     return
                 }
                 if count == 0 { return }

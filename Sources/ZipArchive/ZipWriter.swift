@@ -78,8 +78,11 @@ public enum ZipWriter {
         var bytes = [UInt8](repeating: 0, count: Int(info.size))
         var filled = 0
         while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { out in
-                zip_source_read(source, out.baseAddress.map { $0 + filled }, UInt64(out.count - filled))
+            // A non-optional pointer: libzip 1.11 (Debian 13, make deb-arm64) declares the buffer
+            // non-null, 1.7 (Debian 12) nullable; `bytes` is not empty here, so the base exists.
+            let count = bytes.withUnsafeMutableBytes { out -> Int64 in
+                guard let base = out.baseAddress else { return -1 }
+                return zip_source_read(source, base + filled, UInt64(out.count - filled))
             }
             guard count > 0 else { throw ZipError(.damaged, message: "cannot read back the zip archive just made") }
             filled += Int(count)

@@ -39,10 +39,14 @@ enum BlueZProvider {
     }
 
     private static func openHost(adapter: String?) async throws -> BlueZTransport {
+        // One catch-all clause rather than `catch .hostUnavailable(let reason)`: Swift 6.0.3 (Debian 13's
+        // swiftlang, make deb-arm64) crashes in SIL ownership verification on a typed-throws pattern
+        // that binds a payload in a function that rethrows the remaining errors untyped.
         do {
             return try await BlueZHost.open(adapter: adapter)
-        } catch .hostUnavailable(let reason) {
-            throw TransportUnavailableError(reason: reason)
+        } catch {
+            if case .hostUnavailable(let reason) = error { throw TransportUnavailableError(reason: reason) }
+            throw error
         }
     }
 }

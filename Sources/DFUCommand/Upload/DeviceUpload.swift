@@ -58,12 +58,16 @@ struct DeviceUpload: Sendable {
             return DeviceOutcome(device: device, result: .failed(code, message))
         }
         let connected = Mutex<String?>(nil)
-        let images = Mutex<(images: [SMPImageReport], next: String?)?>(nil)
         let base: any DFUTransport = locks.map { LockingTransport(base: session.transport, locks: $0) } ?? session.transport
-        let result = await withTaskExecutorPreference(session.executor) {
-            await drive(clock: session.clock, base: base, images: images) { address in
+        // `images` lives inside the closure and its list comes out with the result: Swift 6.0.3 (Debian 13's
+        // swiftlang, make deb-arm64) takes a closure's capture of a noncopyable Mutex for a consume (and
+        // refuses any later use of it) or for a copy.
+        let (result, listedImages) = await withTaskExecutorPreference(session.executor) {
+            let images = Mutex<(images: [SMPImageReport], next: String?)?>(nil)
+            let result = await drive(clock: session.clock, base: base, images: images) { address in
                 connected.withLock { $0 = $0 ?? address.description }
             }
+            return (result, images.withLock { $0 })
         }
         await session.close()
         // A lock the transport could not take stopped the engine (as an interrupt would): say why.
@@ -82,7 +86,7 @@ struct DeviceUpload: Sendable {
         if case .updated(let report) = result, !report.smpImages.isEmpty {
             outcome.smpImages = report.smpImages
             outcome.smpNext = SMPImageText.next(report.smpImages, device: device)
-        } else if let (smpImages, next) = images.withLock({ $0 }) {
+        } else if let (smpImages, next) = listedImages {
             outcome.smpImages = smpImages
             outcome.smpNext = next
         }
