@@ -31,6 +31,19 @@ struct DFUSimRun: @unchecked Sendable {  // immutable; `report` is a parsed JSON
         try await run(devices: devices, faults: faults, simulator: simulator, command: [TestData.dfuExecutable.path] + arguments)
     }
 
+    /// Runs `dfu ARGUMENTS` under `dfu-sim run` as ``run(devices:faults:simulator:_:)`` does, and also returns how long the
+    /// `dfu` process itself ran (bash's `time`, real seconds): what a bound on dfu's own timing must measure, since the whole
+    /// run's ``seconds`` also counts dfu-sim starting its dbus-daemon and stopping, which a loaded machine stretches.
+    static func timed(devices: [String], faults: [String] = [], _ arguments: [String]) async throws
+        -> (run: DFUSimRun, dfuSeconds: Double)
+    {
+        let script = #"TIMEFORMAT='dfu-seconds %R'; time "$0" "$@""#
+        let run = try await run(devices: devices, faults: faults, command: ["/bin/bash", "-c", script, TestData.dfuExecutable.path] + arguments)
+        let line = run.error.split(separator: "\n").last { $0.hasPrefix("dfu-seconds ") }
+        let seconds = try #require(line.flatMap { Double($0.dropFirst("dfu-seconds ".count)) }, "bash's time line: \(run.error)")
+        return (run, seconds)
+    }
+
     /// Runs any `command` under `dfu-sim run` (e.g. a shell running `dfu` twice against the same devices).
     /// The child is waited for on a thread of its own (``offThePool(_:)``), not on the shared pool.
     static func run(devices: [String], faults: [String] = [], simulator: [String] = [], command tool: [String])
