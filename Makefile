@@ -108,12 +108,13 @@ demo: build
 	@echo "dfu-sim's report of the simulated MCUboot slots (.build/demo-smp-report.json):"
 	@cat .build/demo-smp-report.json; echo
 
-install: build
+# The binaries of make static (the Debian package's): no Swift toolchain needed to run them.
+install: static
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/dfu
-	install -m 755 .build/release/dfu-sim $(DESTDIR)$(PREFIX)/bin/dfu-sim
+	install -m 755 $(STATIC_SCRATCH)/release/dfu $(DESTDIR)$(PREFIX)/bin/dfu
+	install -m 755 $(STATIC_SCRATCH)/release/dfu-sim $(DESTDIR)$(PREFIX)/bin/dfu-sim
 	@# The man pages' header names the version the installed dfu prints.
-	version=$$($(BIN) --version | sed -n 's/^dfu //p'); for page in dfu dfu-sim; do \
+	version=$$($(STATIC_SCRATCH)/release/dfu --version | sed -n 's/^dfu //p'); for page in dfu dfu-sim; do \
 	    sed "1s/\"dfu [^\"]*\"/\"dfu $$version\"/" docs/$$page.1 > $(DESTDIR)$(PREFIX)/share/man/man1/$$page.1 \
 	        && chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/$$page.1 || exit 1; done
 	install -m 644 docs/dfu.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/dfu
@@ -134,9 +135,19 @@ deb-deps:
 test-deb-deps:
 	@scripts/install-deps.sh --for "make test-deb" debootstrap debian-archive-keyring python3 dpkg-dev
 
+# What users get (make install, make deb). The Swift runtime linked in (-static-stdlib), and libstdc++
+# too (only the Swift runtime uses it; the toolchain's static-stdlib-args.lnk names -lstdc++, which the
+# linker script libstdc++.so in $(STATIC_SCRATCH)/libstdc++, searched first, turns into the static
+# archive). Linked by lld with packed relative relocations (DT_RELR, glibc 2.36+: 8 KB of .relr.dyn where
+# ld.so would read 1 MB of .rela.dyn at every start) and no symbol exported but what the C libraries
+# need. Measured in docs/packaging.md "How the binaries are linked".
+STATIC_LIBSTDCXX = $(abspath $(STATIC_SCRATCH))/libstdc++
+STATIC_FLAGS = -Xswiftc -static-stdlib -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld \
+    -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic -Xlinker -L$(STATIC_LIBSTDCXX)
 static: deps
-	$(SWIFT) build -c release -Xswiftc -static-stdlib --scratch-path $(STATIC_SCRATCH) --product dfu
-	$(SWIFT) build -c release -Xswiftc -static-stdlib --scratch-path $(STATIC_SCRATCH) --product dfu-sim
+	@packaging/static-libstdc++.sh "$$(dirname "$$(readlink -f "$(SWIFT)")")/clang" $(STATIC_LIBSTDCXX)
+	$(SWIFT) build -c release $(STATIC_FLAGS) --scratch-path $(STATIC_SCRATCH) --product dfu
+	$(SWIFT) build -c release $(STATIC_FLAGS) --scratch-path $(STATIC_SCRATCH) --product dfu-sim
 
 # lintian's warnings fail the build. The tags suppressed are about the maintainer's address, which
 # stays dfu@localhost until the project has a public one (DEB_MAINTAINER="Name <address>" sets it).

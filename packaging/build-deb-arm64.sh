@@ -92,6 +92,10 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 
 # -resource-dir is the arm64 package's lib/swift_static: its stdlib modules, static archives,
 # swiftrt.o and static-stdlib-args.lnk (what -static-stdlib takes from lib/swift_static natively).
+# libstdc++ linked in as for amd64 (Makefile, STATIC_FLAGS): a linker script found first turns the
+# -lstdc++ of static-stdlib-args.lnk into the arm64 libstdc++.a.
+in_root sh -c 'cd /src && exec "$@"' sh packaging/static-libstdc++.sh clang "$scratch/libstdc++" --target="$triple" \
+    || fail "no arm64 libstdc++.a in the build root"
 started=$(date +%s)
 for product in dfu dfu-sim; do
     say "swift build -c release --triple $triple -static-stdlib --product $product"
@@ -100,6 +104,7 @@ for product in dfu dfu-sim; do
         -Xswiftc -static-stdlib \
         -Xswiftc -resource-dir -Xswiftc /opt/swift-arm64/usr/libexec/swift/lib/swift_static \
         -Xswiftc -use-ld=lld -Xlinker --build-id=sha1 \
+        -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic -Xlinker -L"/src/$scratch/libstdc++" \
         || fail "swift build of $product for arm64"
 done
 say "built dfu and dfu-sim for arm64 in $(( $(date +%s) - started )) s"
