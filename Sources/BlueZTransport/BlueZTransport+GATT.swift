@@ -142,51 +142,88 @@ extension BlueZTransport {
     }
 
     /// Control point writes: WriteValue type=request. Packets: the AcquireWrite descriptor,
-    /// fallback WriteValue type=command.
+    /// fallback WriteValue type=command (``writePackets(_:to:)``).
     ///
     /// A WriteValue waits until bluetoothd has read every packet from the AcquireWrite socket:
     /// bluetoothd serves the socket and D-Bus from one main loop in no set order, so a control
     /// point request it handled first would overtake packets still in the socket.
     public func write(_ bytes: [UInt8], to endpoint: DFUEndpoint, type: DFUWriteType) async throws(DFUTransportError) {
+        if type == .withoutResponse { return try await writePackets([bytes], to: endpoint) }
         let (context, characteristic) = try connected(endpoint)
-        if let writer = context.writer, type == .withResponse || endpoint != context.writerEndpoint {
-            await waitUntilRead(writer)
-        }
-        if type == .withoutResponse, !usesAcquireWrite || context.acquireWriteRefused {
-            return try await writeCommand(bytes, to: characteristic, in: context)
-        }
+        if let writer = context.writer { await waitUntilRead(writer) }
         // Every other call goes after the commands in flight, and reports their failure first.
         try await finishCommands(in: context, keeping: 0)
-        if type == .withoutResponse, usesAcquireWrite, !context.acquireWriteRefused {
-            if context.writer == nil {
-                do {
-                    let (descriptor, mtu) = try await client.acquireWrite(characteristic: characteristic.path)
-                    context.writer = PacketWriter(descriptor: descriptor, mtu: LinkContext.attMTU(mtu), loop: loop)
-                    context.writerEndpoint = endpoint
-                } catch {
-                    if context.events.isDown { throw .disconnected }
-                    context.acquireWriteRefused = true
-                }
-            }
-            if let writer = context.writer {
-                let failure: PacketWriter.Failure
-                do {
-                    try await writer.send(bytes, timeout: .seconds(10))
-                    return
-                } catch {
-                    failure = error
-                }
-                switch failure {
-                case .closed:
-                    linkDropped()
-                    throw .disconnected
-                case .timedOut: throw .timedOut
-                case .failed(let code): throw .failed("writing to the AcquireWrite socket failed (errno \(code))")
-                }
-            }
+        try await writeValue(bytes, to: characteristic, in: context, withResponse: true)
+    }
+
+    /// Packets without response, in one call of the actor: through the AcquireWrite descriptor (acquired on the
+    /// first packet), or by WriteValue type=command where AcquireWrite is off or refused.
+    public func writePackets(_ packets: [[UInt8]], to endpoint: DFUEndpoint) async throws(DFUTransportError) {
+        let (context, characteristic) = try connected(endpoint)
+        if let writer = context.writer, endpoint != context.writerEndpoint {
+            await waitUntilRead(writer)
         }
+        var rest = packets[...]
+        while let packet = rest.first {
+            if !usesAcquireWrite || context.acquireWriteRefused {
+                for packet in rest { try await writeCommand(packet, to: characteristic, in: context) }
+                return
+            }
+            try await finishCommands(in: context, keeping: 0)
+            if let writer = await packetWriter(for: endpoint, characteristic, in: context) {
+                for packet in rest { try await send(packet, through: writer) }
+                return
+            }
+            if context.events.isDown { throw .disconnected }
+            // AcquireWrite was refused just now: this packet by WriteValue, the next ones as commands in flight.
+            try await writeValue(packet, to: characteristic, in: context, withResponse: false)
+            rest = rest.dropFirst()
+        }
+    }
+
+    /// The AcquireWrite writer, acquired for `characteristic` on first use; nil when bluetoothd refused it (then
+    /// marked refused, and not asked again on this link) or the link went down meanwhile.
+    private func packetWriter(for endpoint: DFUEndpoint, _ characteristic: BlueZGattCharacteristic, in context: LinkContext) async
+        -> PacketWriter?
+    {
+        if let writer = context.writer { return writer }
         do {
-            try await client.writeValue(bytes, characteristic: characteristic.path, withResponse: type == .withResponse)
+            let (descriptor, mtu) = try await client.acquireWrite(characteristic: characteristic.path)
+            let writer = PacketWriter(descriptor: descriptor, mtu: LinkContext.attMTU(mtu), loop: loop)
+            context.writer = writer
+            context.writerEndpoint = endpoint
+            return writer
+        } catch {
+            // A link that went down refused nothing: the caller reports the disconnection.
+            if !context.events.isDown { context.acquireWriteRefused = true }
+            return nil
+        }
+    }
+
+    /// One packet through the AcquireWrite socket; a closed socket is the link dropped.
+    private func send(_ packet: [UInt8], through writer: PacketWriter) async throws(DFUTransportError) {
+        let failure: PacketWriter.Failure
+        do {
+            try await writer.send(packet, timeout: .seconds(10))
+            return
+        } catch {
+            failure = error
+        }
+        switch failure {
+        case .closed:
+            linkDropped()
+            throw .disconnected
+        case .timedOut: throw .timedOut
+        case .failed(let code): throw .failed("writing to the AcquireWrite socket failed (errno \(code))")
+        }
+    }
+
+    /// WriteValue with type request or command, waiting for bluetoothd's answer.
+    private func writeValue(_ bytes: [UInt8], to characteristic: BlueZGattCharacteristic, in context: LinkContext, withResponse: Bool)
+        async throws(DFUTransportError)
+    {
+        do {
+            try await client.writeValue(bytes, characteristic: characteristic.path, withResponse: withResponse)
         } catch {
             throw context.events.isDown ? .disconnected : Self.transportError(error)
         }

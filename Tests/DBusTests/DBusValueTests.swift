@@ -75,6 +75,17 @@ struct ValueCase: CustomTestStringConvertible, Sendable {
         #expect(decoded.signature.rawValue == testCase.signature + "s")
     }
 
+    @Test func aByteArrayOfByteValuesIsSentAsAyAndReadBackAsOneBytesValue() throws {
+        let message = DBusMessage(
+            type: .signal, path: try ObjectPath("/test"), interface: try InterfaceName("test.Values"),
+            member: try MemberName("Value"), arguments: [.array(elementSignature: "y", elements: [.byte(0x60), .byte(0x01)])])
+        let decoded = try DBusMessage(marshalled: try message.marshalled())
+        #expect(decoded.signature.rawValue == "ay")
+        #expect(decoded.arguments == [.bytes([0x60, 0x01])])
+        #expect(decoded.arguments.first?.byteArrayValue == [0x60, 0x01])
+        #expect(decoded.arguments.first?.arrayElements == [.byte(0x60), .byte(0x01)])
+    }
+
     @Test func marshalledSignalHasTheWireLayoutOfTheSpecification() throws {
         let message = DBusMessage(
             type: .signal, serial: 7, path: try ObjectPath("/a"), interface: try InterfaceName("x.Y"),

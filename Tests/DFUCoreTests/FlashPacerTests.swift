@@ -32,6 +32,20 @@ import Testing
         #expect(pacer.earliestWrite(at: .milliseconds(102)) == .milliseconds(102))
     }
 
+    @Test func freeBuffersCountsWhatAPacketWrittenNowFindsAndNeverLessThanOneModelledBuffer() {
+        var pacer = FlashPacer(pacing: Self.pacing(), bankPrepared: true)
+        pacer.objectCreated(at: .zero)  // erase 0–100 ms
+        #expect(pacer.freeBuffers(at: .zero) == 2)
+        pacer.packetWritten(bytes: 4, at: .zero)  // written 100–101 ms
+        #expect(pacer.freeBuffers(at: .zero) == 1)
+        pacer.packetWritten(bytes: 4, at: .zero)  // written 101–102 ms
+        #expect(pacer.freeBuffers(at: .milliseconds(50)) == 0)
+        #expect(pacer.freeBuffers(at: .milliseconds(101)) == 1)  // the first packet's buffer is free again
+        // A model of no buffers lets one packet go at a time, as earliestWrite does.
+        let none = FlashPacer(pacing: Self.pacing(buffers: 0), bankPrepared: true)
+        #expect(none.freeBuffers(at: .zero) == 1)
+    }
+
     /// An answered data Execute means the bootloader's flash queue is empty (SDK 15–17): the model, which
     /// errs late, frees every buffer then.
     @Test func anAnsweredExecuteFreesEveryBuffer() {

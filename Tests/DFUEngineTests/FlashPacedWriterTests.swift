@@ -19,6 +19,12 @@ import Testing
             let now = clock.elapsed
             writes.withLock { $0.append((now, bytes)) }
         }
+        /// How many packets each `writePackets` call carried.
+        let bursts = Mutex<[Int]>([])
+        func writePackets(_ packets: [[UInt8]], to endpoint: DFUEndpoint) async throws(DFUTransportError) {
+            bursts.withLock { $0.append(packets.count) }
+            for packet in packets { try await write(packet, to: endpoint, type: .withoutResponse) }
+        }
         func read(_ endpoint: DFUEndpoint) async throws(DFUTransportError) -> [UInt8] { [] }
         func nextNotification(within timeout: Duration) async throws(DFUTransportError) -> DFUNotification { throw .timedOut }
         func waitForDisconnection(within timeout: Duration) async -> Bool { true }
@@ -59,6 +65,30 @@ import Testing
         try await writer.write([[1], [2], [3]], to: .securePacket, type: .withoutResponse, paced: true)
         #expect(transport.writes.withLock { $0.map(\.at) } == [.zero, .zero, .zero])
         #expect(writer.slowdowns == 0)
+    }
+
+    @Test func packetsGoInBurstsOfAsManyAsTheModelHasFreeBuffersFor() async throws {
+        let clock = VirtualClock()
+        let transport = RecordingTransport(clock: clock)
+        var writer = FlashPacedWriter(transport: transport, clock: clock, pacing: Self.twoBuffers, slowdowns: 0)
+        writer.note(.objectCreated)
+        // Two buffers: packets 1–2 in one burst at once, then one at a time as each one-word write frees a buffer.
+        try await writer.write([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, 16]], to: .securePacket,
+                               type: .withoutResponse, paced: true)
+        #expect(transport.bursts.withLock { $0 } == [2, 1, 1])
+        // A control point request is a single write with response, never a burst.
+        try await writer.write([[0x03]], to: .secureControlPoint, type: .withResponse, paced: false)
+        #expect(transport.bursts.withLock { $0 } == [2, 1, 1])
+        #expect(transport.writes.withLock { $0.count } == 5)
+    }
+
+    @Test func unpacedPacketsCrossTheTransportInOneBurst() async throws {
+        let clock = VirtualClock()
+        let transport = RecordingTransport(clock: clock)
+        var writer = FlashPacedWriter(transport: transport, clock: clock, pacing: nil, slowdowns: 0)
+        try await writer.write([[1], [2], [3], [4], [5]], to: .securePacket, type: .withoutResponse, paced: true)
+        #expect(transport.bursts.withLock { $0 } == [5])
+        #expect(transport.writes.withLock { $0.map(\.bytes) } == [[1], [2], [3], [4], [5]])
     }
 
     @Test func eachSlowDownIsCountedAcrossConnections() {

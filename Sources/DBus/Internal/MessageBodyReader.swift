@@ -73,7 +73,7 @@ enum MessageBodyReader {
                 base.map {
                     Array(UnsafeBufferPointer(start: $0.assumingMemoryBound(to: UInt8.self), count: Int(count)))
                 } ?? []
-            return .array(elementSignature: "y", elements: bytes.map(DBusValue.byte))
+            return .bytes(bytes)
         case TypeCode.dictionaryEntry:
             // "{KV}": the key is one basic type code, the value is the rest.
             let entryBody = elementSignature.dropFirst().dropLast()

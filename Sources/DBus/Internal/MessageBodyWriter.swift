@@ -90,7 +90,7 @@ enum MessageBodyWriter {
                 throw DBusError(name: DBusError.Names.invalidSignature, message: "A variant holds an invalid type")
             }
             try check(inner)
-        case .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double, .objectPath:
+        case .byte, .bytes, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double, .objectPath:
             break
         }
     }
@@ -115,11 +115,15 @@ enum MessageBodyWriter {
             }
             // libdbus duplicates the descriptor; the caller keeps its own.
             try appendBasic(raw, TypeCode.unixFileDescriptor, to: &iterator)
+        case .bytes(let bytes):
+            try withContainer(TypeCode.array, signature: "y", in: &iterator) { (inner) throws(DBusError) in
+                try appendBytes(bytes, to: &inner)
+            }
         case .array(let elementSignature, let elements):
             try withContainer(TypeCode.array, signature: elementSignature.rawValue, in: &iterator) {
                 (inner) throws(DBusError) in
                 if elementSignature.rawValue == "y" {
-                    try appendBytes(elements, to: &inner)
+                    try appendBytes(try byteValues(elements), to: &inner)
                 } else {
                     for element in elements {
                         try append(element, to: &inner)
@@ -200,8 +204,8 @@ enum MessageBodyWriter {
         }
     }
 
-    /// Appends an `ay` payload in one step (`dbus_message_iter_append_fixed_array`).
-    private static func appendBytes(_ elements: [DBusValue], to iterator: inout DBusMessageIter) throws(DBusError) {
+    /// The bytes of an `ay` given as ``DBusValue/byte(_:)`` values.
+    private static func byteValues(_ elements: [DBusValue]) throws(DBusError) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(elements.count)
         for element in elements {
@@ -210,6 +214,11 @@ enum MessageBodyWriter {
             }
             bytes.append(byte)
         }
+        return bytes
+    }
+
+    /// Appends an `ay` payload in one step (`dbus_message_iter_append_fixed_array`).
+    private static func appendBytes(_ bytes: [UInt8], to iterator: inout DBusMessageIter) throws(DBusError) {
         let appended = bytes.withUnsafeBufferPointer { buffer in
             var base = buffer.baseAddress
             return dbus_message_iter_append_fixed_array(&iterator, TypeCode.byte, &base, Int32(buffer.count))

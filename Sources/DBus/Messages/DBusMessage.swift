@@ -138,6 +138,12 @@ public struct DBusMessage: Sendable {
             expectsReply: dbus_message_get_no_reply(pointer) == 0)
     }
 
+    /// `body` with a C string of `value`, or with nil.
+    private static func withOptionalCString<Result>(_ value: String?, _ body: (UnsafePointer<CChar>?) -> Result) -> Result {
+        guard let value else { return body(nil) }
+        return value.withCString { body($0) }
+    }
+
     /// Builds the libdbus message, checking that the header fields this type needs are present.
     func makeHandle() throws(DBusError) -> MessageHandle {
         switch type {
@@ -156,7 +162,31 @@ public struct DBusMessage: Sendable {
                 throw DBusError.invalidArguments("An error reply needs a reply serial and an error name")
             }
         }
-        guard let pointer = dbus_message_new(type.rawValue) else {
+        // A call or a signal is made with its header fields at once (dbus_message_new_method_call,
+        // dbus_message_new_signal): each dbus_message_set_* after dbus_message_new rewrites the header,
+        // which made building a call several times dearer than sending it.
+        let made: OpaquePointer?
+        switch type {
+        case .methodCall:
+            made = Self.withOptionalCString(destination?.rawValue) { destination in
+                Self.withOptionalCString(interface?.rawValue) { interface in
+                    (path?.rawValue ?? "").withCString { path in
+                        (member?.rawValue ?? "").withCString { member in
+                            dbus_message_new_method_call(destination, path, interface, member)
+                        }
+                    }
+                }
+            }
+        case .signal:
+            made = (path?.rawValue ?? "").withCString { path in
+                (interface?.rawValue ?? "").withCString { interface in
+                    (member?.rawValue ?? "").withCString { member in dbus_message_new_signal(path, interface, member) }
+                }
+            }
+        case .methodReturn, .error:
+            made = dbus_message_new(type.rawValue)
+        }
+        guard let pointer = made else {
             throw DBusError.noMemory("Cannot allocate a D-Bus message")
         }
         let handle = MessageHandle(taking: pointer)
@@ -165,10 +195,14 @@ public struct DBusMessage: Sendable {
             guard let value, ok else { return }
             ok = value.withCString { setter(pointer, $0) } != 0
         }
-        set(path?.rawValue, dbus_message_set_path)
-        set(interface?.rawValue, dbus_message_set_interface)
-        set(member?.rawValue, dbus_message_set_member)
-        set(destination?.rawValue, dbus_message_set_destination)
+        if type == .signal {
+            set(destination?.rawValue, dbus_message_set_destination)
+        } else if type != .methodCall {
+            set(path?.rawValue, dbus_message_set_path)
+            set(interface?.rawValue, dbus_message_set_interface)
+            set(member?.rawValue, dbus_message_set_member)
+            set(destination?.rawValue, dbus_message_set_destination)
+        }
         set(sender?.rawValue, dbus_message_set_sender)
         set(errorName?.rawValue, dbus_message_set_error_name)
         if ok, let replySerial {

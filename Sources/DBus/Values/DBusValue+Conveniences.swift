@@ -1,7 +1,7 @@
 extension DBusValue {
     /// An `ay` array of bytes.
     public static func byteArray(_ bytes: [UInt8]) -> DBusValue {
-        .array(elementSignature: "y", elements: bytes.map(DBusValue.byte))
+        .bytes(bytes)
     }
 
     /// An `as` array of strings.
@@ -68,7 +68,9 @@ extension DBusValue {
 
     /// The bytes of an `ay` value (looking through variants).
     public var byteArrayValue: [UInt8]? {
-        guard case .array(_, let elements) = unwrappingVariant else { return nil }
+        let value = unwrappingVariant
+        if case .bytes(let bytes) = value { return bytes }
+        guard case .array(_, let elements) = value else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(elements.count)
         for element in elements {
@@ -80,8 +82,11 @@ extension DBusValue {
 
     /// The elements of any array (looking through variants).
     public var arrayElements: [DBusValue]? {
-        if case .array(_, let elements) = unwrappingVariant { return elements }
-        return nil
+        switch unwrappingVariant {
+        case .array(_, let elements): elements
+        case .bytes(let bytes): bytes.map(DBusValue.byte)
+        default: nil
+        }
     }
 
     /// The strings of an `as` or `ao` array (looking through variants).

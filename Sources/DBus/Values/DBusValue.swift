@@ -4,8 +4,10 @@
 /// still marshal with the right type. Build `a{sv}` with ``stringVariantDictionary(_:)``
 /// and byte arrays with ``byteArray(_:)``.
 ///
-/// Only dictionaries and variants are stored indirectly, so the elements of a byte array
-/// are plain inline values (no allocation per byte).
+/// A byte array (`ay`, a packet) is one ``bytes(_:)`` value holding its bytes, as read and
+/// written in one step (`dbus_message_iter_get_fixed_array`, `…_append_fixed_array`): no value
+/// per byte. An ``array(elementSignature:elements:)`` of ``byte(_:)`` values is also sent as `ay`,
+/// but messages read give ``bytes(_:)``.
 public enum DBusValue: Sendable, Hashable {
     /// `y`: an unsigned byte.
     case byte(UInt8)
@@ -33,6 +35,8 @@ public enum DBusValue: Sendable, Hashable {
     case signature(DBusSignature)
     /// `h`: a Unix file descriptor, owned (see ``OwnedFileDescriptor``).
     case unixFileDescriptor(OwnedFileDescriptor)
+    /// `ay`: an array of bytes.
+    case bytes([UInt8])
     /// `aT`: an array whose elements all have the signature `elementSignature`.
     case array(elementSignature: DBusSignature, elements: [DBusValue])
     /// `a{KV}`: a dictionary; keys have the basic type `keySignature`, values `valueSignature`.
@@ -62,6 +66,7 @@ public enum DBusValue: Sendable, Hashable {
         case .objectPath: "o"
         case .signature: "g"
         case .unixFileDescriptor: "h"
+        case .bytes: "ay"
         case .array(let element, _): "a" + element.rawValue
         case .dictionary(let key, let value, _): "a{" + key.rawValue + value.rawValue + "}"
         case .structure(let fields): "(" + fields.map(\.signatureText).joined() + ")"

@@ -24,6 +24,11 @@ struct ObservedTransport: DFUTransportDecorator {
         try await base.write(bytes, to: endpoint, type: type)
     }
 
+    func writePackets(_ packets: [[UInt8]], to endpoint: DFUEndpoint) async throws(DFUTransportError) {
+        for packet in packets { observe(.write(endpoint, packet)) }
+        try await base.writePackets(packets, to: endpoint)
+    }
+
     func nextNotification(within timeout: Duration) async throws(DFUTransportError) -> DFUNotification {
         let notification = try await base.nextNotification(within: timeout)
         observe(.notification(notification))

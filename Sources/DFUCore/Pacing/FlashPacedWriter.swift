@@ -25,21 +25,57 @@ struct FlashPacedWriter<Transport: DFUTransport, WriterClock: Clock>: Sendable w
     private var now: Duration { origin.duration(to: clock.now) }
 
     /// Writes `frames` in order; when `paced`, holds each back until a buffer is free for it, and when it must
-    /// wait at all, until several are, so as to wake once for several packets.
+    /// wait at all, until several are, so as to wake once for several packets. Frames without response go to the
+    /// transport in bursts (``DFUTransport/writePackets(_:to:)``): all of them unpaced, and paced as many as the model
+    /// has free buffers for, which the model then takes as written one after the other over the burst's time.
     mutating func write(_ frames: [[UInt8]], to endpoint: DFUEndpoint, type: DFUWriteType, paced: Bool)
         async throws(DFUTransportError) {
-        for (index, frame) in frames.enumerated() {
-            if paced, let pacer {
-                let time = now
-                let earliest = pacer.nextWrite(at: time, pending: frames.count - index)
-                if earliest > time { try? await clock.sleep(until: origin.advanced(by: earliest), tolerance: nil) }
+        guard type == .withoutResponse else {
+            for frame in frames {
+                await hold(pending: 1, paced: paced)
+                try await transport.write(frame, to: endpoint, type: type)
+                written(frame.count, paced: paced)
             }
-            try await transport.write(frame, to: endpoint, type: type)
-            if paced {
-                let time = now
-                pacer?.packetWritten(bytes: frame.count, at: time)
-            }
+            return
         }
+        var start = frames.startIndex
+        while start < frames.endIndex {
+            let pending = frames.endIndex - start
+            await hold(pending: pending, paced: paced)
+            var count = pending
+            // At least one: a sleep cut short (the update cancelled) still makes progress towards the end.
+            if paced, let pacer { count = max(1, min(pending, pacer.freeBuffers(at: now))) }
+            let burst = Array(frames[start..<(start + count)])
+            let begun = now
+            try await transport.writePackets(burst, to: endpoint)
+            if paced, pacer != nil {
+                // Each packet is taken as written at its share of the burst's time, in order: where a write
+                // returns at once (a socket) all at about its end, where each takes the link's time (the
+                // simulated radio) when it did.
+                let step = (now - begun) / burst.count
+                var time = begun
+                for frame in burst {
+                    time += step
+                    pacer?.packetWritten(bytes: frame.count, at: time)
+                }
+            }
+            start += count
+        }
+    }
+
+    /// Waits, when `paced`, until the model has a buffer free for the next of `pending` packets (or several).
+    private func hold(pending: Int, paced: Bool) async {
+        guard paced, let pacer else { return }
+        let time = now
+        let earliest = pacer.nextWrite(at: time, pending: pending)
+        if earliest > time { try? await clock.sleep(until: origin.advanced(by: earliest), tolerance: nil) }
+    }
+
+    /// Tells the model of a packet of `bytes` just written, when `paced`.
+    private mutating func written(_ bytes: Int, paced: Bool) {
+        guard paced else { return }
+        let time = now
+        pacer?.packetWritten(bytes: bytes, at: time)
     }
 
     /// Updates the model with what a machine learnt of the flash.

@@ -13,6 +13,8 @@ public struct FlashPacer: Sendable {
     private var preparedBank: Bool
     private var firstCreate: Duration?
     private var work: Duration = .zero
+    /// ``writeTimes(bytes:)``'s last answer.
+    private var lastWrite: (bytes: Int, scale: Int, write: Duration, scaled: Duration)?
 
     /// Each slow-down doubles every flash time assumed.
     public private(set) var slowdowns: Int
@@ -48,6 +50,12 @@ public struct FlashPacer: Sendable {
 
     /// Buffers the model holds busy at `time`.
     public func busyBuffers(at time: Duration) -> Int { releases.count - firstBusy(at: time) }
+
+    /// How many packets written at `time` find a free buffer without waiting (a model of no buffers counts one, as
+    /// ``earliestWrite(at:count:)`` does).
+    public func freeBuffers(at time: Duration) -> Int {
+        max(1, pacing.receiveBuffers) - min(busyBuffers(at: time), max(1, pacing.receiveBuffers))
+    }
 
     /// The index of the first release after `time` (releases are in flash order, so never decrease).
     private func firstBusy(at time: Duration) -> Int {
@@ -98,10 +106,21 @@ public struct FlashPacer: Sendable {
 
     /// A packet of `bytes` bytes was written at `time`: it holds a buffer until its flash write is done.
     public mutating func packetWritten(bytes: Int, at time: Duration) {
-        flashBusyUntil = max(time + pacing.arrivalAllowance, flashBusyUntil) + pacing.writeTime(bytes: bytes) * scale
-        work += pacing.writeTime(bytes: bytes)
+        let (write, scaled) = writeTimes(bytes: bytes)
+        flashBusyUntil = max(time + pacing.arrivalAllowance, flashBusyUntil) + scaled
+        work += write
         releases.append(flashBusyUntil)
         prune(before: time)
+    }
+
+    /// The write time of a packet of `bytes` bytes, plain and slowed down: the last packet's, when it had as many
+    /// bytes at the same slow-down (nearly every packet of an upload), without the generic `Duration * Int` again.
+    private mutating func writeTimes(bytes: Int) -> (write: Duration, scaled: Duration) {
+        if let last = lastWrite, last.bytes == bytes, last.scale == scale { return (last.write, last.scaled) }
+        let write = pacing.writeTime(bytes: bytes)
+        let scaled = write * scale
+        lastWrite = (bytes, scale, write, scaled)
+        return (write, scaled)
     }
 
     private mutating func prune(before time: Duration) {

@@ -15,6 +15,10 @@ public protocol DFUTransport: Sendable {
     /// without response after the transport accepted it for sending (paced to the link).
     func write(_ bytes: [UInt8], to endpoint: DFUEndpoint, type: DFUWriteType) async throws(DFUTransportError)
 
+    /// Writes packets without response, in order, as ``write(_:to:type:)`` with `.withoutResponse` would one by one
+    /// (the default does exactly that): a transport that can hand several to its stack in one step does, so that a
+    /// burst of packets crosses the layers above it once. Throws the first failure; the packets after it are not sent.
+    func writePackets(_ packets: [[UInt8]], to endpoint: DFUEndpoint) async throws(DFUTransportError)
     /// Reads a characteristic value.
     func read(_ endpoint: DFUEndpoint) async throws(DFUTransportError) -> [UInt8]
 
@@ -27,4 +31,12 @@ public protocol DFUTransport: Sendable {
 
     /// Drops the link (no-op when already down). Pending notifications are discarded.
     func disconnect() async
+}
+
+extension DFUTransport {
+    public func writePackets(_ packets: [[UInt8]], to endpoint: DFUEndpoint) async throws(DFUTransportError) {
+        for packet in packets {
+            try await write(packet, to: endpoint, type: .withoutResponse)
+        }
+    }
 }

@@ -109,6 +109,7 @@ extension SecureDFUStateMachine {
         objectStart = min(max(0, start), image.count)
         objectEnd = min(objectStart + dataMaxSize, image.count)
         crcAtObjectStart = crcKnown ?? CRC32.checksum(image[0..<objectStart])
+        crcSoFar = (objectStart, crcAtObjectStart)
         sent = objectStart
         attempts = 0
         lossRetries = 0
@@ -151,9 +152,11 @@ extension SecureDFUStateMachine {
         }
     }
 
-    func crc(upTo end: Int) -> UInt32 {
-        var running = CRC32(continuingFrom: crcAtObjectStart)
-        running.update(image[objectStart..<end])
+    mutating func crc(upTo end: Int) -> UInt32 {
+        let (from, start) = crcSoFar.end >= objectStart && crcSoFar.end <= end ? crcSoFar : (objectStart, crcAtObjectStart)
+        var running = CRC32(continuingFrom: start)
+        running.update(image[from..<end])
+        crcSoFar = (end, running.value)
         return running.value
     }
 

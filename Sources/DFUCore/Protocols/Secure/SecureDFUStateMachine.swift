@@ -111,6 +111,9 @@ public struct SecureDFUStateMachine: Sendable {
     var objectEnd = 0
     var sent = 0
     var crcAtObjectStart: UInt32 = 0
+    /// The CRC-32 of the image up to `end`, the last one computed in the current object: the next check continues
+    /// from it, so each byte is summed once.
+    var crcSoFar: (end: Int, value: UInt32) = (0, 0)
     var attempts = 0
     var devicePRN: UInt16 = 0
     var packetsSinceReset = 0
