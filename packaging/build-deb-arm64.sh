@@ -94,7 +94,7 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 # swiftrt.o and static-stdlib-args.lnk (what -static-stdlib takes from lib/swift_static natively).
 # libstdc++ linked in as for amd64 (Makefile, STATIC_FLAGS): a linker script found first turns the
 # -lstdc++ of static-stdlib-args.lnk into the arm64 libstdc++.a.
-in_root sh -c 'cd /src && exec "$@"' sh packaging/static-libstdc++.sh clang "$scratch/libstdc++" --target="$triple" \
+in_root sh -c 'cd /src && exec "$@"' sh packaging/static-libstdc++.sh /usr/libexec/swift/bin/clang "$scratch/libstdc++" --target="$triple" \
     || fail "no arm64 libstdc++.a in the build root"
 started=$(date +%s)
 for product in dfu dfu-sim; do
