@@ -4,7 +4,8 @@
 #   make bench                          build release, run every figure, print the tables
 #   make bench BENCH_JSON=out.json      also write the results as JSON
 #   make bench BENCH_FLAGS="--quick"    a reduced matrix (200 KB, one timed run), for a smoke check
-#   make bench PEER_NRFDFU=/path/to/nrfdfu   figure 7 measures nrfdfu beside dfu (built outside the repository)
+#   make bench PEER_NRFDFU=/path/to/nrfdfu   figure 7 measures nrfdfu beside dfu (built outside the repository);
+#                                       figure 7's dfu is make static's, the binary make install and the package have
 # Benchmarks never run in `make test`: nothing there depends on the machine's speed.
 
 BENCH_JSON  ?=
@@ -14,10 +15,10 @@ BENCH_BIN    = .build/release/dfu-bench
 
 .PHONY: bench
 
-bench: deps
+bench: deps static
 	$(SWIFT) build -c release --product dfu-bench
 	$(SWIFT) build -c release --product dfu
 	$(SWIFT) build -c release --product dfu-bench-rusage
 	@if grep -q '"dfu-sim"' Package.swift; then $(SWIFT) build -c release --product dfu-sim; fi
 	@# Figure 6 runs smpmgr from the client suites' venv (made here when missing; without it the figure is skipped).
-	$(BENCH_BIN) --swift "$(SWIFT)" --smpmgr "$$(Tests/Clients/venv.sh || echo /nonexistent)/bin/smpmgr" $(if $(BENCH_JSON),--json "$(BENCH_JSON)") $(if $(PEER_NRFDFU),--peer-nrfdfu "$(PEER_NRFDFU)") $(BENCH_FLAGS)
+	$(BENCH_BIN) --swift "$(SWIFT)" --smpmgr "$$(Tests/Clients/venv.sh || echo /nonexistent)/bin/smpmgr" $(if $(BENCH_JSON),--json "$(BENCH_JSON)") --shipped-dfu $(STATIC_SCRATCH)/release/dfu $(if $(PEER_NRFDFU),--peer-nrfdfu "$(PEER_NRFDFU)") $(BENCH_FLAGS)

@@ -208,6 +208,38 @@ public struct BlueZClient: Sendable {
             arguments: [.byteArray(bytes), options], timeout: timeout)
     }
 
+    /// `GattCharacteristic1.WriteValue` with `type` = `command`, sent with `NO_REPLY_EXPECTED`: nothing waits and
+    /// nothing comes back. bluetoothd drops the answer to such a call, its errors too (BlueZ gdbus/object.c,
+    /// `process_message`; `g_dbus_create_error` makes none): a packet it refuses is only missed by the device.
+    public func writeValueWithoutReply(_ bytes: [UInt8], characteristic: BlueZPath) throws(BlueZError) {
+        do {
+            let message = DBusMessage(
+                type: .methodCall, destination: try BusName(BlueZInterfaces.service), path: characteristic.objectPath,
+                interface: try InterfaceName(BlueZInterfaces.gattCharacteristic), member: try MemberName("WriteValue"),
+                arguments: [.bytes(bytes), Self.commandOptions], expectsReply: false)
+            try bus.send(message)
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+
+    /// `GattCharacteristic1.WriteValue` with `type` = `command`, sent at once (in order with every call before and
+    /// after it) and answered later: bluetoothd answers once it has queued the write.
+    public func writeValueAnsweredLater(_ bytes: [UInt8], characteristic: BlueZPath) throws(BlueZError) -> BlueZPendingCall {
+        do {
+            let message = DBusMessage(
+                type: .methodCall, destination: try BusName(BlueZInterfaces.service), path: characteristic.objectPath,
+                interface: try InterfaceName(BlueZInterfaces.gattCharacteristic), member: try MemberName("WriteValue"),
+                arguments: [.bytes(bytes), Self.commandOptions])
+            return BlueZPendingCall(reply: try bus.send(awaitingReply: message, timeout: callTimeout))
+        } catch {
+            throw BlueZError(error)
+        }
+    }
+
+    /// WriteValue's options for a write without response.
+    private static let commandOptions = DBusValue.stringVariantDictionary(["type": .string("command")])
+
     /// `GattCharacteristic1.StartNotify`: values then arrive as `PropertiesChanged` of `Value`. `timeout`
     /// defaults to ``callTimeout``; a subscription that may make bluetoothd pair first needs longer.
     public func startNotify(characteristic: BlueZPath, timeout: Duration? = nil) async throws(BlueZError) {

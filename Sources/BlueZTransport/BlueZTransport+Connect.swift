@@ -41,7 +41,7 @@ extension BlueZTransport {
         guard let link else { return }
         self.link = nil
         // The commands in flight end first (answered, or failed once the link is down).
-        for command in link.commandsInFlight { _ = await command.value }
+        for command in link.commandsInFlight { _ = await command.failure() }
         link.commandsInFlight = []
         link.release()
         for path in link.valueWatch.keys { try? await client.stopNotify(characteristic: path) }

@@ -229,31 +229,39 @@ extension BlueZTransport {
         }
     }
 
-    /// How many WriteValue type=command calls may wait for their answers at once.
+    /// Of every this many WriteValue type=command calls, one asks for bluetoothd's answer.
     static let commandWindow = 8
 
-    /// A packet through WriteValue type=command, without waiting for bluetoothd's answer: up to
-    /// ``commandWindow`` calls are in flight, so the answers to several packets arrive in one wake-up
-    /// instead of one each. bluetoothd answers a command once it has queued the write (BlueZ 5.66
-    /// src/gatt-client.c, characteristic_write_value: bt_gatt_client_write_without_response, then
-    /// the method return), and handles one connection's calls in the order sent, so the packets keep
-    /// their order; a call other than a command waits until every command in flight is answered, and
-    /// a command that failed makes the next call fail.
+    /// A packet through WriteValue type=command. Only every ``commandWindow``-th call asks for an answer; the others
+    /// are sent with `NO_REPLY_EXPECTED`, which bluetoothd honours (BlueZ gdbus/object.c, `process_message`), so a
+    /// window of packets costs one answer to read instead of one each. bluetoothd handles one connection's calls in
+    /// the order sent and answers a command once it has queued the write (BlueZ 5.66 src/gatt-client.c,
+    /// characteristic_write_value: bt_gatt_client_write_without_response, then the method return), so an answer
+    /// vouches for the packets before it. Before asking for the next answer, the last one asked for is awaited: at most
+    /// two windows of packets are unanswered at a time, and a call other than a command waits until every answer
+    /// asked for has come; an answer that is an error (the link went down, bluetoothd refused the packet) makes the
+    /// next call fail.
     func writeCommand(_ bytes: [UInt8], to characteristic: BlueZGattCharacteristic, in context: LinkContext)
         async throws(DFUTransportError)
     {
-        try await finishCommands(in: context, keeping: Self.commandWindow - 1)
         let client = client
         let path = characteristic.path
-        // On the loop, in the order made: each sends its call before it first suspends.
-        context.commandsInFlight.append(Task(executorPreference: loop) {
-            do throws(BlueZError) {
-                try await client.writeValue(bytes, characteristic: path, withResponse: false)
-                return nil
+        context.commandsUnanswered += 1
+        guard context.commandsUnanswered >= Self.commandWindow else {
+            do {
+                try client.writeValueWithoutReply(bytes, characteristic: path)
             } catch {
-                return error
+                throw context.events.isDown ? .disconnected : Self.transportError(error)
             }
-        })
+            return
+        }
+        context.commandsUnanswered = 0
+        try await finishCommands(in: context, keeping: 0)
+        do {
+            context.commandsInFlight.append(try client.writeValueAnsweredLater(bytes, characteristic: path))
+        } catch {
+            throw context.events.isDown ? .disconnected : Self.transportError(error)
+        }
     }
 
     /// Waits for the oldest commands in flight until at most `keeping` are left; throws the first
@@ -261,10 +269,10 @@ extension BlueZTransport {
     func finishCommands(in context: LinkContext, keeping: Int) async throws(DFUTransportError) {
         while context.commandsInFlight.count > keeping {
             let oldest = context.commandsInFlight.removeFirst()
-            if let error = await oldest.value {
+            if let error = await oldest.failure() {
                 let rest = context.commandsInFlight
                 context.commandsInFlight = []
-                for command in rest { _ = await command.value }
+                for command in rest { _ = await command.failure() }
                 throw context.events.isDown ? .disconnected : Self.transportError(error)
             }
         }

@@ -20,9 +20,11 @@ final class LinkContext {
     var writerEndpoint: DFUEndpoint?
     /// AcquireWrite was refused: packets go through WriteValue type=command.
     var acquireWriteRefused = false
-    /// WriteValue type=command calls sent and not yet answered, oldest first (see
+    /// WriteValue type=command calls that asked for an answer and have not had it yet, oldest first (see
     /// ``BlueZTransport/writeCommand(_:to:in:)``); each ends with the error it met, if any.
-    var commandsInFlight: [Task<BlueZError?, Never>] = []
+    var commandsInFlight: [BlueZPendingCall] = []
+    /// WriteValue type=command calls sent without asking for an answer since the last one that asked.
+    var commandsUnanswered = 0
     /// BlueZ reported this link as connected (a later Connected=false means it dropped).
     var sawConnected = false
     /// The ATT MTU of the link.

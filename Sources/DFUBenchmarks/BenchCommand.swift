@@ -70,7 +70,8 @@ public enum BenchCommand {
             }
         }
         if figures.contains("7") {
-            var figure = PeerClientFigure(dfu: binaries + "/dfu", dfuSim: binaries + "/dfu-sim", peerNrfdfu: options.peerNrfdfu)
+            var figure = PeerClientFigure(dfu: options.shippedDfu ?? binaries + "/dfu", dfuSim: binaries + "/dfu-sim",
+                                          peerNrfdfu: options.peerNrfdfu)
             if let missing = figure.missing() {
                 report.skipped.append(.init(figure: "7", reason: missing))
             } else {

@@ -8,12 +8,15 @@ struct BenchOptions {
     var smpmgr = ".build/clients-venv/bin/smpmgr"
     /// nrfdfu, the peer client figure 7 measures beside `dfu`; nil: its column says it was not given.
     var peerNrfdfu: String?
+    /// The `dfu` figure 7 measures: the one users get (`make static`, as `make install` and the package have it);
+    /// nil: the one in `--bin`.
+    var shippedDfu: String?
     var figures: Set<String> = ["1", "2", "3", "4", "5", "6", "7"]
     /// `--help` was given: print the usage and measure nothing.
     var helpWanted = false
 
     static let usage = "usage: dfu-bench [--json FILE] [--runs N] [--quick] [--swift PATH] [--bin DIR] [--smpmgr PATH]"
-        + " [--peer-nrfdfu PATH] [--figures 1,2,3,4,5,6,7]"
+        + " [--peer-nrfdfu PATH] [--shipped-dfu PATH] [--figures 1,2,3,4,5,6,7]"
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -28,6 +31,9 @@ struct BenchOptions {
             case "--peer-nrfdfu":
                 guard let path = rest.popFirst(), !path.isEmpty else { throw BenchError.usage("--peer-nrfdfu needs the path of nrfdfu") }
                 peerNrfdfu = path
+            case "--shipped-dfu":
+                guard let path = rest.popFirst(), !path.isEmpty else { throw BenchError.usage("--shipped-dfu needs the path of dfu") }
+                shippedDfu = path
             case "--figures": figures = Set((rest.popFirst() ?? "").split(separator: ",").map(String.init))
             case "-h", "--help": helpWanted = true
             default: throw BenchError.usage("unknown argument \(argument) (see --help)")

@@ -4,7 +4,9 @@ import Foundation
 /// sd-bus, a single-threaded C client; built outside this repository, Benchmarks/README.md), given by `--peer-nrfdfu`.
 ///
 /// Each client uploads a small (4 KB) and a large (500 KB) Secure DFU package, nrfutil's fixtures, to a fresh Secure
-/// DFU bootloader served by `dfu-sim run` on a private dbus-daemon; each process runs under `dfu-bench-rusage`, so only
+/// DFU bootloader served by `dfu-sim run` on a private dbus-daemon: `dfu upload` as it runs by default (packets through
+/// an AcquireWrite socket), `dfu upload --no-acquire` (packets by WriteValue, the D-Bus method nrfdfu uses for each)
+/// and nrfdfu; each process runs under `dfu-bench-rusage`, so only
 /// the client's own CPU and peak RSS are counted. From the two sizes, run by run: the CPU per MiB beyond every fixed
 /// cost (the difference of CPU over the difference of MiB), the fixed cost (the small upload's CPU), and beside it the
 /// start-up alone; the peak RSS, wall time and context switches of the large upload. Each as dfu's value, the peer's
@@ -20,7 +22,7 @@ public struct PeerClientFigure: Sendable {
     public var dfu: String
     /// `dfu-sim`.
     public var dfuSim: String
-    /// `dfu-bench-rusage`, next to `dfu`.
+    /// `dfu-bench-rusage`, next to `dfu-sim`.
     public var rusage: String
     /// nrfdfu, when given.
     public var peerNrfdfu: String?
@@ -41,12 +43,12 @@ public struct PeerClientFigure: Sendable {
     /// Its address.
     public var address = "C0:FF:EE:00:00:10"
 
-    /// A figure with these executables; `dfu-bench-rusage` is looked for next to `dfu`.
+    /// A figure with these executables; `dfu-bench-rusage` is looked for next to `dfu-sim`.
     public init(dfu: String, dfuSim: String, peerNrfdfu: String?) {
         self.dfu = dfu
         self.dfuSim = dfuSim
         self.peerNrfdfu = peerNrfdfu
-        let directory = dfu.lastIndex(of: "/").map { String(dfu[...$0]) } ?? ""
+        let directory = dfuSim.lastIndex(of: "/").map { String(dfuSim[...$0]) } ?? ""
         rusage = directory + "dfu-bench-rusage"
     }
 
@@ -78,6 +80,13 @@ public struct PeerClientFigure: Sendable {
         return Client(name: "dfu", startup: [dfu, "--version"], upload: { [dfu, "upload", $0, "-d", address] }, needsDiscovery: false)
     }
 
+    /// `dfu upload PACKAGE -d ADDRESS --no-acquire`: every packet a WriteValue call, as nrfdfu sends them.
+    var dfuWriteValueClient: Client {
+        let (dfu, address) = (self.dfu, self.address)
+        return Client(name: "dfu --no-acquire", startup: [dfu, "--version"],
+                      upload: { [dfu, "upload", $0, "-d", address, "--no-acquire"] }, needsDiscovery: false)
+    }
+
     /// `nrfdfu ble -a ADDRESS PACKAGE` (nrfdfu's main.c: the type first, the package last).
     static func nrfdfuClient(_ path: String, address: String) -> Client {
         Client(name: "nrfdfu", startup: [path, "ble", "--help"], upload: { [path, "ble", "-a", address, $0] }, needsDiscovery: true)
@@ -87,7 +96,9 @@ public struct PeerClientFigure: Sendable {
     /// every run), so that both see the same load; a peer that fails leaves its column saying why.
     public func run(progress: (String) -> Void = { _ in }) throws -> PeerClientFigureResult {
         var peerFailure: (path: String, reason: String)?
-        var clients = [dfuClient]
+        // dfu's two ways first; a failure of either ends the figure, the peer's only fills its column.
+        var clients = [dfuClient, dfuWriteValueClient]
+        let peerIndex = clients.count
         if let path = peerNrfdfu {
             if FileManager.default.isExecutableFile(atPath: path) {
                 clients.append(Self.nrfdfuClient(path, address: address))
@@ -97,16 +108,18 @@ public struct PeerClientFigure: Sendable {
         }
         var samples = [Samples](repeating: Samples(), count: clients.count)
         func attempt(_ index: Int, _ body: () throws -> Void) throws {
-            guard index > 0 else { return try body() }  // dfu's own failure ends the figure
+            guard index >= peerIndex else { return try body() }
             guard peerFailure == nil, let path = peerNrfdfu else { return }
             do { try body() } catch {
                 peerFailure = (path, "\(error)")
                 progress("figure 7: \(clients[index].name): \(error)")
             }
         }
-        for (index, client) in clients.enumerated() {
+        // One start-up figure for dfu: its two ways start the same program.
+        for (index, client) in clients.enumerated() where index != 1 {
             try attempt(index) { samples[index].startupSeconds = try startupSeconds(client) }
         }
+        samples[1].startupSeconds = samples[0].startupSeconds
         for run in 0...max(1, runs) {
             for (index, client) in clients.enumerated() {
                 for (package, bytes) in [(smallPackage, smallBytes), (largePackage, largeBytes)] {
@@ -125,15 +138,16 @@ public struct PeerClientFigure: Sendable {
             UploadClientCost(startupSeconds: samples.startupSeconds, small: samples.small, large: samples.large,
                              smallBytes: smallBytes, largeBytes: largeBytes)
         }
-        guard let dfuCost = cost(samples[0]) else { throw BenchError.noRuns }
+        guard let dfuCost = cost(samples[0]), let writeValueCost = cost(samples[1]) else { throw BenchError.noRuns }
         var peer = PeerClientFigureResult.Peer.notGiven
         if let peerFailure {
             peer = .failed(path: peerFailure.path, reason: peerFailure.reason)
-        } else if let path = peerNrfdfu, samples.count > 1 {
-            guard let peerCost = cost(samples[1]) else { throw BenchError.noRuns }
+        } else if let path = peerNrfdfu, samples.count > peerIndex {
+            guard let peerCost = cost(samples[peerIndex]) else { throw BenchError.noRuns }
             peer = .measured(path: path, cost: peerCost)
         }
-        return PeerClientFigureResult(dfu: dfuCost, peer: peer, smallBytes: smallBytes, largeBytes: largeBytes, device: device)
+        return PeerClientFigureResult(dfu: dfuCost, dfuWriteValue: writeValueCost, peer: peer, smallBytes: smallBytes,
+                                      largeBytes: largeBytes, device: device)
     }
 
     /// What one client's runs gave.
@@ -221,11 +235,15 @@ public struct PeerClientFigure: Sendable {
         ]
         var lines = ["", "Figure 7: `dfu` and a peer client side by side (Secure DFU through dfu-sim, `--device \(result.device)`;"
                      + " the client process under dfu-bench-rusage; median (min–max) of the timed runs)"]
-        lines += table.render(header: ["", "`dfu upload`", "nrfdfu", "dfu/peer"], rows: metrics.map { metric in
+        let writeValue = result.dfuWriteValue
+        lines += table.render(header: ["", "`dfu upload`", "`--no-acquire`", "nrfdfu", "dfu/peer", "--no-acquire/peer"],
+                              rows: metrics.map { metric in
             let dfu = metric.value(result.dfu)
             let other = peer.map(metric.value)
-            return [metric.name, dfu.formatted(digits: metric.digits), other?.formatted(digits: metric.digits) ?? absent,
-                    ratio(dfu.median, other?.median)]
+            let byWriteValue = writeValue.map(metric.value)
+            return [metric.name, dfu.formatted(digits: metric.digits), byWriteValue?.formatted(digits: metric.digits) ?? "–",
+                    other?.formatted(digits: metric.digits) ?? absent, ratio(dfu.median, other?.median),
+                    byWriteValue.map { ratio($0.median, other?.median) } ?? "–"]
         })
         switch result.peer {
         case .notGiven:

@@ -82,7 +82,10 @@ extension BlueZStandIn {
         if type == .command, bytes.count > configuration.link.model.maximumWriteLength {
             throw BlueZNames.error("Failed", "Failed to initiate write")
         }
-        if type == .command { radios[radio].count(\.writeValueCommands) }
+        if type == .command {
+            radios[radio].count(\.writeValueCommands)
+            if message.expectsReply { radios[radio].count(\.writeValueCommandsAnswered) }
+        }
         if let error = deliver(bytes, to: characteristic.uuid, type: type, device: device, radio: radio),
             type == .request
         {

@@ -16,6 +16,8 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
     public var acquireNotifies = 0
     /// WriteValue calls with type=command (writes without response that did not use a socket).
     public var writeValueCommands = 0
+    /// Of those, the calls that asked for an answer (the others were sent with `NO_REPLY_EXPECTED`).
+    public var writeValueCommandsAnswered = 0
     /// StartNotify calls that started a subscription (notifications as PropertiesChanged signals).
     public var startNotifies = 0
     /// nRF5 devices: requests to give up the transfer the device received, a Legacy Reset (06) or a Secure Abort
@@ -43,6 +45,7 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
         case acquireWrites = "acquire_write"
         case acquireNotifies = "acquire_notify"
         case writeValueCommands = "write_value_commands"
+        case writeValueCommandsAnswered = "write_value_commands_answered"
         case startNotifies = "start_notify"
         case transfersAbandoned = "transfers_abandoned"
         case dataObjectWaits = "data_object_waits_ms"
@@ -58,6 +61,7 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
         acquireWrites = try container.decode(Int.self, forKey: .acquireWrites)
         acquireNotifies = try container.decode(Int.self, forKey: .acquireNotifies)
         writeValueCommands = try container.decode(Int.self, forKey: .writeValueCommands)
+        writeValueCommandsAnswered = try container.decodeIfPresent(Int.self, forKey: .writeValueCommandsAnswered) ?? 0
         startNotifies = try container.decode(Int.self, forKey: .startNotifies)
         transfersAbandoned = try container.decode(Int.self, forKey: .transfersAbandoned)
         dataObjectWaits = try container.decode([Int].self, forKey: .dataObjectWaits)
@@ -75,6 +79,7 @@ public struct DeviceStatistics: Sendable, Hashable, Codable {
         try container.encode(acquireWrites, forKey: .acquireWrites)
         try container.encode(acquireNotifies, forKey: .acquireNotifies)
         try container.encode(writeValueCommands, forKey: .writeValueCommands)
+        try container.encode(writeValueCommandsAnswered, forKey: .writeValueCommandsAnswered)
         try container.encode(startNotifies, forKey: .startNotifies)
         try container.encode(transfersAbandoned, forKey: .transfersAbandoned)
         try container.encode(dataObjectWaits, forKey: .dataObjectWaits)

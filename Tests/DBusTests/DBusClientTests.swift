@@ -16,6 +16,14 @@ struct CannedClient: DBusClient {
         return reply
     }
 
+    func send(_ message: DBusMessage) throws(DBusError) {
+        throw DBusError(name: "org.freedesktop.DBus.Error.NotSupported", message: "unexpected message \(message.member?.rawValue ?? "")")
+    }
+
+    func send(awaitingReply message: DBusMessage, timeout: Duration) throws(DBusError) -> DBusPendingReply {
+        throw DBusError(name: "org.freedesktop.DBus.Error.NotSupported", message: "unexpected call \(message.member?.rawValue ?? "")")
+    }
+
     func signals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusMessage> {
         throw DBusError(name: "org.freedesktop.DBus.Error.NotSupported", message: "unexpected subscription \(rule)")
     }

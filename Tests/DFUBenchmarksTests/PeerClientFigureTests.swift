@@ -1,4 +1,5 @@
 @testable import DFUBenchmarks
+import Foundation
 import Testing
 
 @Suite struct PeerClientFigureTests {
@@ -54,29 +55,38 @@ import Testing
                          largeUploadContextSwitches: try #require(Spread([perMebibyte * 10])))
     }
 
+    /// The cells of the table row whose first cell starts with `name`, trimmed.
+    static func cells(_ name: String, in text: String) -> [String]? {
+        text.split(separator: "\n").map(String.init).first { $0.hasPrefix("| " + name) }.map { line in
+            line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast()
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+    }
+
     @Test func withoutThePeerItsColumnSaysItWasNotGiven() throws {
         var report = BenchReport(machine: BenchTableTests.machine)
         report.peerClient = PeerClientFigureResult(dfu: try Self.cost(perMebibyte: 253, fixed: 60, startup: 9, rss: 21.5),
                                                    peer: .notGiven, smallBytes: 4096, largeBytes: 512_000, device: "secure,sd_id=0xB7")
         let text = BenchTable(report: report).text
         #expect(text.contains("Figure 7: `dfu` and a peer client side by side"))
-        #expect(text.contains("| `dfu upload`  | nrfdfu    | dfu/peer |"))
-        #expect(text.contains("| CPU per MiB beyond start-up (512000 − 4096 bytes), ms/MiB        | 253 (243–258) | not given | –        |"))
-        #expect(text.contains("| peak RSS of the 512000-byte upload, MB                           | 21.5          | not given | –        |"))
+        #expect(Self.cells("", in: text) == ["", "`dfu upload`", "`--no-acquire`", "nrfdfu", "dfu/peer", "--no-acquire/peer"])
+        #expect(Self.cells("CPU per MiB", in: text)?.dropFirst() == ["253 (243–258)", "–", "not given", "–", "–"])
+        #expect(Self.cells("peak RSS", in: text)?.dropFirst() == ["21.5", "–", "not given", "–", "–"])
         #expect(text.contains("peer: not given (`make bench PEER_NRFDFU=/path/to/nrfdfu`"))
     }
 
-    @Test func withThePeerEachRowGivesBothAndTheRatio() throws {
+    @Test func withThePeerEachRowGivesBothWaysOfDfuThePeerAndTheRatios() throws {
         var report = BenchReport(machine: BenchTableTests.machine)
         report.peerClient = PeerClientFigureResult(
             dfu: try Self.cost(perMebibyte: 253, fixed: 60, startup: 9, rss: 21.5),
+            dfuWriteValue: try Self.cost(perMebibyte: 838, fixed: 62, startup: 9, rss: 21.0),
             peer: .measured(path: "/work/peer/nrfdfu", cost: try Self.cost(perMebibyte: 419, fixed: 20, startup: 2, rss: 4.3)),
             smallBytes: 4096, largeBytes: 512_000, device: "secure,sd_id=0xB7")
         let text = BenchTable(report: report).text
-        #expect(text.contains("| 253 (243–258) | 419 (409–424) | 0.60×    |"))
-        #expect(text.contains("| fixed cost: CPU of the 4096-byte upload, ms                      | 60.0          | 20.0          | 3.00×    |"))
-        #expect(text.contains("| 21.5          | 4.3           | 5.00×    |"))
-        #expect(text.contains("| context switches of the 512000-byte upload                       | 2530          | 4190          | 0.60×    |"))
+        #expect(Self.cells("CPU per MiB", in: text)?.dropFirst() == ["253 (243–258)", "838 (828–843)", "419 (409–424)", "0.60×", "2.00×"])
+        #expect(Self.cells("fixed cost", in: text)?.dropFirst() == ["60.0", "62.0", "20.0", "3.00×", "3.10×"])
+        #expect(Self.cells("peak RSS", in: text)?.dropFirst() == ["21.5", "21.0", "4.3", "5.00×", "4.88×"])
+        #expect(Self.cells("context switches", in: text)?.dropFirst() == ["2530", "8380", "4190", "0.60×", "2.00×"])
         #expect(text.contains("peer: nrfdfu at /work/peer/nrfdfu;"))
     }
 
@@ -87,7 +97,16 @@ import Testing
             peer: .failed(path: "/nowhere/nrfdfu", reason: "not an executable file"), smallBytes: 4096, largeBytes: 512_000,
             device: "secure,sd_id=0xB7")
         let text = BenchTable(report: report).text
-        #expect(text.contains("| 253 (243–258) | failed | –        |"))
+        #expect(Self.cells("CPU per MiB", in: text)?.dropFirst() == ["253 (243–258)", "–", "failed", "–", "–"])
         #expect(text.contains("peer: nrfdfu at /nowhere/nrfdfu not measured: not an executable file"))
+    }
+
+    @Test func theShippedDfuIsAnOption() throws {
+        #expect(try BenchOptions([]).shippedDfu == nil)
+        #expect(try BenchOptions(["--shipped-dfu", ".build/static/release/dfu"]).shippedDfu == ".build/static/release/dfu")
+        #expect(throws: BenchError.usage("--shipped-dfu needs the path of dfu")) { try BenchOptions(["--shipped-dfu"]) }
+        // dfu-bench-rusage is looked for next to dfu-sim, whichever dfu is measured.
+        let figure = PeerClientFigure(dfu: ".build/static/release/dfu", dfuSim: ".build/release/dfu-sim", peerNrfdfu: nil)
+        #expect(figure.rusage == ".build/release/dfu-bench-rusage")
     }
 }

@@ -25,6 +25,9 @@ import Testing
         #expect(run.stat(Self.address, "acquire_write") == 0)
         #expect(run.stat(Self.address, "acquire_notify") == 0)
         #expect(run.stat(Self.address, "write_value_commands") ?? 0 >= 17)
+        // One WriteValue in eight asks for bluetoothd's answer; the others are sent with NO_REPLY_EXPECTED.
+        let commands = run.stat(Self.address, "write_value_commands") ?? 0
+        #expect(run.stat(Self.address, "write_value_commands_answered") == commands / 8)
         #expect(run.stat(Self.address, "start_notify") ?? 0 >= 1)
         #expect(run.imageSize(Self.address, "application") == 4096)
         #expect(expected != nil && run.imageCRC(Self.address, "application") == expected, "byte-exact image")

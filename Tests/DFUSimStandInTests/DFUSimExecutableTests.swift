@@ -75,7 +75,7 @@ struct DFUSimExecutableTests {
         let stats = try #require(devices.first?["stats"] as? [String: Any])
         #expect(
             Set(stats.keys) == ["connections", "objects_executed", "crc_failures", "dropped_packets", "modelled_ms",
-                                "acquire_write", "acquire_notify", "write_value_commands", "start_notify",
+                                "acquire_write", "acquire_notify", "write_value_commands", "write_value_commands_answered", "start_notify",
                                 "transfers_abandoned", "data_object_waits_ms"])
         #expect(devices.first?["violations"] as? [String] == [])
         let images = try #require(devices.first?["images"] as? [String: [String: Any]])

@@ -15,7 +15,7 @@ struct ConnectionState {
     /// A method call waiting for its reply.
     struct PendingCall {
         let token: UInt64
-        let continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>
+        let continuation: ReplyWaiter
         let deadline: ContinuousClock.Instant
         let interface: InterfaceName?
         let member: MemberName?
@@ -25,6 +25,20 @@ struct ConnectionState {
 
         static func describe(_ interface: InterfaceName?, _ member: MemberName?) -> String {
             [interface?.rawValue, member?.rawValue].compactMap { $0 }.joined(separator: ".")
+        }
+    }
+
+    /// Who takes a call's reply: a task suspended in ``DBusConnection/call(_:timeout:)``, or a
+    /// ``DBusPendingReply`` that keeps it until asked.
+    enum ReplyWaiter: Sendable {
+        case task(CheckedContinuation<Result<DBusMessage, DBusError>, Never>)
+        case later(DBusPendingReply)
+
+        func resume(returning result: Result<DBusMessage, DBusError>) {
+            switch self {
+            case .task(let continuation): continuation.resume(returning: result)
+            case .later(let pending): pending.fulfil(result)
+            }
         }
     }
 

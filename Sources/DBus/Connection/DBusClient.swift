@@ -13,6 +13,14 @@ public protocol DBusClient: Sendable {
         timeout: Duration
     ) async throws(DBusError) -> [DBusValue]
 
+    /// Sends a message and waits for nothing: a call with ``DBusMessage/expectsReply`` false (`NO_REPLY_EXPECTED`,
+    /// which the receiver answers with nothing, not even an error), a signal; see ``DBusConnection/send(_:)``.
+    func send(_ message: DBusMessage) throws(DBusError)
+
+    /// Sends a method call at once and returns its reply to await later; see
+    /// ``DBusConnection/send(awaitingReply:timeout:)``.
+    func send(awaitingReply message: DBusMessage, timeout: Duration) throws(DBusError) -> DBusPendingReply
+
     /// Subscribes to the signals matching a rule; see ``DBusConnection/signals(matching:)``.
     func signals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusMessage>
 }

@@ -50,7 +50,7 @@ extension DBusConnection {
                         let serial = try sendLocked(handle, state: &state)
                         let deadline = ContinuousClock.now.advanced(by: timeout)
                         state.pending[serial] = ConnectionState.PendingCall(
-                            token: token, continuation: continuation, deadline: deadline, interface: interface,
+                            token: token, continuation: .task(continuation), deadline: deadline, interface: interface,
                             member: member)
                         armDeadlineTimer(deadline, state: &state)
                         return nil
@@ -67,6 +67,29 @@ extension DBusConnection {
         }
         state.withLock { _ = $0.cancelledTokens.remove(token) }
         return try result.get()
+    }
+
+    /// Sends a method call at once and returns its reply to await later: the call is in order with every message
+    /// sent before and after it, which a call awaited in a task of its own would not be. The reply is kept until
+    /// asked for; after `timeout` it is ``DBusError/Code/timedOut``. Nothing cancels it.
+    public func send(awaitingReply message: DBusMessage, timeout: Duration = DBusConnection.defaultTimeout)
+        throws(DBusError) -> DBusPendingReply
+    {
+        guard message.type == .methodCall, message.expectsReply else {
+            throw DBusError.invalidArguments("Only a method call that expects a reply can be awaited")
+        }
+        let handle = try message.makeHandle()
+        let pending = DBusPendingReply()
+        try state.withLock { (state) throws(DBusError) in
+            state.nextToken += 1
+            let serial = try sendLocked(handle, state: &state)
+            let deadline = ContinuousClock.now.advanced(by: timeout)
+            state.pending[serial] = ConnectionState.PendingCall(
+                token: state.nextToken, continuation: .later(pending), deadline: deadline, interface: message.interface,
+                member: message.member)
+            armDeadlineTimer(deadline, state: &state)
+        }
+        return pending
     }
 
     private func cancelCall(token: UInt64, what: String) {
