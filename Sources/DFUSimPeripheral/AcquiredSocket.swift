@@ -16,6 +16,10 @@ final class AcquiredSocket: @unchecked Sendable {
     private struct State {
         var queue: [[UInt8]] = []
         var isClosed = false
+        /// Nobody has waited for the writes bluetoothd held while it acquired (``awaitFirstPacket(within:)``).
+        var firstPacketDue = true
+        /// Packets received since the socket was made.
+        var received = 0
         var source: SourceBox?
     }
 
@@ -75,6 +79,38 @@ final class AcquiredSocket: @unchecked Sendable {
         }
     }
 
+    /// Waits, once, up to `timeout` for the writes bluetoothd held while it acquired this socket for writing.
+    ///
+    /// bluetoothd acquires a write socket because a Write Command came; it holds that write, and any after it, until
+    /// our answer to AcquireWrite reaches it, and then writes them all to the socket in one loop (BlueZ
+    /// src/gatt-database.c, `acquire_write_reply`, sending `chrc->pending_writes`), while a Write Request it gets
+    /// meanwhile goes to us at once as a WriteValue call. A device sees them in their ATT order; so the host, before
+    /// it handles that call, waits here until the held writes have come: the first packet, then 5 ms with no more (the
+    /// loop writes them back to back). Waits in poll(2) slices, since the read source may take a packet between a look
+    /// and a poll; returns at once after the first call, or when the socket was closed.
+    func awaitFirstPacket(within timeout: Duration) {
+        guard state.withLock({ $0.firstPacketDue }) else { return }
+        defer { state.withLock { $0.firstPacketDue = false } }
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        let quiet = Duration.milliseconds(5)
+        var last = (count: 0, at: ContinuousClock.now)
+        while ContinuousClock.now < deadline {
+            // A socket bluetoothd closed ends the wait; closing our end stays the read source's (close(), onClosed).
+            let (received, hungUp) = state.withLock { state -> (Int, Bool) in
+                let hungUp = state.isClosed || Self.receiveAll(descriptor, into: &state)
+                return (state.received, hungUp)
+            }
+            if hungUp { return }
+            let now = ContinuousClock.now
+            if received != last.count {
+                last = (received, now)
+            } else if received > 0, now - last.at >= quiet {
+                return
+            }
+            _ = try? FileDescriptor(rawValue: descriptor).poll(for: .readable, timeout: received > 0 ? quiet : .milliseconds(10))
+        }
+    }
+
     /// Sends one packet (a notification); false when the other end is gone.
     func send(_ bytes: [UInt8]) -> Bool {
         state.withLock { state in
@@ -116,7 +152,9 @@ final class AcquiredSocket: @unchecked Sendable {
                 Result { () throws(Errno) in try FileDescriptor(rawValue: descriptor).receive(into: bytes, options: .dontWait) }
             }
             switch received {
-            case .success(let count) where count > 0: state.queue.append(Array(buffer[0..<count]))
+            case .success(let count) where count > 0:
+                state.queue.append(Array(buffer[0..<count]))
+                state.received += 1
             case .success: return true
             case .failure(let error): return error != .wouldBlock
             }

@@ -191,8 +191,11 @@ extension PeripheralHost {
         }
     }
 
-    /// Hands every packet waiting in AcquireWrite sockets to the firmware, in arrival order.
+    /// Hands every packet waiting in AcquireWrite sockets to the firmware, in arrival order; a socket just handed
+    /// out is first given up to 500 ms for the writes bluetoothd held while it acquired
+    /// (``AcquiredSocket/awaitFirstPacket(within:)``).
     func processAcquiredPackets() {
+        for socket in writeSockets.values { socket.awaitFirstPacket(within: .milliseconds(500)) }
         for (path, socket) in writeSockets {
             for packet in socket.drain() {
                 do {

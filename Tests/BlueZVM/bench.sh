@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # `make bench-bluez` (figure 3 of Benchmarks/README.md): a 200 KB upload through the real bluetoothd in the VM,
-# with AcquireWrite and with WriteValue (`dfu upload --no-acquire`), several runs of each in one
-# boot, alternating. Prints a table (median with min–max) and, with --json, writes the figures
+# with AcquireWrite and with WriteValue (`dfu upload --no-acquire`), and by nrfdfu when given
+# (--peer-nrfdfu), several runs of each in one boot, alternating. Prints a table (median with min–max) and, with --json, writes the figures
 # as JSON. See Benchmarks/README.md, figure 3.
 set -euo pipefail
 
 usage() {
     cat << 'EOF'
-usage: Tests/BlueZVM/bench.sh [--runs N] [--size BYTES] [--json FILE] [RUN.SH OPTIONS...]
+usage: Tests/BlueZVM/bench.sh [--runs N] [--size BYTES] [--json FILE] [--peer-nrfdfu PATH] [RUN.SH OPTIONS...]
 
-  --runs N       timed uploads per write mode (default 3), after one warm-up start of dfu and dfu-sim
-  --size BYTES   the image size, a multiple of 4 (default 204800)
-  --json FILE    also write the figures as JSON to FILE
+  --runs N              timed uploads per client (default 3), after one warm-up start of dfu and dfu-sim
+  --size BYTES          the image size, a multiple of 4 (default 204800)
+  --json FILE           also write the figures as JSON to FILE
+  --peer-nrfdfu PATH    also nrfdfu (Benchmarks/README.md, figure 7, "Building the peer"), the same upload
   other options go to Tests/BlueZVM/run.sh (e.g. --bin-dir DIR, --timeout SECONDS, --out DIR)
 
 Each upload is one scenario (Tests/BlueZVM/scenarios/dfu-acquire-write-200k.sh, without the -vv
-trace): the CPU time is the user+sys time of the dfu process in the guest, throughput the image
-bytes over dfu's whole run (scan, connect and all) and over its transfer alone.
+trace; peer-nrfdfu-200k.sh for nrfdfu): the CPU time is the user+sys time of the client process in
+the guest; beside it what bluetoothd, the system bus's dbus-daemon and the whole guest used during
+the upload; throughput the image bytes over the client's whole run (dfu scans inside it, nrfdfu's
+device is made known by a scan before) and over dfu's transfer alone.
 EOF
 }
 
@@ -25,6 +28,7 @@ repo=$(cd "$here/../.." && pwd)
 runs=3
 size=204800
 json=""
+peer=""
 out="$repo/.build/bluez-vm/bench"
 run_options=()
 while [ $# -gt 0 ]; do
@@ -33,6 +37,7 @@ while [ $# -gt 0 ]; do
         --runs) runs=${2:-}; shift ;;
         --size) size=${2:-}; shift ;;
         --json) json=${2:?--json needs a file}; shift ;;
+        --peer-nrfdfu) peer=${2:?--peer-nrfdfu needs the path of nrfdfu}; shift ;;
         --out) out=${2:?--out needs a folder}; shift ;;
         *) run_options+=("$1") ;;
     esac
@@ -56,14 +61,29 @@ else
     echo "bench-bluez: this dfu has no 'upload --no-acquire': WriteValue is not measured" >&2
 fi
 
+if [ -n "$peer" ]; then
+    [ -x "$peer" ] || { echo "bench-bluez: $peer is not an executable file" >&2; exit 2; }
+    modes+=(nrfdfu)
+fi
+
+# Every client's upload goes to a dfu-sim peripheral that offers bluetoothd no AcquireWrite: bluetoothd's GATT server
+# keeps only a pointer to a Write Command that comes while it acquires, and sends what that buffer holds by then (BlueZ
+# src/gatt-database.c, `pending_write_new` and `acquire_write_reply`; Tests/BlueZVM/README.md, "BlueZ versions"):
+# nrfdfu's init packet arrived corrupted and the upload failed; dfu sent that object again. Through WriteValue the
+# server copies each write into its call, so all three clients meet the same, sound server side.
+peripheral_args="--no-acquire-write"
 scenario="$here/scenarios/dfu-acquire-write-200k.sh"
 # shellcheck disable=SC2016  # expanded by the guest
 commands=(--command 'bench-warm-up="$BLUEZVM_BIN/dfu" --help > /dev/null && "$BLUEZVM_BIN/dfu-sim" --help > /dev/null')
 for ((run = 1; run <= runs; run++)); do
     for mode in "${modes[@]}"; do
+        if [ "$mode" = nrfdfu ]; then
+            commands+=(--command "bench-$mode-$run=BLUEZVM_UPLOAD_BYTES=$size BLUEZVM_PERIPHERAL_ARGS=$peripheral_args BLUEZVM_PEER_NRFDFU=$(printf '%q' "$peer") $(printf '%q' "$here/scenarios/peer-nrfdfu-200k.sh")")
+            continue
+        fi
         arguments=""
         [ "$mode" = write-value ] && arguments="--no-acquire"
-        commands+=(--command "bench-$mode-$run=BLUEZVM_UPLOAD_TRACE=0 BLUEZVM_UPLOAD_BYTES=$size BLUEZVM_UPLOAD_ARGS='$arguments' $(printf '%q' "$scenario")")
+        commands+=(--command "bench-$mode-$run=BLUEZVM_UPLOAD_TRACE=0 BLUEZVM_UPLOAD_BYTES=$size BLUEZVM_PERIPHERAL_ARGS=$peripheral_args BLUEZVM_UPLOAD_ARGS='$arguments' $(printf '%q' "$scenario")")
     done
 done
 # One upload of 200 KB takes 1.5 to 3 minutes under TCG; the limits leave room for a loaded host.
@@ -85,16 +105,19 @@ table=$(awk -v runs="$runs" -v size="$size" '
         for (i = 1; i <= n; i++) { split(parts[i], kv, "="); if (kv[1] == key) return kv[2] }
         return ""
     }
-    $1 ~ /^bench-(acquire-write|write-value)-[0-9]+:$/ {
+    $1 ~ /^bench-(acquire-write|write-value|nrfdfu)-[0-9]+:$/ {
         name = substr($1, 1, length($1) - 1)
         mode = name; sub(/-[0-9]+$/, "", mode); sub(/^bench-/, "", mode)
         if (field($0, "wall_s") != "" && field($0, "status") == "0") {
             wall[mode, ++count[mode]] = field($0, "wall_s")
             cpu[mode, count[mode]] = field($0, "user_s") + field($0, "sys_s")
             user[mode, count[mode]] = field($0, "user_s"); sys[mode, count[mode]] = field($0, "sys_s")
+            daemon[mode, count[mode]] = field($0, "bluetoothd_s") + 0; bus[mode, count[mode]] = field($0, "dbus_s") + 0
+            guest[mode, count[mode]] = field($0, "guest_s") + 0
         }
-        if (field($0, "transfer_kBps") != "") {
-            whole[mode, ++rates[mode]] = field($0, "throughput_kBps"); transfer[mode, rates[mode]] = field($0, "transfer_kBps")
+        if (field($0, "throughput_kBps") != "") {
+            whole[mode, ++rates[mode]] = field($0, "throughput_kBps")
+            transfer[mode, rates[mode]] = field($0, "transfer_kBps") != "" ? field($0, "transfer_kBps") : 0
         }
     }
     function spread(array, mode, n,    values, i, j, t, median) {
@@ -104,12 +127,13 @@ table=$(awk -v runs="$runs" -v size="$size" '
         return sprintf("%.2f %.2f %.2f", median, values[1], values[n])
     }
     END {
-        for (m = 1; m <= 2; m++) {
-            mode = m == 1 ? "acquire-write" : "write-value"
+        for (m = 1; m <= 3; m++) {
+            mode = m == 1 ? "acquire-write" : m == 2 ? "write-value" : "nrfdfu"
             if (!count[mode]) continue
             n = count[mode]
             print mode, n, spread(wall, mode, n), spread(cpu, mode, n), spread(user, mode, n), spread(sys, mode, n), \
-                spread(whole, mode, rates[mode]), spread(transfer, mode, rates[mode])
+                spread(whole, mode, rates[mode]), spread(transfer, mode, rates[mode]), spread(daemon, mode, n), \
+                spread(bus, mode, n), spread(guest, mode, n)
         }
     }' "$measurements")
 
@@ -125,16 +149,24 @@ echo "Machine: $cores cores, $cpu_model; kernel $(uname -r); VM: ${accelerator:-
 echo "Versions: $("$bin_dir/dfu" --version 2> /dev/null | head -1); bluetoothd $bluez_version (Debian, in the VM), btvirt controllers"
 echo "Date: $(date -u +%Y-%m-%dT%H:%M:%SZ); benchmark took $elapsed s"
 echo
-echo "Figure 3: $size-byte upload through the real bluetoothd in the VM (median (min–max) of $runs runs; dfu process in the guest)"
-echo "| writes | runs | dfu wall s | CPU s (user+sys) | user s | sys s | CPU s/MB | whole run kB/s | transfer kB/s |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "Figure 3: $size-byte upload through the real bluetoothd in the VM (median (min–max) of $runs runs; the client process in the guest,"
+echo "and what bluetoothd, the system bus's dbus-daemon and the whole guest used during it)"
+echo "| client, writes | runs | client wall s | client CPU s (user+sys) | user s | sys s | CPU s/MB | whole run kB/s | transfer kB/s | bluetoothd CPU s | dbus-daemon CPU s | guest CPU s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 while read -r mode n wall wall_min wall_max cpu cpu_min cpu_max user user_min user_max sys sys_min sys_max \
-    whole whole_min whole_max transfer transfer_min transfer_max; do
-    label=$([ "$mode" = acquire-write ] && echo "AcquireWrite" || echo "WriteValue (--no-acquire)")
+    whole whole_min whole_max transfer transfer_min transfer_max daemon daemon_min daemon_max bus bus_min bus_max \
+    guest guest_min guest_max; do
+    case $mode in
+        acquire-write) label="dfu, AcquireWrite" ;;
+        write-value) label="dfu --no-acquire, WriteValue" ;;
+        *) label="nrfdfu, WriteValue" ;;
+    esac
     per_mb=$(awk -v c="$cpu" -v s="$size" 'BEGIN { printf "%.2f", c / (s / 1e6) }')
+    transfer_cell=$([ "$mode" = nrfdfu ] && echo "–" || format "$transfer" "$transfer_min" "$transfer_max" 1)
     echo "| $label | $n | $(format "$wall" "$wall_min" "$wall_max" 1) | $(format "$cpu" "$cpu_min" "$cpu_max") |" \
         "$(format "$user" "$user_min" "$user_max") | $(format "$sys" "$sys_min" "$sys_max") | $per_mb |" \
-        "$(format "$whole" "$whole_min" "$whole_max" 1) | $(format "$transfer" "$transfer_min" "$transfer_max" 1) |"
+        "$(format "$whole" "$whole_min" "$whole_max" 1) | $transfer_cell |" \
+        "$(format "$daemon" "$daemon_min" "$daemon_max") | $(format "$bus" "$bus_min" "$bus_max") | $(format "$guest" "$guest_min" "$guest_max") |"
 done <<< "$table"
 failed=$(grep -c '^FAIL ' "$out/results" 2> /dev/null || true)
 [ "${failed:-0}" = 0 ] || echo "($failed of the VM's scenarios failed; see $out/results)"
@@ -145,10 +177,12 @@ if [ -n "$json" ]; then
             "$size" "$runs" "$elapsed" "$cores" "$cpu_model" "$(uname -r)" "${accelerator:-?}" "$bluez_version"
         separator=""
         while read -r mode n wall wall_min wall_max cpu cpu_min cpu_max user user_min user_max sys sys_min sys_max \
-            whole whole_min whole_max transfer transfer_min transfer_max; do
-            printf '%s{"writes":"%s","runs":%d,"wallSeconds":{"median":%s,"min":%s,"max":%s},"cpuSeconds":{"median":%s,"min":%s,"max":%s},"userSeconds":{"median":%s,"min":%s,"max":%s},"sysSeconds":{"median":%s,"min":%s,"max":%s},"wholeRunKilobytesPerSecond":{"median":%s,"min":%s,"max":%s},"transferKilobytesPerSecond":{"median":%s,"min":%s,"max":%s}}' \
+            whole whole_min whole_max transfer transfer_min transfer_max daemon daemon_min daemon_max bus bus_min bus_max \
+            guest guest_min guest_max; do
+            printf '%s{"writes":"%s","runs":%d,"wallSeconds":{"median":%s,"min":%s,"max":%s},"cpuSeconds":{"median":%s,"min":%s,"max":%s},"userSeconds":{"median":%s,"min":%s,"max":%s},"sysSeconds":{"median":%s,"min":%s,"max":%s},"wholeRunKilobytesPerSecond":{"median":%s,"min":%s,"max":%s},"transferKilobytesPerSecond":{"median":%s,"min":%s,"max":%s},"bluetoothdSeconds":{"median":%s,"min":%s,"max":%s},"dbusDaemonSeconds":{"median":%s,"min":%s,"max":%s},"guestSeconds":{"median":%s,"min":%s,"max":%s}}' \
                 "$separator" "$mode" "$n" "$wall" "$wall_min" "$wall_max" "$cpu" "$cpu_min" "$cpu_max" "$user" "$user_min" \
-                "$user_max" "$sys" "$sys_min" "$sys_max" "$whole" "$whole_min" "$whole_max" "$transfer" "$transfer_min" "$transfer_max"
+                "$user_max" "$sys" "$sys_min" "$sys_max" "$whole" "$whole_min" "$whole_max" "$transfer" "$transfer_min" "$transfer_max" \
+                "$daemon" "$daemon_min" "$daemon_max" "$bus" "$bus_min" "$bus_max" "$guest" "$guest_min" "$guest_max"
             separator=","
         done <<< "$table"
         printf ']}\n'

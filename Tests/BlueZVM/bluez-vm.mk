@@ -119,11 +119,12 @@ test-bluez-harness: bluez-vm-deps
 	$(BLUEZVM_DIR)/selftest.sh $(BLUEZVM_FLAGS)
 
 # Figure 3 of Benchmarks/README.md: a 200 KB upload through the real bluetoothd, AcquireWrite vs WriteValue
-# (`dfu upload --no-acquire`), BENCH_BLUEZ_RUNS runs of each in one boot; the table on stdout,
+# (`dfu upload --no-acquire`), and nrfdfu with PEER_NRFDFU=PATH, BENCH_BLUEZ_RUNS runs of each in one boot; the table on stdout,
 # the JSON in BENCH_JSON when set (Tests/BlueZVM/bench.sh, Benchmarks/README.md).
 BENCH_BLUEZ_RUNS ?= 3
 bench-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
 	$(BLUEZVM_DIR)/bench.sh --runs $(BENCH_BLUEZ_RUNS) $(if $(BENCH_JSON),--json "$(BENCH_JSON)") \
+	    $(if $(PEER_NRFDFU),--peer-nrfdfu "$(PEER_NRFDFU)") \
 	    --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)"
 
 # dfu against smpmgr (PyPI) on Zephyr's own smp_svr in the VM, in one boot: the zephyr-smp-svr scenario

@@ -124,6 +124,34 @@ struct PeripheralHostLiveTests {
         }
     }
 
+    /// bluetoothd 5.60+ holds a Write Command that came before the AcquireWrite answer and writes it to the socket
+    /// only once that answer reached it (`src/gatt-database.c` `acquire_write_reply`, `pending_writes`), while a
+    /// Write Request it gets meanwhile goes out as a WriteValue call at once: the host must still see the packet
+    /// first, as a device sees them in ATT order (nrfdfu's init packet then its Calculate Checksum, in the VM).
+    @Test func packetsBluetoothdHeldWhileAcquiringAreHandledBeforeTheWriteValueThatOvertookThem() async throws {
+        try await PeripheralRig.withPeripheral("secure") { bluez, host in
+            let packet = try Self.characteristicPath(Self.securePacket, in: bluez)
+            let controlPoint = try Self.characteristicPath(Self.secureControlPoint, in: bluez)
+            let reply = try await bluez.callApplication(packet, "AcquireWrite", [.stringVariantDictionary(["mtu": .uint16(247)])])
+            let socket = try #require(reply.first?.fileDescriptorValue?.rawValue)
+            _ = try await bluez.callApplication(controlPoint, "StartNotify")
+            // The held packet reaches the socket 100 ms after the WriteValue that overtook it was sent. (One packet: the
+            // 5 ms of quiet the host then waits for more is not something a test can time on a loaded host.)
+            let late = Task.detached {
+                try await Task.sleep(for: .milliseconds(100))
+                let bytes: [UInt8] = [0xAA, 0xBB, 0xCC, 0xDD]
+                return bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+            _ = try await bluez.callApplication(
+                controlPoint, "WriteValue", [.byteArray([0x06, 0x01]), .stringVariantDictionary([:])])
+            // Answered only after the packet came and was handled (without the wait: answered at once, packet unseen).
+            let report = await host.currentReport
+            #expect(report.acquiredWrites == 1, "the held packet was handled before the control point write")
+            #expect(report.writes == 2)
+            #expect(try await late.value == 4)
+        }
+    }
+
     @Test func stopUnregistersTheApplicationAndTheAdvertisement() async throws {
         let bluez = try await PeripheralRig.withPeripheral("legacy") { _, _ in }
         let seen = bluez.seen.withLock { $0 }

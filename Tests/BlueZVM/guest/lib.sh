@@ -237,17 +237,36 @@ bluezvm_record() {
     echo "$*" >> "$BLUEZVM_OUT/measurements"
 }
 
+# bluezvm_cpu_ticks: "BLUETOOTHD DBUS GUEST", the clock ticks of CPU used so far by every bluetoothd, by the
+# system bus's dbus-daemon (its command line has --system), and by the whole guest (the first line of
+# /proc/stat: every CPU's time but idle and iowait).
+bluezvm_cpu_ticks() {
+    local pid ticks bluetoothd=0 bus=0
+    for pid in $(pgrep -x bluetoothd); do
+        ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2> /dev/null) && bluetoothd=$((bluetoothd + ${ticks:-0}))
+    done
+    for pid in $(pgrep -f -- 'dbus-daemon.*--system'); do
+        ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2> /dev/null) && bus=$((bus + ${ticks:-0}))
+    done
+    echo "$bluetoothd $bus $(awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat)"
+}
+
 # bluezvm_measure LABEL COMMAND...: runs COMMAND and records its wall time and the CPU time of it
-# and its children: "LABEL wall_s=… user_s=… sys_s=… status=…". Returns COMMAND's status.
+# and its children, and what bluetoothd, the system bus and the whole guest used meanwhile (seconds):
+# "LABEL wall_s=… user_s=… sys_s=… status=… bluetoothd_s=… dbus_s=… guest_s=…". Returns COMMAND's status.
 bluezvm_measure() {
     local label=$1
     shift
-    local TIMEFORMAT='%R %U %S' timing status wall user system
+    local TIMEFORMAT='%R %U %S' timing status wall user system before after hz
+    hz=$(getconf CLK_TCK)
     timing=$(mktemp /run/bluez-vm/timing.XXXXXX)
+    before=$(bluezvm_cpu_ticks)
     { time "$@" 2>&4 4>&-; } 4>&2 2> "$timing"
     status=$?
+    after=$(bluezvm_cpu_ticks)
     read -r wall user system < "$timing"
     rm -f "$timing"
-    bluezvm_record "$label wall_s=$wall user_s=$user sys_s=$system status=$status"
+    bluezvm_record "$label wall_s=$wall user_s=$user sys_s=$system status=$status $(awk -v hz="$hz" -v b="$before" -v a="$after" \
+        'BEGIN { split(b, x, " "); split(a, y, " "); printf "bluetoothd_s=%.2f dbus_s=%.2f guest_s=%.2f", (y[1] - x[1]) / hz, (y[2] - x[2]) / hz, (y[3] - x[3]) / hz }')"
     return $status
 }
