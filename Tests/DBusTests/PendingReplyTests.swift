@@ -55,6 +55,30 @@ extension LiveBusTests {
             }
         }
 
+        @Test func everyTaskWaitingForAReplyGetsIt() async throws {
+            let iface = try InterfaceName("test.Slow")
+            let path = try ObjectPath("/test/slow")
+            try await withLiveBus { live in
+                try live.server.export(
+                    [DBusInterface(iface, methods: [
+                        DBusMethod(try MemberName("Echo"), inputs: [DBusArgument("n", "u")], outputs: [DBusArgument("n", "u")]) { call in
+                            call.arguments
+                        }
+                    ])], at: path)
+                let pending = try live.client.send(
+                    awaitingReply: DBusMessage(type: .methodCall, destination: live.server.uniqueName, path: path, interface: iface,
+                                               member: try MemberName("Echo"), arguments: [.uint32(7)]),
+                    timeout: .seconds(10))
+                async let first = pending.reply()
+                async let second = pending.reply()
+                let (a, b) = await (first, second)
+                #expect(try a.get().arguments == [.uint32(7)])
+                #expect(try b.get().arguments == [.uint32(7)])
+                // Asked again after it came: at once, the same.
+                #expect(try await pending.reply().get().arguments == [.uint32(7)])
+            }
+        }
+
         @Test func aCallThatExpectsNoReplyCannotBeAwaited() async throws {
             try await withLiveBus { live in
                 let message = DBusMessage(type: .methodCall, destination: live.server.uniqueName, path: try ObjectPath("/x"),

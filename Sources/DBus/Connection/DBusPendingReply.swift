@@ -5,21 +5,22 @@ import Synchronization
 /// outcome asks for it when it needs it. The reply, or the timeout, the connection's end, is kept until then.
 public final class DBusPendingReply: Sendable {
     private enum State {
-        case waiting(CheckedContinuation<Result<DBusMessage, DBusError>, Never>?)
+        case waiting([CheckedContinuation<Result<DBusMessage, DBusError>, Never>])
         case done(Result<DBusMessage, DBusError>)
     }
 
-    private let state = Mutex(State.waiting(nil))
+    private let state = Mutex(State.waiting([]))
 
     init() {}
 
-    /// The reply (a method return) or the error the call met; waits for it if it has not come yet.
+    /// The reply (a method return) or the error the call met; waits for it if it has not come yet (any number of
+    /// tasks may wait; each gets it).
     public func reply() async -> Result<DBusMessage, DBusError> {
         await withCheckedContinuation { continuation in
             let done = state.withLock { state -> Result<DBusMessage, DBusError>? in
                 switch state {
                 case .done(let result): return result
-                case .waiting: state = .waiting(continuation)
+                case .waiting(let waiters): state = .waiting(waiters + [continuation])
                 }
                 return nil
             }
@@ -29,11 +30,11 @@ public final class DBusPendingReply: Sendable {
 
     /// Called once, by the connection, with what came.
     func fulfil(_ result: Result<DBusMessage, DBusError>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<DBusMessage, DBusError>, Never>? in
-            guard case .waiting(let waiter) = state else { return nil }
+        let waiters = state.withLock { state -> [CheckedContinuation<Result<DBusMessage, DBusError>, Never>] in
+            guard case .waiting(let waiters) = state else { return [] }
             state = .done(result)
-            return waiter
+            return waiters
         }
-        waiter?.resume(returning: result)
+        for waiter in waiters { waiter.resume(returning: result) }
     }
 }
