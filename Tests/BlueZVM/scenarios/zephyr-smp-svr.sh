@@ -126,13 +126,14 @@ confirm_status=$?
 bluezvm_check "dfu confirm of the tested image is refused (exit 1) with IMAGE_ALREADY_PENDING (28)" \
     eval '((confirm_status == 1)) && grep -q "IMAGE_ALREADY_PENDING (28)" confirm.err'
 bluezvm_session_send "$zephyr_session"
-bluezvm_check "dfu reset is answered" nudged smp_dfu reset reset "${device[@]}"
-# The console is marked as soon as dfu returns, before zephyr-run has dropped the link, taken the controller and
-# started the server again (seconds under TCG): marked after zephyr-run's "the server reset" line, the new server had
-# at times advertised (0.7 s of its own time) before the mark, and the wait missed it (a 60 s timeout, seen once in a
-# full suite on 2026-12-05). Not before the reset: a nudge during `dfu reset`'s discovery restarts the server, whose
-# advertising line would then pass for the one after the reset.
+# The console is marked before the reset: the server started again advertises 0.4–0.7 s into its own time, which
+# came before the scenario's mark when that was taken after zephyr-run's "the server reset" line, and even when it was
+# taken as soon as `dfu reset` returned (dfu is still closing its link then): the wait began after the line it waited
+# for (60 s timeouts in two full suites, 2026-12-05). The server being reset is connected to dfu and prints no such
+# line before its reset; only a nudge (a restart when discovery does not hear the server) during `dfu reset` would,
+# and then that line passes for the one after the reset, which the steps after this one still check by using it.
 zephyr_mark
+bluezvm_check "dfu reset is answered" nudged smp_dfu reset reset "${device[@]}"
 # native_sim's reset ends the process (sys_reboot); guest/zephyr-run.sh starts it again on the same flash.
 bluezvm_check "the server reset (sys_reboot ended the process)" bluezvm_session_expect "$zephyr_session" 30 'the server reset'
 bluezvm_check "the server advertises again after its reset" zephyr_expect 60 'Advertising successfully started'
