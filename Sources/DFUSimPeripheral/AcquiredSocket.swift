@@ -1,4 +1,5 @@
 import Dispatch
+import IOLoop
 import Synchronization
 import SystemSupport
 
@@ -16,8 +17,13 @@ final class AcquiredSocket: @unchecked Sendable {
     private struct State {
         var queue: [[UInt8]] = []
         var isClosed = false
-        /// Nobody has waited for the writes bluetoothd held while it acquired (``awaitFirstPacket(within:)``).
+        /// Nobody has waited for the writes bluetoothd held while it acquired (``awaitHeldWrites(on:within:quiet:)``).
         var firstPacketDue = true
+        /// bluetoothd closed its end (seen by a read; closing ours stays the read source's).
+        var hungUp = false
+        /// A task waiting for more than `beyond` packets in all; `wait` tells its timer from an earlier one's.
+        var waiter: (wait: Int, beyond: Int, continuation: CheckedContinuation<Void, Never>)?
+        var waits = 0
         /// Packets received since the socket was made.
         var received = 0
         var source: SourceBox?
@@ -55,11 +61,13 @@ final class AcquiredSocket: @unchecked Sendable {
     func watch(onReadable: @escaping @Sendable () -> Void, onClosed: @escaping @Sendable () -> Void) {
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: Self.readQueue)
         source.setEventHandler { [self] in
-            let (gotPackets, closed) = state.withLock { state in
+            let (gotPackets, closed, waiter) = state.withLock { state in
                 let before = state.queue.count
                 let closed = Self.receiveAll(descriptor, into: &state)
-                return (state.queue.count > before, closed)
+                if closed { state.hungUp = true }
+                return (state.queue.count > before, closed, Self.dueWaiter(&state))
             }
+            waiter?.resume()
             if gotPackets { onReadable() }
             if closed {
                 close()
@@ -72,43 +80,71 @@ final class AcquiredSocket: @unchecked Sendable {
 
     /// Every packet received so far, oldest first, including those still in the socket.
     func drain() -> [[UInt8]] {
-        state.withLock { state in
-            if !state.isClosed { _ = Self.receiveAll(descriptor, into: &state) }
+        let (packets, waiter) = state.withLock { state in
+            if !state.isClosed, Self.receiveAll(descriptor, into: &state) { state.hungUp = true }
             defer { state.queue.removeAll() }
-            return state.queue
+            return (state.queue, Self.dueWaiter(&state))
         }
+        waiter?.resume()
+        return packets
     }
 
-    /// Waits, once, up to `timeout` for the writes bluetoothd held while it acquired this socket for writing.
+    /// Waits, once per socket, for the writes bluetoothd held while it acquired this socket for writing: until the
+    /// first packet came and then `quiet` passed with no more (the loop writes them back to back), or the socket was
+    /// closed, or `timeout` passed. Returns at once after the first call.
     ///
     /// bluetoothd acquires a write socket because a Write Command came; it holds that write, and any after it, until
     /// our answer to AcquireWrite reaches it, and then writes them all to the socket in one loop (BlueZ
     /// src/gatt-database.c, `acquire_write_reply`, sending `chrc->pending_writes`), while a Write Request it gets
     /// meanwhile goes to us at once as a WriteValue call. A device sees them in their ATT order; so the host, before
-    /// it handles that call, waits here until the held writes have come: the first packet, then 5 ms with no more (the
-    /// loop writes them back to back). Waits in poll(2) slices, since the read source may take a packet between a look
-    /// and a poll; returns at once after the first call, or when the socket was closed.
-    func awaitFirstPacket(within timeout: Duration) {
-        guard state.withLock({ $0.firstPacketDue }) else { return }
-        defer { state.withLock { $0.firstPacketDue = false } }
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        let quiet = Duration.milliseconds(5)
-        var last = (count: 0, at: ContinuousClock.now)
-        while ContinuousClock.now < deadline {
-            // A socket bluetoothd closed ends the wait; closing our end stays the read source's (close(), onClosed).
-            let (received, hungUp) = state.withLock { state -> (Int, Bool) in
-                let hungUp = state.isClosed || Self.receiveAll(descriptor, into: &state)
-                return (state.received, hungUp)
-            }
-            if hungUp { return }
-            let now = ContinuousClock.now
-            if received != last.count {
-                last = (received, now)
-            } else if received > 0, now - last.at >= quiet {
-                return
-            }
-            _ = try? FileDescriptor(rawValue: descriptor).poll(for: .readable, timeout: received > 0 ? quiet : .milliseconds(10))
+    /// it handles that call, waits here. The caller's task is suspended, no thread waits: the read source (or a
+    /// ``drain()``) that takes a packet wakes it, and a timer of `loop` ends each wait.
+    func awaitHeldWrites(on loop: EventLoop, within timeout: Duration, quiet: Duration) async {
+        let due = state.withLock { state in
+            defer { state.firstPacketDue = false }
+            return state.firstPacketDue
         }
+        guard due else { return }
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        var seen = 0
+        while let received = await arrival(beyond: seen, by: seen == 0 ? deadline : min(deadline, .now + quiet), on: loop),
+            received > seen
+        {
+            seen = received
+        }
+    }
+
+    /// Suspends until more than `count` packets were received in all, the socket was closed, or `deadline`; returns
+    /// how many were received, nil when the socket was closed.
+    private func arrival(beyond count: Int, by deadline: ContinuousClock.Instant, on loop: EventLoop) async -> Int? {
+        var timer: LoopTimer?
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let wait = state.withLock { state -> Int? in
+                if !state.isClosed, Self.receiveAll(descriptor, into: &state) { state.hungUp = true }
+                guard state.received <= count, !state.isClosed, !state.hungUp else { return nil }
+                state.waits += 1
+                state.waiter = (state.waits, count, continuation)
+                return state.waits
+            }
+            guard let wait else { return continuation.resume() }
+            // Wakes this wait only: a timer that fires as it is cancelled must not end a later one.
+            timer = loop.schedule(at: deadline) { [self] in
+                state.withLock { state -> CheckedContinuation<Void, Never>? in
+                    guard let waiter = state.waiter, waiter.wait == wait else { return nil }
+                    state.waiter = nil
+                    return waiter.continuation
+                }?.resume()
+            }
+        }
+        timer?.cancel()
+        return state.withLock { state in state.isClosed || state.hungUp ? nil : state.received }
+    }
+
+    /// The waiter to wake now that packets came or the socket was closed (called under the lock).
+    private static func dueWaiter(_ state: inout State) -> CheckedContinuation<Void, Never>? {
+        guard let waiter = state.waiter, state.received > waiter.beyond || state.isClosed || state.hungUp else { return nil }
+        state.waiter = nil
+        return waiter.continuation
     }
 
     /// Sends one packet (a notification); false when the other end is gone.
@@ -127,12 +163,13 @@ final class AcquiredSocket: @unchecked Sendable {
 
     /// Stops watching and closes our end. Calling it again does nothing.
     func close() {
-        let (wasOpen, box) = state.withLock { state -> (Bool, SourceBox?) in
-            guard !state.isClosed else { return (false, nil) }
+        let (wasOpen, box, waiter) = state.withLock { state -> (Bool, SourceBox?, CheckedContinuation<Void, Never>?) in
+            guard !state.isClosed else { return (false, nil, nil) }
             state.isClosed = true
             defer { state.source = nil }
-            return (true, state.source)
+            return (true, state.source, Self.dueWaiter(&state))
         }
+        waiter?.resume()
         guard wasOpen else { return }
         if let source = box?.source {
             // The cancel handler closes the descriptor once the source stopped using it.

@@ -34,8 +34,13 @@ extension PeripheralHost {
         if let device = dictionary["device"]?.objectPathValue { central = device }
     }
 
-    /// A WriteValue call: lost while the link is being lost on purpose.
+    /// A WriteValue call: lost while the link is being lost on purpose. A socket just handed out through AcquireWrite
+    /// is first given up to 500 ms for the writes bluetoothd held while it acquired (they come before this call in ATT
+    /// order), and then 5 ms with no more (``AcquiredSocket/awaitHeldWrites(on:within:quiet:)``).
     func writeValue(_ bytes: [UInt8], to path: ObjectPath, options: DBusValue?) async throws(DBusError) {
+        for socket in writeSockets.values {
+            await socket.awaitHeldWrites(on: loop, within: .milliseconds(500), quiet: .milliseconds(5))
+        }
         try write(bytes, to: path, options: options, acquired: false)
     }
 
@@ -191,11 +196,8 @@ extension PeripheralHost {
         }
     }
 
-    /// Hands every packet waiting in AcquireWrite sockets to the firmware, in arrival order; a socket just handed
-    /// out is first given up to 500 ms for the writes bluetoothd held while it acquired
-    /// (``AcquiredSocket/awaitFirstPacket(within:)``).
+    /// Hands every packet waiting in AcquireWrite sockets to the firmware, in arrival order.
     func processAcquiredPackets() {
-        for socket in writeSockets.values { socket.awaitFirstPacket(within: .milliseconds(500)) }
         for (path, socket) in writeSockets {
             for packet in socket.drain() {
                 do {
