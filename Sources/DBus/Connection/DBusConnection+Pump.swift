@@ -8,10 +8,11 @@ extension DBusConnection {
     func startPump() throws(DBusError) {
         let watch: LoopWatch
         do throws(EventLoopError) {
-            watch = try loop.watch(socketDescriptor, for: .readable) { [self] readiness in
+            watch = try loop.watch(watchedSocket.rawValue ?? -1, for: .readable) { [self] readiness in
                 service(readiness)
             }
         } catch {
+            watchedSocket.close()
             dbus_connection_close(raw)
             dbus_connection_unref(raw)
             throw DBusError.failed("The bus socket could not be watched: \(error)")
@@ -98,6 +99,7 @@ extension DBusConnection {
             guard state.phase == .open else { return ([], []) }
             state.phase = .disconnected
             state.stopWatching()
+            watchedSocket.close()
             return state.takeAllWaiters()
         }
         finish(calls, streams, with: DBusError.disconnected("The connection to the bus was lost"))

@@ -25,7 +25,11 @@ import SystemSupport
 ///   constant.
 public final class DBusConnection: DBusClient, @unchecked Sendable {
     let raw: OpaquePointer
-    let socketDescriptor: Int32
+    /// Our own duplicate of the bus socket, the one the loop watches. libdbus closes its descriptor by itself when
+    /// the connection is lost (inside a read or write), before we can take it off the loop; the loop would then be
+    /// told to stop watching a number the process may already have reused for something else. The duplicate stays
+    /// open until the watch is cancelled (``ConnectionState/stopWatching()``), then closes.
+    let watchedSocket: OwnedFileDescriptor
     /// The loop that reads the socket and runs the call deadlines.
     public let loop: EventLoop
     let state: Mutex<ConnectionState>
@@ -121,8 +125,12 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
             abandon()
             throw DBusError.disconnected("The connection to \(address) has no unique name or socket")
         }
+        guard let watched = try? FileDescriptor(rawValue: socket).duplicate() else {
+            abandon()
+            throw DBusError.failed("The bus socket could not be duplicated for the loop")
+        }
         raw = connection
-        socketDescriptor = socket
+        watchedSocket = OwnedFileDescriptor(taking: watched.rawValue)
         self.loop = chosen
         uniqueName = BusName(unchecked: String(cString: namePointer))
         canPassFileDescriptors = dbus_connection_can_send_type(connection, TypeCode.unixFileDescriptor) != 0
@@ -147,6 +155,7 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
             guard state.phase != .closed else { return nil }
             state.phase = .closed
             state.stopWatching()
+            watchedSocket.close()
             return state.takeAllWaiters()
         }
         guard let (calls, streams) = closing else { return }
