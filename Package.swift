@@ -97,6 +97,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "IOLoopTests", dependencies: ["IOLoop"], swiftSettings: strict),
         .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),
+        .testTarget(name: "ProcessSpawningTests", dependencies: ["ProcessSpawning", "SystemSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "DFUSimCommandTests",
             dependencies: ["DFUSimCommand", "DFUSimStandIn", "DFUSimPeripheral", "DBus", "DFUCore", "DFUCrypto", "DFUSimulator"],

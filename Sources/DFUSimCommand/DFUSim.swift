@@ -81,6 +81,7 @@ public enum DFUSim {
             options.searchesPath = true
             options.extraEnvironment = ["DBUS_SYSTEM_BUS_ADDRESS": address]
             options.defaultSignals = [.interrupt, .terminate, .childEnded, .brokenPipe, .hangUp, .quit]
+            options.inheritsDescriptors = true
             child = try SpawnedProcess(command, options: options)
         } catch {
             writeError("dfu-sim: \(error.description)\n")

@@ -21,6 +21,12 @@ public struct SpawnedProcess: Sendable {
         /// Signals set back to their default action in the child, with an empty signal mask; empty
         /// leaves both as inherited.
         public var defaultSignals: [ProcessSignal] = []
+        /// Whether the child keeps every descriptor of this process not marked close-on-exec. By default it gets
+        /// only 0, 1 and 2: a descriptor opened elsewhere in the process without `O_CLOEXEC` (Foundation's `Pipe`
+        /// makes such pipes) would otherwise live on in a long-lived child, such as a bus daemon, and whoever waits
+        /// for the end of that pipe would wait as long as the child lives. A user's own command keeps what it was
+        /// given (e.g. a make jobserver's pipes).
+        public var inheritsDescriptors = false
 
         public init() {}
     }
@@ -43,6 +49,10 @@ public struct SpawnedProcess: Sendable {
         }
         for (path, target) in options.appendedFiles {
             posix_spawn_file_actions_addopen(&actions, target.rawValue, path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        }
+        if !options.inheritsDescriptors {
+            let installed = (options.descriptors.map(\.1) + options.appendedFiles.map(\.1)).map(\.rawValue)
+            _ = clinux_spawn_close_from(&actions, max(3, (installed.max() ?? 0) + 1))
         }
 
         var attributes = posix_spawnattr_t()
