@@ -28,8 +28,9 @@ final class NotificationReader: Sendable {
         let onHangUp: @Sendable () -> Void
         /// Whether ``stop()`` was called or the peer hung up.
         let stopped = Mutex(false)
-        /// The loop's watch; taken once, by whoever closes the descriptor.
-        let watch = Mutex<LoopWatch?>(nil)
+        /// The loop's watch (taken once, by whoever closes the descriptor), and whether a close was asked for before
+        /// the watch was stored: the loop may report a socket that is already hung up before `init` has stored it.
+        let watch = Mutex<(watch: LoopWatch?, closeAsked: Bool)>((nil, false))
 
         init(descriptor: Int32, length: Int, loop: EventLoop,
              onPacket: @escaping @Sendable ([UInt8]) -> Void, onHangUp: @escaping @Sendable () -> Void) {
@@ -71,11 +72,27 @@ final class NotificationReader: Sendable {
             }
         }
 
-        /// On the loop: off the loop, then closed; once.
+        /// On the loop: off the loop, then closed; once. Before the watch is stored, only noted: ``store(_:)`` closes.
         func closeDescriptor() {
-            guard let watch = watch.withLock({ $0.take() }) else { return }
-            watch.cancel()
+            let taken = watch.withLock { state -> LoopWatch? in
+                guard let watch = state.watch.take() else {
+                    state.closeAsked = true
+                    return nil
+                }
+                return watch
+            }
+            guard let taken else { return }
+            taken.cancel()
             try? FileDescriptor(rawValue: descriptor).close()
+        }
+
+        /// Keeps the loop's watch; closes at once if that was asked for meanwhile.
+        func store(_ made: LoopWatch) {
+            let closeAsked = watch.withLock { state in
+                state.watch = made
+                return state.closeAsked
+            }
+            if closeAsked { closeDescriptor() }
         }
     }
 
@@ -90,8 +107,7 @@ final class NotificationReader: Sendable {
         let shared = Shared(descriptor: raw, length: max(maximumLength, 23), loop: loop,
                             onPacket: onPacket, onHangUp: onHangUp)
         do throws(EventLoopError) {
-            let watch = try loop.watch(raw, for: .readable) { [shared] _ in shared.ready() }
-            shared.watch.withLock { $0 = watch }
+            shared.store(try loop.watch(raw, for: .readable) { [shared] _ in shared.ready() })
         } catch {
             try? FileDescriptor(rawValue: raw).close()
             throw StartFailure(code: error.code)

@@ -66,6 +66,31 @@ import Testing
         #expect(collected.hangUps.withLock { $0 } == 1)
     }
 
+    /// BlueZ closed its end before the reader started: the loop may report the hang-up before the reader has kept
+    /// its watch. Still one hang-up, and the reader's end closed without a stop (its number is then free, or is
+    /// another file's).
+    @Test func aSocketClosedBeforeTheReaderStartedIsOneHangUpAndIsClosed() async throws {
+        for _ in 0..<50 {
+            let (peer, descriptor) = try Self.pair()
+            _ = close(peer)
+            let number = try #require(descriptor.rawValue)
+            var before = stat()
+            try #require(fstat(number, &before) == 0)
+            let collected = Collected()
+            let reader = try collected.reader(on: descriptor)
+            try await collected.waitFor(packets: 0, hangUps: 1)
+            var closed = false
+            for _ in 0..<500 where !closed {
+                var now = stat()
+                closed = fstat(number, &now) != 0 || now.st_ino != before.st_ino
+                if !closed { try await Task.sleep(for: .milliseconds(2)) }
+            }
+            #expect(closed, "the reader's end is still open")
+            #expect(collected.hangUps.withLock { $0 } == 1)
+            reader.stop()
+        }
+    }
+
     @Test func stopClosesTheDescriptorAndDeliversNothingMore() async throws {
         let (peer, descriptor) = try Self.pair()
         defer { _ = close(peer) }
