@@ -74,6 +74,10 @@ final class AcquiredSocket: @unchecked Sendable {
                 onClosed()
             }
         }
+        // The cancel handler closes the descriptor once the source stopped using it; set before the source is
+        // activated (a handler set later is installed asynchronously, and a cancel could come first).
+        let owned = descriptor
+        source.setCancelHandler { try? FileDescriptor(rawValue: owned).close() }
         state.withLock { $0.source = SourceBox(source: source) }
         source.resume()
     }
@@ -172,10 +176,7 @@ final class AcquiredSocket: @unchecked Sendable {
         waiter?.resume()
         guard wasOpen else { return }
         if let source = box?.source {
-            // The cancel handler closes the descriptor once the source stopped using it.
-            let descriptor = descriptor
-            source.setCancelHandler { try? FileDescriptor(rawValue: descriptor).close() }
-            source.cancel()
+            source.cancel()  // its cancel handler closes the descriptor
         } else {
             try? FileDescriptor(rawValue: descriptor).close()
         }
