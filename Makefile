@@ -140,10 +140,13 @@ test-deb-deps:
 # linker script libstdc++.so in $(STATIC_SCRATCH)/libstdc++, searched first, turns into the static
 # archive). Linked by lld with packed relative relocations (DT_RELR, glibc 2.36+: 8 KB of .relr.dyn where
 # ld.so would read 1 MB of .rela.dyn at every start) and no symbol exported but what the C libraries
-# need. Measured in docs/packaging.md "How the binaries are linked".
+# need, and no RUNPATH: SwiftPM's $ORIGIN had ld.so look for every library in the binary's own folder
+# first (26 failed openat at each start of /usr/bin/dfu). Measured in docs/packaging.md "How the binaries
+# are linked".
 STATIC_LIBSTDCXX = $(abspath $(STATIC_SCRATCH))/libstdc++
 STATIC_FLAGS = -Xswiftc -static-stdlib -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld \
-    -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic -Xlinker -L$(STATIC_LIBSTDCXX)
+    -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic -Xlinker -L$(STATIC_LIBSTDCXX) \
+    --disable-local-rpath
 static: deps
 	@packaging/static-libstdc++.sh "$$(dirname "$$(readlink -f "$(SWIFT)")")/clang" $(STATIC_LIBSTDCXX)
 	$(SWIFT) build -c release $(STATIC_FLAGS) --scratch-path $(STATIC_SCRATCH) --product dfu

@@ -100,7 +100,7 @@ started=$(date +%s)
 for product in dfu dfu-sim; do
     say "swift build -c release --triple $triple -static-stdlib --product $product"
     in_root env PKG_CONFIG_PATH=/usr/lib/aarch64-linux-gnu/pkgconfig sh -c 'cd /src && exec "$@"' sh \
-        swift build -c release --triple "$triple" --scratch-path "$scratch" --product "$product" \
+        swift build -c release --triple "$triple" --scratch-path "$scratch" --product "$product" --disable-local-rpath \
         -Xswiftc -static-stdlib \
         -Xswiftc -resource-dir -Xswiftc /opt/swift-arm64/usr/libexec/swift/lib/swift_static \
         -Xswiftc -use-ld=lld -Xlinker --build-id=sha1 \
