@@ -96,7 +96,7 @@ let package = Package(
             name: "DFUEngineTests", dependencies: ["DFUCore", "DFUFormats", "DFUSimulator", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR"],
             swiftSettings: strict),
         .testTarget(name: "IOLoopTests", dependencies: ["IOLoop"], swiftSettings: strict),
-        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport", "CLinux"], swiftSettings: strict),
         .testTarget(name: "ProcessSpawningTests", dependencies: ["ProcessSpawning", "SystemSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "DFUSimCommandTests",

@@ -63,6 +63,7 @@ public struct EpollSet: Sendable {
     /// A new empty set, closed on exec. The corresponding C function is `epoll_create1`.
     public init() throws(Errno) {
         descriptor = FileDescriptor(rawValue: try SystemCall.once { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+        EpollOwnership.made(descriptor.rawValue)
     }
 
     /// Watches `fd` for `events`; ``wait(into:)`` reports it with `token`. The corresponding C function
@@ -96,6 +97,6 @@ public struct EpollSet: Sendable {
 
     /// Closes the set's own descriptor.
     public func close() throws(Errno) {
-        try descriptor.close()
+        try EpollOwnership.close(descriptor)
     }
 }

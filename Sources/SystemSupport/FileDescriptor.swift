@@ -67,8 +67,17 @@ public struct FileDescriptor: RawRepresentable, Hashable, Sendable, CustomString
     /// owner's descriptor (libdispatch's epoll descriptor, say: its event loop then traps with SIGILL, "Do not
     /// close random Unix descriptors").
     ///
+    /// A close of an epoll descriptor that no ``EpollSet`` made (libdispatch's: a stale number its old owner already
+    /// closed) is caught in debug builds too, before it happens (``EpollOwnership``).
+    ///
     /// The corresponding C function is `close`.
     public func close() throws(Errno) {
+        assert(!EpollOwnership.isForeignEpoll(rawValue), "descriptor \(rawValue) is an epoll descriptor this code did not make (libdispatch's?): a stale number")
+        try closeWithoutOwnershipCheck()
+    }
+
+    /// ``close()`` without the check of epoll descriptors, for ``EpollSet`` closing its own.
+    func closeWithoutOwnershipCheck() throws(Errno) {
         do {
             _ = try SystemCall.once { Glibc.close(rawValue) }
         } catch {
