@@ -67,7 +67,8 @@ public final class DBusDaemon: Sendable {
 
     /// Starts a daemon with a system-like policy (see ``systemLikeConfiguration(socketPath:ownableNames:extraPolicy:)``).
     ///
-    /// Blocking: until the daemon prints its address (at most `startTimeout`).
+    /// Blocking: until the daemon prints its address (at most `startTimeout`); from async code, ``start(ownableNames:extraPolicy:startTimeout:around:)``.
+    @available(*, noasync, message: "blocks its thread: use DBusDaemon.start")
     public convenience init(
         ownableNames: [BusName], extraPolicy: [String] = [], startTimeout: Duration = .seconds(5)
     ) throws(DBusError) {
@@ -80,6 +81,7 @@ public final class DBusDaemon: Sendable {
     ///
     /// Blocking: until the daemon prints its address (at most `startTimeout`). Throws with
     /// code ``DBusError/Code/noServer`` when `dbus-daemon` is missing or does not start.
+    @available(*, noasync, message: "blocks its thread: start it on a thread of its own")
     public init(
         startTimeout: Duration = .seconds(5),
         configuration makeConfiguration: (_ socketPath: String) -> String
@@ -134,6 +136,15 @@ public final class DBusDaemon: Sendable {
         }.get()
     }
 
+    /// Starts a daemon as ``init(startTimeout:configuration:)`` does, waiting for its address on a thread of its own.
+    public static func start(
+        startTimeout: Duration = .seconds(5), configuration makeConfiguration: @escaping @Sendable (_ socketPath: String) -> String
+    ) async throws(DBusError) -> DBusDaemon {
+        try await DetachedThread.run {
+            Result { () throws(DBusError) in try DBusDaemon(startTimeout: startTimeout, configuration: makeConfiguration) }
+        }.get()
+    }
+
     /// ``stop(grace:)`` on a thread of its own: the caller's task waits, no thread of Swift's shared pool does.
     public func shutDown(grace: Duration = .seconds(2)) async {
         await DetachedThread.run { [self] in stop(grace: grace) }
@@ -148,7 +159,9 @@ public final class DBusDaemon: Sendable {
     /// and removes its directory), kills both if they are still there after `grace`, then reaps the
     /// keeper and removes whatever is left of the directory. Calling it again does nothing.
     ///
-    /// Blocking: until the keeper has exited (at most `grace` plus the time SIGKILL takes).
+    /// Blocking: until the keeper has exited (at most `grace` plus the time SIGKILL takes); from async code,
+    /// ``shutDown(grace:)``.
+    @available(*, noasync, message: "blocks its thread: use shutDown()")
     public func stop(grace: Duration = .seconds(2)) {
         let alreadyStopped = stopped.withLock { stopped in
             defer { stopped = true }

@@ -102,6 +102,7 @@ public struct SpawnedProcess: Sendable {
     /// returns how it ended; nil if it cannot be waited for (not a child, or already reaped).
     ///
     /// The corresponding C function is `wait4`, called again after `EINTR`.
+    @available(*, noasync, message: "blocks its thread: wait on a thread of its own")
     public func waitForExit() -> Exit? {
         var status: Int32 = 0
         var usage = rusage()
@@ -119,6 +120,7 @@ public struct SpawnedProcess: Sendable {
     /// passed first (or it cannot be waited for). Blocks this thread.
     ///
     /// The corresponding C functions are `pidfd_open`, `poll` and `waitpid`.
+    @available(*, noasync, message: "blocks its thread: wait on a thread of its own")
     public func waitForExit(within timeout: Duration) -> Int32? {
         let opened = try? SystemCall.once { clinux_pidfd_open(processIdentifier) }
         guard let opened else { return nil }

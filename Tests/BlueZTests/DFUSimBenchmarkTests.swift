@@ -31,7 +31,7 @@ struct DFUSimBenchmarkTests {
         let wall = ContinuousClock.now - start
         let cpu = Self.cpuSeconds() - cpuBefore
         await transport.close()
-        let report = try server.stop()
+        let report = try await server.stop()
         _ = try result.get()
         #expect(DFUSimUploadTests.holds(report, "application", try #require(package.parts.first).image))
         print("benchmark \(acquireWrite ? "AcquireWrite" : "WriteValue command"): \(package.parts[0].image.count) bytes, wall \(wall), client CPU \(cpu) s")

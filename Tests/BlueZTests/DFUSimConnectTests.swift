@@ -20,20 +20,20 @@ struct DFUSimConnectTests {
     /// waits for that connection instead of failing the update. Seen in the VM suite after a reset, when
     /// bluetoothd still held the link that was going down.
     @Test func aConnectWhileAnotherIsUnderWayWaitsForThatConnection() async throws {
-        let server = try await DFUSimServer.start(["--device", "secure,address=C0:FF:EE:00:41:00,connect_delay_ms=600"])
-        defer { _ = try? server.stop() }
-        let first = try await BlueZTransport.open(busAddress: server.address)
-        let second = try await BlueZTransport.open(busAddress: server.address)
-        let parameters = try Self.parameters()
-        let pending = Task { try await first.connect(parameters) }
-        // The first Connect is under way (the device takes 600 ms to answer) when the second one comes.
-        try await Task.sleep(for: .milliseconds(200))
-        let peer = try await second.connect(parameters)
-        let firstPeer = try await pending.value
-        await second.close()
-        await first.close()
-        #expect(peer.address == Self.address)
-        #expect(firstPeer.endpoints == peer.endpoints)
-        #expect(peer.endpoints.contains(.secureControlPoint))
+        try await DFUSimServer.with(["--device", "secure,address=C0:FF:EE:00:41:00,connect_delay_ms=600"]) { server in
+            let first = try await BlueZTransport.open(busAddress: server.address)
+            let second = try await BlueZTransport.open(busAddress: server.address)
+            let parameters = try Self.parameters()
+            let pending = Task { try await first.connect(parameters) }
+            // The first Connect is under way (the device takes 600 ms to answer) when the second one comes.
+            try await Task.sleep(for: .milliseconds(200))
+            let peer = try await second.connect(parameters)
+            let firstPeer = try await pending.value
+            await second.close()
+            await first.close()
+            #expect(peer.address == Self.address)
+            #expect(firstPeer.endpoints == peer.endpoints)
+            #expect(peer.endpoints.contains(.secureControlPoint))
+        }
     }
 }

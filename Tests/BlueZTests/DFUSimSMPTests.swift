@@ -43,10 +43,10 @@ struct DFUSimSMPTests {
             elapsed = ContinuousClock.now - start
             await transport.close()
         } catch {
-            _ = try? server.stop()
+            _ = try? await server.stop()
             throw error
         }
-        return (result, try server.stop(), elapsed)
+        return (result, try await server.stop(), elapsed)
     }
 
     /// The lower-case hex of ``image``'s SHA256 TLV, as the image list (and the report) shows it.

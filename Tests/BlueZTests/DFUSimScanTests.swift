@@ -8,38 +8,38 @@ import Testing
 @Suite(.enabled(if: DFUSimServer.isAvailable, "needs dfu-sim built (swift build --build-tests)"), .timeLimit(.minutes(TestTime.limitMinutes(1))))
 struct DFUSimScanTests {
     @Test func scanListsEveryAdvertisingDeviceWithNameRSSIAndServices() async throws {
-        let server = try await DFUSimServer.start([
+        try await DFUSimServer.with([
             "--device", "secure,address=C0:FF:EE:00:13:00,name=BootOne,rssi=-40",
             "--device", "legacy,address=C0:FF:EE:00:22:00,rssi=-70",
-        ])
-        defer { _ = try? server.stop() }
-        let transport = try await BlueZTransport.open(busAddress: server.address)
-        let devices = try await transport.scan(for: .milliseconds(800))
-        await transport.close()
-        #expect(devices.map(\.address) == ["C0:FF:EE:00:13:00", "C0:FF:EE:00:22:00"], "strongest first")
-        let secure = try #require(devices.first)
-        #expect(secure.name == "BootOne")
-        #expect(secure.rssi == -40)
-        #expect(secure.serviceUUIDs.contains(BlueZUUID.canonical("fe59")))
-        #expect(devices.last?.serviceUUIDs.contains(BlueZUUID.canonical("00001530-1212-efde-1523-785feabcd123")) == true)
+        ]) { server in
+            let transport = try await BlueZTransport.open(busAddress: server.address)
+            let devices = try await transport.scan(for: .milliseconds(800))
+            await transport.close()
+            #expect(devices.map(\.address) == ["C0:FF:EE:00:13:00", "C0:FF:EE:00:22:00"], "strongest first")
+            let secure = try #require(devices.first)
+            #expect(secure.name == "BootOne")
+            #expect(secure.rssi == -40)
+            #expect(secure.serviceUUIDs.contains(BlueZUUID.canonical("fe59")))
+            #expect(devices.last?.serviceUUIDs.contains(BlueZUUID.canonical("00001530-1212-efde-1523-785feabcd123")) == true)
+        }
     }
 
     /// An nRF Connect SDK device advertises the SMP service (as Zephyr's `smp_svr` does), and a connection to it
     /// offers the SMP endpoint, which makes it an SMP server to the runner.
     @Test func anSMPServerAdvertisesTheSMPServiceAndOffersItsCharacteristic() async throws {
-        let server = try await DFUSimServer.start(["--device", "smp,address=C0:FF:EE:00:31:00"])
-        defer { _ = try? server.stop() }
-        let transport = try await BlueZTransport.open(busAddress: server.address)
-        let heard = try await BlueZHost.scan(transport, for: .milliseconds(500))
-        let device = try #require(heard.first)
-        #expect(device.name == "Zephyr")
-        #expect(device.serviceUUIDs.contains(DFUServiceUUIDs().smpService))
-        let address = try #require(DFUDeviceAddress("C0:FF:EE:00:31:00"))
-        let peer = try await transport.connect(DFUConnectParameters(
-            selector: DFUDeviceSelector(addresses: [address], serviceUUIDs: [DFUServiceUUIDs().smpService]),
-            scanTimeout: .seconds(3), connectTimeout: .seconds(3), uuids: DFUServiceUUIDs()))
-        await transport.close()
-        #expect(peer.endpoints == [.smp])
-        #expect(peer.maximumWriteLength > 20, "the write length comes from the link's MTU")
+        try await DFUSimServer.with(["--device", "smp,address=C0:FF:EE:00:31:00"]) { server in
+            let transport = try await BlueZTransport.open(busAddress: server.address)
+            let heard = try await BlueZHost.scan(transport, for: .milliseconds(500))
+            let device = try #require(heard.first)
+            #expect(device.name == "Zephyr")
+            #expect(device.serviceUUIDs.contains(DFUServiceUUIDs().smpService))
+            let address = try #require(DFUDeviceAddress("C0:FF:EE:00:31:00"))
+            let peer = try await transport.connect(DFUConnectParameters(
+                selector: DFUDeviceSelector(addresses: [address], serviceUUIDs: [DFUServiceUUIDs().smpService]),
+                scanTimeout: .seconds(3), connectTimeout: .seconds(3), uuids: DFUServiceUUIDs()))
+            await transport.close()
+            #expect(peer.endpoints == [.smp])
+            #expect(peer.maximumWriteLength > 20, "the write length comes from the link's MTU")
+        }
     }
 }

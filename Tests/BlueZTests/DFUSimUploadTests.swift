@@ -31,10 +31,10 @@ struct DFUSimUploadTests {
             result = await LiveRig.update(package, over: transport, options: options, device: selector ?? .address(LiveRig.address))
             await transport.close()
         } catch {
-            _ = try? server.stop()
+            _ = try? await server.stop()
             throw error
         }
-        return (result, try server.stop())
+        return (result, try await server.stop())
     }
 
     static func image(_ report: DFUSimServer.Report, _ type: String) -> DFUSimServer.Report.Device.Image? {
@@ -145,14 +145,14 @@ struct DFUSimUploadTests {
     }
 
     @Test func aPoweredOffAdapterIsReportedWhenOpening() async throws {
-        let server = try await DFUSimServer.start(["--device", "secure,address=\(Self.app)", "--adapter-off"])
-        defer { _ = try? server.stop() }
-        do {
-            let transport = try await BlueZTransport.open(busAddress: server.address)
-            await transport.close()
-            Issue.record("opened a powered-off adapter")
-        } catch {
-            #expect(error == .adapterPoweredOff("hci0"))
+        try await DFUSimServer.with(["--device", "secure,address=\(Self.app)", "--adapter-off"]) { server in
+            do throws(BlueZError) {
+                let transport = try await BlueZTransport.open(busAddress: server.address)
+                await transport.close()
+                Issue.record("opened a powered-off adapter")
+            } catch {
+                #expect(error == .adapterPoweredOff("hci0"))
+            }
         }
     }
 }

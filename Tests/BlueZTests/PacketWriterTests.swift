@@ -116,7 +116,8 @@ import Testing
         for _ in 0..<300 {
             let (writer, peer) = try Self.pair()
             defer { _ = close(peer) }
-            // Sends until the writer is closed (a full buffer only times out at once).
+            // Sends until the writer is closed (a full buffer only times out at once), yielding its thread of the
+            // shared pool between sends (a send that does not wait never suspends).
             let sender = Task.detached {
                 while true {
                     do throws(PacketWriter.Failure) {
@@ -124,6 +125,7 @@ import Testing
                     } catch {
                         if error == .closed { return }
                     }
+                    await Task.yield()
                 }
             }
             try await Task.sleep(for: .microseconds(200))

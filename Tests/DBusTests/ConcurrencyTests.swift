@@ -208,7 +208,7 @@ extension LiveBusTests {
                     matching: DBusMatchRule(interface: try InterfaceName("test.Never")))
                 let pending = Task { try await callStall(live) }
                 await started.wait()
-                live.bus.stop()
+                await live.bus.stop()
                 let result = await pending.result
                 guard case .failure(let error as DBusError) = result else {
                     Issue.record("expected a disconnected DBusError, got \(result)")

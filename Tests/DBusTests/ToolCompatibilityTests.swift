@@ -79,30 +79,30 @@ extension LiveBusTests {
     @Suite(.enabled(if: ToolRun.isInstalled("/usr/bin/bluetoothctl")))
     struct BluetoothctlCompatibilityTests {
         @Test func bluetoothctlListsAnAdapterServedOverThisLayer() async throws {
-            let daemon = try DBusDaemon(ownableNames: [try BusName("org.bluez")])
-            defer { daemon.stop() }
-            let service = try DBusConnection(address: daemon.address)
-            defer { service.close() }
-            try await service.requestName(try BusName("org.bluez"))
-            service.addObjectManager(at: .root)
-            try service.export(
-                [
-                    DBusInterface(
-                        try InterfaceName("org.bluez.Adapter1"),
-                        properties: [
-                            DBusProperty(try MemberName("Address"), value: .string("00:11:22:33:44:55")),
-                            DBusProperty(try MemberName("AddressType"), value: .string("public")),
-                            DBusProperty(try MemberName("Name"), value: .string("dfu-test")),
-                            DBusProperty(try MemberName("Alias"), value: .string("dfu-test")),
-                            DBusProperty(try MemberName("Powered"), value: .boolean(true)),
-                            DBusProperty(try MemberName("Discovering"), value: .boolean(false)),
-                            DBusProperty(try MemberName("UUIDs"), value: .stringArray([])),
-                        ])
-                ], at: try ObjectPath("/org/bluez/hci0"))
-            let run = try await ToolRun.run(
-                "/usr/bin/env", ["DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "/usr/bin/bluetoothctl", "list"],
-                timeout: .seconds(10))
-            #expect(run.output.contains("Controller 00:11:22:33:44:55 dfu-test [default]"), "\(run.output)")
+            try await withDaemon(ownableNames: [try BusName("org.bluez")]) { daemon in
+                let service = try DBusConnection(address: daemon.address)
+                defer { service.close() }
+                try await service.requestName(try BusName("org.bluez"))
+                service.addObjectManager(at: .root)
+                try service.export(
+                    [
+                        DBusInterface(
+                            try InterfaceName("org.bluez.Adapter1"),
+                            properties: [
+                                DBusProperty(try MemberName("Address"), value: .string("00:11:22:33:44:55")),
+                                DBusProperty(try MemberName("AddressType"), value: .string("public")),
+                                DBusProperty(try MemberName("Name"), value: .string("dfu-test")),
+                                DBusProperty(try MemberName("Alias"), value: .string("dfu-test")),
+                                DBusProperty(try MemberName("Powered"), value: .boolean(true)),
+                                DBusProperty(try MemberName("Discovering"), value: .boolean(false)),
+                                DBusProperty(try MemberName("UUIDs"), value: .stringArray([])),
+                            ])
+                    ], at: try ObjectPath("/org/bluez/hci0"))
+                let run = try await ToolRun.run(
+                    "/usr/bin/env", ["DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "/usr/bin/bluetoothctl", "list"],
+                    timeout: .seconds(10))
+                #expect(run.output.contains("Controller 00:11:22:33:44:55 dfu-test [default]"), "\(run.output)")
+            }
         }
     }
 }

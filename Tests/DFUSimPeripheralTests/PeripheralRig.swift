@@ -15,8 +15,22 @@ enum PeripheralRig {
         _ spec: String, acceptsPairing: Bool = false, bluetoothd version: (major: Int, minor: Int) = (5, 66),
         _ body: (FakeBluetoothd, PeripheralHost) async throws -> Void
     ) async throws -> FakeBluetoothd {
-        let daemon = try DBusDaemon(ownableNames: [try BusName("org.bluez")])
-        defer { daemon.stop() }
+        // Started and stopped on threads of their own, stopped whatever the body does.
+        let daemon = try await DBusDaemon.start(ownableNames: [try BusName("org.bluez")])
+        do {
+            let bluez = try await withPeripheral(on: daemon, spec, acceptsPairing: acceptsPairing, bluetoothd: version, body)
+            await daemon.shutDown()
+            return bluez
+        } catch {
+            await daemon.shutDown()
+            throw error
+        }
+    }
+
+    private static func withPeripheral(
+        on daemon: DBusDaemon, _ spec: String, acceptsPairing: Bool, bluetoothd version: (major: Int, minor: Int),
+        _ body: (FakeBluetoothd, PeripheralHost) async throws -> Void
+    ) async throws -> FakeBluetoothd {
         let bluezConnection = try DBusConnection(address: daemon.address)
         defer { bluezConnection.close() }
         let peripheralConnection = try DBusConnection(address: daemon.address)

@@ -28,12 +28,18 @@ struct DeniedBusPolicyTests {
     /// `dfu arguments` on that bus.
     private func runDFU(_ arguments: [String], extraPolicy: [String]) async throws -> ToolRun {
         let service = try BusName(BlueZNames.service)
-        let daemon = try DBusDaemon(ownableNames: [service], extraPolicy: extraPolicy)
-        defer { daemon.stop() }
-        return try await whileServingASecureBootloader(on: daemon) {
-            try await ToolRun.run(
-                "/usr/bin/env", ["DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "NO_COLOR=1", Self.dfu] + arguments,
-                timeout: .seconds(30))
+        let daemon = try await DBusDaemon.start(ownableNames: [service], extraPolicy: extraPolicy)
+        do {
+            let run = try await whileServingASecureBootloader(on: daemon) {
+                try await ToolRun.run(
+                    "/usr/bin/env", ["DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "NO_COLOR=1", Self.dfu] + arguments,
+                    timeout: .seconds(30))
+            }
+            await daemon.shutDown()
+            return run
+        } catch {
+            await daemon.shutDown()
+            throw error
         }
     }
 
@@ -118,16 +124,22 @@ struct BusPolicyAsAnotherUserTests {
             try FileManager.default.copyItem(atPath: builtDFU, toPath: staged)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: staged)
         }
-        let daemon = try DBusDaemon { _ in Self.configuration(listeningAt: directory + "/bus") }
-        defer { daemon.stop() }
+        let daemon = try await DBusDaemon.start { _ in Self.configuration(listeningAt: directory + "/bus") }
         let groupOption = groups.isEmpty ? "--clear-groups" : "--groups=" + groups.map(String.init).joined(separator: ",")
-        return try await whileServingASecureBootloader(on: daemon) {
-            try await ToolRun.run(
-                "/usr/bin/setpriv",
-                [
-                    "--reuid=65534", "--regid=65534", groupOption, "/usr/bin/env",
-                    "DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "NO_COLOR=1", staged, "scan", "--timeout", "1",
-                ], timeout: .seconds(30))
+        do {
+            let run = try await whileServingASecureBootloader(on: daemon) {
+                try await ToolRun.run(
+                    "/usr/bin/setpriv",
+                    [
+                        "--reuid=65534", "--regid=65534", groupOption, "/usr/bin/env",
+                        "DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "NO_COLOR=1", staged, "scan", "--timeout", "1",
+                    ], timeout: .seconds(30))
+            }
+            await daemon.shutDown()
+            return run
+        } catch {
+            await daemon.shutDown()
+            throw error
         }
     }
 

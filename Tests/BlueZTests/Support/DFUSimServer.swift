@@ -126,8 +126,28 @@ final class DFUSimServer: Sendable {
         }
     }
 
-    /// Ends the shell, waits for dfu-sim to stop and returns its report.
-    func stop() throws -> Report {
+    /// Runs `body` with a server for `arguments`, stopped afterwards (its report dropped) whatever `body` does.
+    static func with<Result>(_ arguments: [String], _ body: (DFUSimServer) async throws -> Result) async throws -> Result {
+        let server = try await start(arguments)
+        do {
+            let result = try await body(server)
+            _ = try? await server.stop()
+            return result
+        } catch {
+            _ = try? await server.stop()
+            throw error
+        }
+    }
+
+    /// Ends the shell, waits for dfu-sim to stop (on a thread of its own, not one of Swift's shared pool) and
+    /// returns its report.
+    func stop() async throws -> Report {
+        try await offThePool { [self] in try stopWaiting() }
+    }
+
+    /// ``stop()``'s work, which waits for dfu-sim on the calling thread.
+    @available(*, noasync, message: "blocks its thread: use stop()")
+    private func stopWaiting() throws -> Report {
         close(release)
         var status: Int32 = 0
         waitpid(processIdentifier, &status, 0)

@@ -36,9 +36,19 @@ final class StandInRig: Sendable {
     /// The bus address clients use.
     var address: String { daemon.address }
 
-    /// Starts a bus and a stand-in for `devices`; ``serve()`` then owns org.bluez on it.
-    init(devices: [SimulatedDeviceSpec], options: Options = Options()) throws {
-        daemon = try DBusDaemon(ownableNames: [try BusName(BlueZNames.service)], extraPolicy: options.extraPolicy)
+    /// Starts a bus (on a thread of its own) and a stand-in for `devices`; ``serve()`` then owns org.bluez on it.
+    static func start(devices: [SimulatedDeviceSpec], options: Options = Options()) async throws -> StandInRig {
+        let daemon = try await DBusDaemon.start(ownableNames: [try BusName(BlueZNames.service)], extraPolicy: options.extraPolicy)
+        do {
+            return try StandInRig(daemon: daemon, devices: devices, options: options)
+        } catch {
+            await daemon.shutDown()
+            throw error
+        }
+    }
+
+    private init(daemon: DBusDaemon, devices: [SimulatedDeviceSpec], options: Options) throws {
+        self.daemon = daemon
         server = try DBusConnection(address: daemon.address)
         reader = try DBusConnection(address: daemon.address)
         var configuration = StandInConfiguration(devices: devices, link: options.link, faults: options.faults)
@@ -54,7 +64,7 @@ final class StandInRig: Sendable {
         _ devices: [SimulatedDeviceSpec], options: Options = Options(), serving: Bool = true,
         _ body: (StandInRig) async throws -> Result
     ) async throws -> Result {
-        let rig = try StandInRig(devices: devices, options: options)
+        let rig = try await StandInRig.start(devices: devices, options: options)
         do {
             if serving { try await rig.serve() }
             let result = try await body(rig)
@@ -76,7 +86,7 @@ final class StandInRig: Sendable {
         await standIn.stop()
         reader.close()
         server.close()
-        daemon.stop()
+        await daemon.shutDown()
     }
 
     /// The first device as it is now: firmware, flash, address.

@@ -10,8 +10,13 @@ final class PrivateBus: Sendable {
 
     var address: String { daemon.address }
 
-    init(denyRules: [String] = []) throws {
-        daemon = try DBusDaemon { socketPath in
+    private init(daemon: DBusDaemon) {
+        self.daemon = daemon
+    }
+
+    /// Starts the daemon (on a thread of its own: no thread of Swift's shared pool waits for it).
+    static func start(denyRules: [String] = []) async throws -> PrivateBus {
+        PrivateBus(daemon: try await DBusDaemon.start { socketPath in
             """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -28,15 +33,15 @@ final class PrivateBus: Sendable {
               </policy>
             </busconfig>
             """
-        }
+        })
     }
 
     /// Whether the daemon process is still running.
     var isRunning: Bool { daemon.isRunning }
 
     /// Stops the daemon and removes its directory.
-    func stop() {
-        daemon.stop()
+    func stop() async {
+        await daemon.shutDown()
     }
 }
 
@@ -45,7 +50,30 @@ func withPrivateBus<Result>(
     denyRules: [String] = [],
     _ body: (PrivateBus) async throws -> Result
 ) async throws -> Result {
-    let bus = try PrivateBus(denyRules: denyRules)
-    defer { bus.stop() }
-    return try await body(bus)
+    let bus = try await PrivateBus.start(denyRules: denyRules)
+    do {
+        let result = try await body(bus)
+        await bus.stop()
+        return result
+    } catch {
+        await bus.stop()
+        throw error
+    }
+}
+
+/// Runs `body` with a daemon that has the system-like policy (``DBusDaemon/init(ownableNames:extraPolicy:startTimeout:)``),
+/// started and stopped on threads of their own, stopped even when `body` throws.
+func withDaemon<Result>(
+    ownableNames: [BusName], extraPolicy: [String] = [],
+    _ body: (DBusDaemon) async throws -> Result
+) async throws -> Result {
+    let daemon = try await DBusDaemon.start(ownableNames: ownableNames, extraPolicy: extraPolicy)
+    do {
+        let result = try await body(daemon)
+        await daemon.shutDown()
+        return result
+    } catch {
+        await daemon.shutDown()
+        throw error
+    }
 }

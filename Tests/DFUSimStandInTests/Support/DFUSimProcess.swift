@@ -58,11 +58,13 @@ enum DFUSimProcess {
         process.standardError = FileHandle.nullDevice
         try process.run()
         do {
-            let address = try await Task.detached {
+            // Read on a thread of its own: the read waits until dfu-sim prints its address (or exits).
+            let reading = out.fileHandleForReading
+            let address = try await offThePool {
                 var bytes: [UInt8] = []
-                while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A { bytes.append(byte) }
+                while let byte = try reading.read(upToCount: 1)?.first, byte != 0x0A { bytes.append(byte) }
                 return String(decoding: bytes, as: UTF8.self)
-            }.value
+            }
             return (process, address)
         } catch {
             kill(process.processIdentifier, SIGKILL)

@@ -22,17 +22,25 @@ final class StandInHarness: Sendable {
     init(
         devices: [String], link: String? = nil, bluetoothd: String? = nil, faults: [String] = [], powered: Bool = true
     ) async throws {
-        service = try BusName(BlueZNames.service)
-        daemon = try DBusDaemon(ownableNames: [service])
-        server = try DBusConnection(address: daemon.address)
-        client = try DBusConnection(address: daemon.address)
-        var configuration = StandInConfiguration(
-            devices: try devices.enumerated().map { try SimulatedDeviceSpec(parsing: $0.element, index: $0.offset) })
-        if let link { configuration.link = try StandInLink(parsing: link) }
-        if let bluetoothd { configuration.host = try StandInHost(parsing: bluetoothd) }
-        for fault in faults { try configuration.faults.add(parsing: fault) }
-        configuration.powered = powered
-        standIn = try BlueZStandIn(connection: server, configuration: configuration)
+        let service = try BusName(BlueZNames.service)
+        self.service = service
+        // Started and, should the rest fail, stopped on a thread of its own.
+        let daemon = try await DBusDaemon.start(ownableNames: [service])
+        self.daemon = daemon
+        do {
+            server = try DBusConnection(address: daemon.address)
+            client = try DBusConnection(address: daemon.address)
+            var configuration = StandInConfiguration(
+                devices: try devices.enumerated().map { try SimulatedDeviceSpec(parsing: $0.element, index: $0.offset) })
+            if let link { configuration.link = try StandInLink(parsing: link) }
+            if let bluetoothd { configuration.host = try StandInHost(parsing: bluetoothd) }
+            for fault in faults { try configuration.faults.add(parsing: fault) }
+            configuration.powered = powered
+            standIn = try BlueZStandIn(connection: server, configuration: configuration)
+        } catch {
+            await daemon.shutDown()
+            throw error
+        }
         let log = SignalLog()
         signals = log
         let stream = try await client.signals(matching: DBusMatchRule(sender: service))
@@ -48,7 +56,7 @@ final class StandInHarness: Sendable {
         listener.cancel()
         client.close()
         server.close()
-        daemon.stop()
+        await daemon.shutDown()
     }
 
     /// `/org/bluez/hci0`.
