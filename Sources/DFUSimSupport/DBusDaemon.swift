@@ -150,6 +150,18 @@ public final class DBusDaemon: Sendable {
         await DetachedThread.run { [self] in stop(grace: grace) }
     }
 
+    /// Runs `body`, then ``shutDown(grace:)``, whether `body` returned or threw.
+    public func shuttingDown<Result>(after body: () async throws -> Result) async throws -> Result {
+        do {
+            let result = try await body()
+            await shutDown()
+            return result
+        } catch {
+            await shutDown()
+            throw error
+        }
+    }
+
     /// Whether the daemon is still running (it has not been reaped).
     public var isRunning: Bool {
         stopped.withLock { $0 } ? false : (try? ProcessSignal.existenceCheck.send(to: processIdentifier)) != nil

@@ -17,13 +17,8 @@ enum PeripheralRig {
     ) async throws -> FakeBluetoothd {
         // Started and stopped on threads of their own, stopped whatever the body does.
         let daemon = try await DBusDaemon.start(ownableNames: [try BusName("org.bluez")])
-        do {
-            let bluez = try await withPeripheral(on: daemon, spec, acceptsPairing: acceptsPairing, bluetoothd: version, body)
-            await daemon.shutDown()
-            return bluez
-        } catch {
-            await daemon.shutDown()
-            throw error
+        return try await daemon.shuttingDown {
+            try await withPeripheral(on: daemon, spec, acceptsPairing: acceptsPairing, bluetoothd: version, body)
         }
     }
 

@@ -29,17 +29,12 @@ struct DeniedBusPolicyTests {
     private func runDFU(_ arguments: [String], extraPolicy: [String]) async throws -> ToolRun {
         let service = try BusName(BlueZNames.service)
         let daemon = try await DBusDaemon.start(ownableNames: [service], extraPolicy: extraPolicy)
-        do {
-            let run = try await whileServingASecureBootloader(on: daemon) {
+        return try await daemon.shuttingDown {
+            try await whileServingASecureBootloader(on: daemon) {
                 try await ToolRun.run(
                     "/usr/bin/env", ["DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "NO_COLOR=1", Self.dfu] + arguments,
                     timeout: .seconds(30))
             }
-            await daemon.shutDown()
-            return run
-        } catch {
-            await daemon.shutDown()
-            throw error
         }
     }
 
@@ -126,8 +121,8 @@ struct BusPolicyAsAnotherUserTests {
         }
         let daemon = try await DBusDaemon.start { _ in Self.configuration(listeningAt: directory + "/bus") }
         let groupOption = groups.isEmpty ? "--clear-groups" : "--groups=" + groups.map(String.init).joined(separator: ",")
-        do {
-            let run = try await whileServingASecureBootloader(on: daemon) {
+        return try await daemon.shuttingDown {
+            try await whileServingASecureBootloader(on: daemon) {
                 try await ToolRun.run(
                     "/usr/bin/setpriv",
                     [
@@ -135,11 +130,6 @@ struct BusPolicyAsAnotherUserTests {
                         "DBUS_SYSTEM_BUS_ADDRESS=\(daemon.address)", "NO_COLOR=1", staged, "scan", "--timeout", "1",
                     ], timeout: .seconds(30))
             }
-            await daemon.shutDown()
-            return run
-        } catch {
-            await daemon.shutDown()
-            throw error
         }
     }
 

@@ -51,14 +51,7 @@ func withPrivateBus<Result>(
     _ body: (PrivateBus) async throws -> Result
 ) async throws -> Result {
     let bus = try await PrivateBus.start(denyRules: denyRules)
-    do {
-        let result = try await body(bus)
-        await bus.stop()
-        return result
-    } catch {
-        await bus.stop()
-        throw error
-    }
+    return try await bus.daemon.shuttingDown { try await body(bus) }
 }
 
 /// Runs `body` with a daemon that has the system-like policy (``DBusDaemon/init(ownableNames:extraPolicy:startTimeout:)``),
@@ -68,12 +61,5 @@ func withDaemon<Result>(
     _ body: (DBusDaemon) async throws -> Result
 ) async throws -> Result {
     let daemon = try await DBusDaemon.start(ownableNames: ownableNames, extraPolicy: extraPolicy)
-    do {
-        let result = try await body(daemon)
-        await daemon.shutDown()
-        return result
-    } catch {
-        await daemon.shutDown()
-        throw error
-    }
+    return try await daemon.shuttingDown { try await body(daemon) }
 }
