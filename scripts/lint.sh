@@ -15,6 +15,17 @@ if [ -n "$findings" ]; then
 fi
 echo "lint: no force unwraps, try! or implicitly unwrapped optionals in Sources/"
 
+# Foundation's Process.terminationStatus/terminationReason trap (SIGILL, no message) while the child runs:
+# tests read a child's end through Tests/TestSupport/ProcessEnd.swift, or a termination handler's argument.
+unguarded=$(grep -rnE '\.termination(Status|Reason)\b' Tests \
+    | grep -vE '^Tests/TestSupport/ProcessEnd\.swift:|finished\.terminationStatus|^Tests/ProcessSpawningTests/ProcessEndTests\.swift:.*_ = process\.terminationStatus|^[^:]+:[0-9]+:\s*///' || true)
+if [ -n "$unguarded" ]; then
+    echo "$unguarded"
+    echo "lint: a child's end read with Foundation's trapping terminationStatus/terminationReason in Tests/ (use statusIfEnded, endedBySignal or status(endingWithin:))" >&2
+    exit 1
+fi
+echo "lint: every child's end in Tests/ is read without Foundation's trap"
+
 # Every target imports exactly what Package.swift declares, in the architecture's direction.
 package_json=$(mktemp)
 trap 'rm -f "$package_json"' EXIT

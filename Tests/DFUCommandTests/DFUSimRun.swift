@@ -93,7 +93,7 @@ struct DFUSimRun: @unchecked Sendable {  // immutable; `report` is a parsed JSON
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
             document = object
         }
-        return DFUSimRun(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+        return DFUSimRun(status: process.statusIfEnded ?? -1, output: String(decoding: outData, as: UTF8.self),
                          error: error, report: document, seconds: seconds)
     }
 

@@ -35,7 +35,7 @@ import Testing
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Outcome(
-            status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+            status: process.statusIfEnded ?? -1, output: String(decoding: outData, as: UTF8.self),
             error: String(decoding: errData, as: UTF8.self))
     }
 

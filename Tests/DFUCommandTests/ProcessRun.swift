@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The built `dfu` run as a process with a watchdog: a run that hangs is killed (SIGKILL) after
 /// `timeout` and shows as status -1, so a test of a hang fails instead of hanging.
@@ -38,7 +39,7 @@ struct ProcessRun: Sendable {
         }
         var status: Int32 = -1
         for await code in exited { status = code }
-        if process.terminationReason == .uncaughtSignal { status = -1 }
+        if process.endedBySignal { status = -1 }
         watchdog.cancel()
         try out.close()
         try err.close()

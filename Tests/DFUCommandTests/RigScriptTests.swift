@@ -78,7 +78,7 @@ struct RigScriptTests {
         let events = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
-        return Outcome(status: process.terminationStatus, output: (try? String(contentsOf: outFile, encoding: .utf8)) ?? "",
+        return Outcome(status: process.statusIfEnded ?? -1, output: (try? String(contentsOf: outFile, encoding: .utf8)) ?? "",
                        log: events, signalled: signalled)
     }
 

@@ -61,7 +61,7 @@ struct SignalledUpload: Sendable {
         process.waitUntilExit()
         try handle.close()
         let error = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-        return SignalledUpload(signalled: signalled, status: process.terminationStatus, error: error)
+        return SignalledUpload(signalled: signalled, status: process.statusIfEnded ?? -1, error: error)
     }
 
     /// The `dfu` child of `pid` (not its dbus-daemon), whichever thread started it (Linux /proc).

@@ -166,9 +166,7 @@ struct DFUSimExecutableTests {
         let daemons = children + children.flatMap { childProcesses(of: $0) }
         #expect(daemons.count == 3, "the keeper, its dbus-daemon and the command: \(daemons)")
         kill(process.processIdentifier, SIGTERM)
-        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        try #require(!process.isRunning)
-        #expect(process.terminationStatus == 128 + SIGTERM)
+        #expect(await process.status(endingWithin: .seconds(10)) == 128 + SIGTERM)
         #expect(!DFUSimProcess.isAlive(pid))
         for daemon in daemons { #expect(!DFUSimProcess.isAlive(daemon)) }
     }
@@ -184,9 +182,8 @@ struct DFUSimExecutableTests {
         let daemons = Self.daemons(withArgument: "--config-file=\(folder)/bus.conf")
         #expect(daemons.count == 1, "dfu-sim's dbus-daemon: \(daemons)")
         kill(process.processIdentifier, SIGKILL)
+        try #require(await process.status(endingWithin: .seconds(10)) != nil)
         let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        try #require(!process.isRunning)
         while FileManager.default.fileExists(atPath: folder), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -221,9 +218,8 @@ struct DFUSimExecutableTests {
         let after = Self.contextSwitches(of: process.processIdentifier)
         #expect(after - before < 50, "dfu-sim run switched \(after - before) times in an idle second")
         kill(process.processIdentifier, SIGTERM)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(process.terminationStatus == 128 + SIGTERM, "the command ended by the SIGTERM dfu-sim forwarded")
+        #expect(await process.status(endingWithin: .seconds(10)) == 128 + SIGTERM,
+                "the command ended by the SIGTERM dfu-sim forwarded")
     }
 
     /// Voluntary and involuntary context switches of every thread of `pid` so far (/proc/PID/task/*/status).
@@ -245,10 +241,7 @@ struct DFUSimExecutableTests {
             #expect(tree.output.contains("/org/bluez/hci0"))
         }
         kill(process.processIdentifier, SIGINT)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        try #require(!process.isRunning)
-        #expect(process.terminationStatus == 0)
+        #expect(await process.status(endingWithin: .seconds(10)) == 0)
     }
 
     @Test(.enabled(if: ToolRun.isInstalled("/usr/bin/bluetoothctl"), "needs bluetoothctl (Debian package bluez)"))

@@ -2,6 +2,7 @@ import DBus
 import DFUSimStandIn
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// `dfu-sim serve` restarts its stand-in on SIGHUP, as bluetoothd restarting: discovery sessions
@@ -35,7 +36,6 @@ struct DFUSimServeRestartTests {
         #expect(restarted)
         #expect(process.isRunning)
         kill(process.processIdentifier, SIGINT)
-        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(process.terminationStatus == 0)
+        #expect(await process.status(endingWithin: .seconds(10)) == 0)
     }
 }
