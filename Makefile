@@ -146,6 +146,7 @@ test-deb-deps:
 STATIC_LIBSTDCXX = $(abspath $(STATIC_SCRATCH))/libstdc++
 STATIC_FLAGS = -Xswiftc -static-stdlib -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld \
     -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic -Xlinker -L$(STATIC_LIBSTDCXX) \
+    -Xlinker --symbol-ordering-file=$(abspath packaging/dfu.order) -Xlinker --no-warn-symbol-ordering \
     --disable-local-rpath
 static: deps
 	@packaging/static-libstdc++.sh "$$(dirname "$$(readlink -f "$(SWIFT)")")/clang" $(STATIC_LIBSTDCXX)

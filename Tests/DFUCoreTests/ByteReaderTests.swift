@@ -74,6 +74,13 @@ import DFUFormats
         #expect(CRC16.checksum(Array("123456789".utf8)) == 0x29B1)
     }
 
+    /// Contiguous bytes (an array) take the unchecked pass over the table; any other sequence the element-wise one.
+    @Test func contiguousAndNonContiguousBytesGiveTheSameChecksum() {
+        #expect(CRC16.checksum("123456789".utf8.lazy.map { $0 }) == 0x29B1)
+        let bytes = TestPackages.image(5000)
+        #expect(CRC16.checksum(bytes.lazy.map { $0 }) == CRC16.checksum(bytes))
+    }
+
     @Test func checksumOfNoBytesIsTheInitialValue() {
         #expect(CRC16.checksum([UInt8]()) == 0xFFFF)
     }

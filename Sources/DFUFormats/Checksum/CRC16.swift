@@ -12,11 +12,27 @@ public struct CRC16: Sendable, Hashable {
 
     /// Feeds more bytes.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
-        var crc = value
+        let start = value
+        if let crc = bytes.withContiguousStorageIfAvailable({ Self.feed($0, from: start) }) {
+            value = crc
+            return
+        }
+        var crc = start
         for byte in bytes {
             crc = (crc << 8) ^ Self.table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
         }
         value = crc
+    }
+
+    /// Feeds contiguous bytes through the table without the per-byte bounds checks of an array.
+    private static func feed(_ bytes: UnsafeBufferPointer<UInt8>, from start: UInt16) -> UInt16 {
+        table.withUnsafeBufferPointer { table in
+            var crc = start
+            for byte in bytes {
+                crc = (crc << 8) ^ table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
+            }
+            return crc
+        }
     }
 
     /// The checksum of `bytes`.

@@ -72,7 +72,7 @@ struct PartInspector {
             bootValidationSignature = checkBootValidations(command.bootValidations, softdeviceSize: sizes.softdevice)
         }
         return PartReport(
-            part: part, crc32: CRC32.checksum(image), crc16: CRC16.checksum(image), sha256: digest,
+            part: part, sha256: digest,
             initPacket: contents, imageCheck: imageCheck, signature: signature,
             bootValidationSignature: bootValidationSignature)
     }

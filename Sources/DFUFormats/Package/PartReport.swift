@@ -1,11 +1,15 @@
+import DFUCrypto
+
 /// What `dfu inspect` shows about one part: sizes, checksums, the decoded init packet and checks.
 public struct PartReport: Sendable, Hashable {
     /// The part, with its image and init packet bytes.
     public let part: FirmwarePart
-    /// The image's CRC-32 (what Secure DFU's Calculate Checksum reports at the end).
-    public let crc32: UInt32
-    /// The image's CRC-16/CCITT-FALSE (what Legacy init packets carry).
-    public let crc16: UInt16
+    /// The image's CRC-32 (what Secure DFU's Calculate Checksum reports at the end), computed when asked:
+    /// `dfu inspect` shows it, an upload never reads it (the engine checks each object's CRC as it goes).
+    public var crc32: UInt32 { CRC32.checksum(part.image) }
+    /// The image's CRC-16/CCITT-FALSE (what Legacy init packets carry), computed when asked: a pass over the
+    /// whole image that an upload does not need (a Legacy init packet's CRC is checked where it is decoded).
+    public var crc16: UInt16 { CRC16.checksum(part.image) }
     /// The image's SHA-256, most significant byte first.
     public let sha256: [UInt8]
     /// The decoded init packet.
@@ -20,12 +24,10 @@ public struct PartReport: Sendable, Hashable {
 
     /// Makes a report from computed values.
     public init(
-        part: FirmwarePart, crc32: UInt32, crc16: UInt16, sha256: [UInt8], initPacket: InitPacketContents,
+        part: FirmwarePart, sha256: [UInt8], initPacket: InitPacketContents,
         imageCheck: ImageCheck, signature: SignatureStatus, bootValidationSignature: SignatureStatus = .unsigned
     ) {
         self.part = part
-        self.crc32 = crc32
-        self.crc16 = crc16
         self.sha256 = sha256
         self.initPacket = initPacket
         self.imageCheck = imageCheck
