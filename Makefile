@@ -141,8 +141,9 @@ test-deb-deps:
 # archive). Linked by lld with packed relative relocations (DT_RELR, glibc 2.36+: 8 KB of .relr.dyn where
 # ld.so would read 1 MB of .rela.dyn at every start) and no symbol exported but what the C libraries
 # need, and no RUNPATH: SwiftPM's $ORIGIN had ld.so look for every library in the binary's own folder
-# first (26 failed openat at each start of /usr/bin/dfu). Measured in docs/packaging.md "How the binaries
-# are linked".
+# first (26 failed openat at each start of /usr/bin/dfu); the functions dfu's common paths run placed first
+# (packaging/dfu.order, written by packaging/symbol-order.sh: fewer pages touched, a smaller resident set).
+# Measured in docs/packaging.md "How the binaries are linked".
 STATIC_LIBSTDCXX = $(abspath $(STATIC_SCRATCH))/libstdc++
 STATIC_FLAGS = -Xswiftc -static-stdlib -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld \
     -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic -Xlinker -L$(STATIC_LIBSTDCXX) \
