@@ -21,29 +21,29 @@ command -v valgrind > /dev/null || { echo "symbol-order: needs valgrind (apt ins
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# Each run's profile goes to "$work/<run number>.<pid>", so that a later run's functions come after an earlier one's.
+callgrind=(valgrind --tool=callgrind --demangle=no --compress-strings=no --dump-instr=no)
 step=0
 profile() {
     step=$((step + 1))
-    valgrind --tool=callgrind --demangle=no --compress-strings=no --dump-instr=no \
-        --callgrind-out-file="$work/$step.%p" "$@" > /dev/null 2>&1
+    "${callgrind[@]}" --callgrind-out-file="$work/$step.%p" "$@" > /dev/null 2>&1
 }
-device() { "$sim" run --device "$1" -- "${@:2}"; }
 address=C0:FF:EE:00:00:10
+# dfu upload PACKAGE [ARG...] under callgrind, against one simulated device of KIND (dfu-sim itself is not profiled).
+upload() {
+    local kind=$1 package=$2
+    shift 2
+    step=$((step + 1))
+    "$sim" run --device "$kind,address=$address" -- "${callgrind[@]}" --callgrind-out-file="$work/$step.%p" \
+        "$dfu" upload "$package" -d "$address" "$@" > /dev/null 2>&1
+}
 
 profile "$dfu" --version
 profile "$dfu" --help
-device "secure,sd_id=0xB7,address=$address" valgrind --tool=callgrind --demangle=no --compress-strings=no \
-    --dump-instr=no --callgrind-out-file="$work/3.%p" "$dfu" upload Tests/Fixtures/packages/secure-app-512000.zip \
-    -d "$address" > /dev/null 2>&1
-device "secure,sd_id=0xB7,address=$address" valgrind --tool=callgrind --demangle=no --compress-strings=no \
-    --dump-instr=no --callgrind-out-file="$work/4.%p" "$dfu" upload Tests/Fixtures/packages/secure-app-4096.zip \
-    -d "$address" --no-acquire > /dev/null 2>&1
-device "legacy,address=$address" valgrind --tool=callgrind --demangle=no --compress-strings=no \
-    --dump-instr=no --callgrind-out-file="$work/5.%p" "$dfu" upload Tests/Fixtures/packages/legacy-app.zip \
-    -d "$address" > /dev/null 2>&1
-device "smp-nrf5340,address=$address" valgrind --tool=callgrind --demangle=no --compress-strings=no \
-    --dump-instr=no --callgrind-out-file="$work/6.%p" "$dfu" upload Tests/Fixtures/mcuboot/dfu_application.zip \
-    -d "$address" > /dev/null 2>&1
+upload secure,sd_id=0xB7 Tests/Fixtures/packages/secure-app-512000.zip
+upload secure,sd_id=0xB7 Tests/Fixtures/packages/secure-app-4096.zip --no-acquire
+upload legacy Tests/Fixtures/packages/legacy-app.zip
+upload smp-nrf5340 Tests/Fixtures/mcuboot/dfu_application.zip
 
 # The functions defined in dfu itself (not the C libraries'), in the order callgrind first met them.
 nm --defined-only "$dfu" | awk '$2 ~ /^[tTwW]$/ {print $3}' | sort -u > "$work/defined"
