@@ -13,18 +13,13 @@ public struct CRC16: Sendable, Hashable {
     /// Feeds more bytes.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
         let start = value
-        if let crc = bytes.withContiguousStorageIfAvailable({ Self.feed($0, from: start) }) {
-            value = crc
-            return
-        }
-        var crc = start
-        for byte in bytes {
-            crc = (crc << 8) ^ Self.table[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
-        }
-        value = crc
+        value =
+            bytes.withContiguousStorageIfAvailable { Self.feed($0, from: start) }
+            ?? Array(bytes).withUnsafeBufferPointer { Self.feed($0, from: start) }
     }
 
-    /// Feeds contiguous bytes through the table without the per-byte bounds checks of an array.
+    /// Feeds contiguous bytes through the table without the per-byte bounds checks of an array (any other
+    /// sequence is copied into one first: one loop for both).
     private static func feed(_ bytes: UnsafeBufferPointer<UInt8>, from start: UInt16) -> UInt16 {
         table.withUnsafeBufferPointer { table in
             var crc = start
