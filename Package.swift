@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCbor", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
+        .systemLibrary(name: "CJSON", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
         // Linux headers Glibc's module leaves out (epoll, eventfd, timerfd); glibc itself, nothing to link.
         .systemLibrary(name: "CLinux"),
 
@@ -38,9 +39,11 @@ let package = Package(
         .target(name: "ZipArchive", dependencies: ["CZip"], swiftSettings: strict),
         // CBOR values encoded and decoded by libcbor, with bounds for hostile input.
         .target(name: "CBOR", dependencies: ["CCbor"], swiftSettings: strict),
+        // JSON values read and written by json-c, and Encodable values turned into them.
+        .target(name: "JSON", dependencies: ["CJSON"], swiftSettings: strict),
         // The firmware formats: nRF5 packages and init packets, Intel HEX, MCUboot images and the nRF Connect SDK
         // manifest, package generation, byte codecs and checksums. Pure: reads and writes bytes, talks to no device.
-        .target(name: "DFUFormats", dependencies: ["DFUCrypto"], swiftSettings: strict),
+        .target(name: "DFUFormats", dependencies: ["DFUCrypto", "JSON"], swiftSettings: strict),
         // The engine: protocol state machines, the runner, pacing, the transport protocol, options, progress, errors.
         .target(name: "DFUCore", dependencies: ["DFUFormats", "DFUCrypto", "CBOR"], swiftSettings: strict),
         // Simulated nRF5 bootloaders and applications behind the core's transport protocol.
@@ -60,7 +63,7 @@ let package = Package(
             name: "dfu-sim", dependencies: ["DFUSimCommand", "SystemSupport"], exclude: ["README.md"],
             swiftSettings: strict),
         // The command line as a library, and the thin executable.
-        .target(name: "DFUCommand", dependencies: ["DFUCore", "DFUFormats", "DFUCrypto", "ZipArchive", "BlueZTransport", "SystemSupport"], swiftSettings: strict),
+        .target(name: "DFUCommand", dependencies: ["DFUCore", "DFUFormats", "DFUCrypto", "JSON", "ZipArchive", "BlueZTransport", "SystemSupport"], swiftSettings: strict),
         .executableTarget(name: "dfu", dependencies: ["DFUCommand", "SystemSupport"], swiftSettings: strict),
         // A simulated target as a GATT peripheral on a real bluetoothd (org.bluez server side);
         // `dfu-sim peripheral`. Devices are specified as for the stand-in.
@@ -88,6 +91,7 @@ let package = Package(
 
         .testTarget(name: "DFUCryptoTests", dependencies: ["DFUCrypto"], swiftSettings: strict),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"], swiftSettings: strict),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "DFUCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "DFUCoreTests", dependencies: ["DFUCore", "DFUFormats", "DFUCrypto", "ZipArchive", "TestSupport", "CBOR", "DFUSimulator"], exclude: ["Fixtures"],

@@ -23,14 +23,14 @@ mkdir -p "$mods" "$out/bin"
 flags=(-swift-version 6 -O -g -parse-as-library -sanitize=fuzzer,address
        -enable-upcoming-feature MemberImportVisibility
        -enable-upcoming-feature InternalImportsByDefault
-       -use-ld=lld -I "$mods" -I Sources/CCrypto -I Sources/CZlib -I Sources/CZip -I Sources/CDBus -I Sources/CLinux -I Sources/CCbor)
+       -use-ld=lld -I "$mods" -I Sources/CCrypto -I Sources/CZlib -I Sources/CZip -I Sources/CDBus -I Sources/CLinux -I Sources/CCbor -I Sources/CJSON)
 # C include paths of the system libraries (libdbus keeps its headers in two folders).
-read -r -a cflags <<<"$(pkg-config --cflags libzip libcrypto zlib libcbor dbus-1 2>/dev/null || true)"
+read -r -a cflags <<<"$(pkg-config --cflags libzip libcrypto zlib libcbor json-c dbus-1 2>/dev/null || true)"
 for f in "${cflags[@]}"; do flags+=(-Xcc "$f"); done
-libs=(-lzip -lcrypto -lz -lcbor)
+libs=(-lzip -lcrypto -lz -lcbor -ljson-c)
 
 # The library modules that hold parsers, in dependency order.
-modules=(DFUCrypto ZipArchive CBOR DFUFormats DFUCore)
+modules=(DFUCrypto ZipArchive CBOR JSON DFUFormats DFUCore)
 if [[ -d Sources/DBus ]] && grep -rq "CDBus" Sources/DBus --include="*.swift"; then
     # DBus is served by the event loop: IOLoop (and its SystemSupport) first.
     modules+=(SystemSupport IOLoop DBus)

@@ -39,7 +39,7 @@ enable_qemu_aarch64 || fail "arm64 binaries cannot run here"
 # libc6-dev (amd64): SwiftPM compiles and links Package.swift for the build machine.
 packages=(swiftlang libc6-dev pkg-config dpkg-dev lintian binutils-aarch64-linux-gnu
     libc6-dev:arm64 libgcc-14-dev:arm64 libstdc++-14-dev:arm64
-    libdbus-1-dev:arm64 libzip-dev:arm64 libssl-dev:arm64 zlib1g-dev:arm64 libcbor-dev:arm64)
+    libdbus-1-dev:arm64 libzip-dev:arm64 libssl-dev:arm64 zlib1g-dev:arm64 libcbor-dev:arm64 libjson-c-dev:arm64)
 stamp="root for make deb-arm64: ${packages[*]}"
 mirror=$(debian_mirror "$suite")
 mkdir -p "$cache"

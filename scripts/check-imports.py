@@ -6,7 +6,9 @@ BlueZ or C module (CBOR through the CBOR wrapper, never CCbor), BlueZTransport n
 and DFUCommand
 neither DBus nor BlueZ.
 
-No target that `dfu` links imports the simulator (the targets named DFUSim…).
+No target that `dfu` links imports the simulator (the targets named DFUSim…) or Foundation (JSON is read and
+written by json-c through the JSON target; Foundation's modules would add megabytes of code and thousands of
+protocol conformances that the Swift runtime scans at every start).
 
 System calls are made in one place, SystemSupport: no other target of Sources imports the C library's
 module (Glibc, Darwin, Musl), reads `errno` or calls a system function directly (they reach the C library
@@ -23,7 +25,7 @@ PLATFORM = {"Foundation", "FoundationEssentials", "Glibc", "Darwin", "Dispatch",
             "FoundationXML", "FoundationNetworking", "FoundationInternationalization", "Testing", "XCTest", "Musl", "_Concurrency", "os"}
 # What a target must never import, whatever Package.swift says (the architecture's direction).
 FORBIDDEN = {
-    "DFUCore": {"DBus", "BlueZ", "BlueZTransport", "CDBus", "CZip", "CCrypto", "CZlib", "CLinux", "CCbor", "ZipArchive",
+    "DFUCore": {"DBus", "BlueZ", "BlueZTransport", "CDBus", "CZip", "CCrypto", "CZlib", "CLinux", "CCbor", "CJSON", "ZipArchive",
                 "DFUSimulator", "IOLoop"},
     "IOLoop": {"DBus", "BlueZ", "BlueZTransport", "DFUCore", "CDBus"},
     "DBus": {"BlueZ", "BlueZTransport", "DFUCore", "DFUSimSupport"},
@@ -32,9 +34,12 @@ FORBIDDEN = {
     "BlueZTransport": {"DBus", "CDBus", "DFUSimSupport"},
     "DFUCrypto": {"DFUCore", "DFUFormats"},
     "DFUFormats": {"DFUCore", "DBus", "BlueZ", "BlueZTransport", "CDBus", "CZip", "CCrypto", "CZlib", "CLinux", "CCbor",
-                   "ZipArchive", "DFUSimulator", "IOLoop", "CBOR"},
+                   "CJSON", "ZipArchive", "DFUSimulator", "IOLoop", "CBOR"},
     "CBOR": {"DFUCore", "DFUCrypto", "DBus", "BlueZ"},
+    "JSON": {"DFUCore", "DFUFormats", "DFUCrypto", "DBus", "BlueZ"},
 }
+# Foundation's modules: not in any target `dfu` links.
+FOUNDATION = {"Foundation", "FoundationEssentials", "FoundationInternationalization", "FoundationXML", "FoundationNetworking"}
 # The system layer: the targets that call the C library for the project. SystemSupport (Errno, the one EINTR
 # retry, FileDescriptor, ...) and ProcessSpawning (posix_spawn, on SystemSupport's Errno and retry), which
 # `dfu` does not link.
@@ -131,6 +136,9 @@ def main():
         used = imports_of(target_dir(target))
         own = name.replace("-", "_")
         for module, path in sorted(used.items()):
+            if name in shipped and module in FOUNDATION:
+                problems.append(f"{path}: {name} ships in dfu and must not import {module} (JSON goes through the JSON target)")
+                continue
             if module in PLATFORM or module == own:
                 continue
             if name in shipped and module.startswith(SIMULATOR_PREFIX):
@@ -152,7 +160,7 @@ def main():
         print("check-imports: Package.swift and the imports disagree (see above)", file=sys.stderr)
         return 1
     print("check-imports: every target imports exactly what Package.swift declares, in the architecture's direction;"
-          f" only {' and '.join(sorted(SYSTEM_CALL_TARGETS))} call the C library; dfu links no simulator part")
+          f" only {' and '.join(sorted(SYSTEM_CALL_TARGETS))} call the C library; dfu links no simulator part and no Foundation")
     return 0
 
 

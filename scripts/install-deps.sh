@@ -8,7 +8,7 @@ set -euo pipefail
 
 # Build: pkg-config and the -dev packages. Tests: dbus-daemon (a private bus in every run), and
 # bluez, systemd, libglib2.0-bin for bluetoothctl, busctl and gdbus, which tests drive against our objects.
-packages=(pkg-config libdbus-1-dev libzip-dev libssl-dev zlib1g-dev libcbor-dev dbus dbus-daemon bluez systemd libglib2.0-bin)
+packages=(pkg-config libdbus-1-dev libzip-dev libssl-dev zlib1g-dev libcbor-dev libjson-c-dev dbus dbus-daemon bluez systemd libglib2.0-bin)
 purpose="dfu"
 if [ "${1:-}" = "--for" ]; then
     purpose=$2

@@ -9,6 +9,9 @@ public enum SystemClock {
     /// `CLOCK_MONOTONIC`, in nanoseconds: stops while the machine is suspended.
     public static var monotonicNanoseconds: UInt64 { read(CLOCK_MONOTONIC) }
 
+    /// `CLOCK_REALTIME`, in nanoseconds since 1970-01-01 00:00 UTC: the wall clock, which may be set back.
+    public static var realtimeNanoseconds: UInt64 { read(CLOCK_REALTIME) }
+
     /// `CLOCK_BOOTTIME`, in nanoseconds since boot, suspended time included.
     public static var bootNanoseconds: UInt64 { read(CLOCK_BOOTTIME) }
 

@@ -34,7 +34,6 @@ import DFUFormats
     ])
     func rendersOneHelpfulSentence(_ testCase: Case) {
         #expect(testCase.error.description == testCase.sentence)
-        #expect(testCase.error.errorDescription == testCase.sentence)
     }
 
     /// A command that uploads nothing (`dfu images`, `confirm`, `reset`, `erase`) promises no upload that resumes.

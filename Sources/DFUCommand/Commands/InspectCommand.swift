@@ -1,10 +1,5 @@
 import DFUCore
 import DFUFormats
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// `dfu inspect PACKAGE`: shows what would be sent, part by part, and whether it checks out.
 enum InspectCommand: Subcommand {
@@ -55,7 +50,7 @@ enum InspectCommand: Subcommand {
                 throw BadInputError(path: path, cause: error.description)
             }
             if json {
-                context.writeOutput(try encoded(report))
+                context.writeOutput(try JSONLine.encoded(report))
             } else {
                 context.writeOutput(TerminalText.lines(ReportTable.render(report, path: path, rawWithoutInit: source.rawKind != nil && source.initPath == nil)))
             }
@@ -66,18 +61,11 @@ enum InspectCommand: Subcommand {
                 throw BadInputError(path: path, cause: source.causeWithoutOwnName(error.description))
             }
             if json {
-                context.writeOutput(try encoded(report))
+                context.writeOutput(try JSONLine.encoded(report))
             } else {
                 context.writeOutput(TerminalText.lines(MCUbootReportTable.render(report, path: path)))
             }
         }
         return .success
-    }
-
-    /// One line of JSON, keys sorted.
-    private static func encoded(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
     }
 }

@@ -1,10 +1,5 @@
 import SystemSupport
 import DFUCrypto
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// `dfu keys generate PRIVATE.pem`: a new ECDSA P-256 signing key, in the PEM form nrfutil 6.1.7's
 /// `keys generate` writes (SEC 1 `EC PRIVATE KEY`, see ``ECDSAP256/PrivateKey``).
@@ -24,7 +19,8 @@ enum KeysGenerateCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.positionals(named: ["PRIVATE.pem"])[0]
-        if FileManager.default.fileExists(atPath: path) {
+        // Anything at the path counts, a dangling symbolic link included.
+        if (try? FileSystem.linkStatus(of: path)) != nil {
             throw UsageError("\(path) exists; dfu does not overwrite a key (remove it first)", command: name)
         }
         let key = try ECDSAP256.PrivateKey.generate()

@@ -1,10 +1,5 @@
 import SystemSupport
 import DFUCore
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import DFUCrypto
 import ZipArchive
 import DFUFormats
@@ -171,7 +166,7 @@ enum PkgGenerateCommand: Subcommand {
     /// written to a temporary file and renamed.
     static func write(_ package: GeneratedPackage, to output: String, context: CommandContext) throws {
         let epoch = context.environment["SOURCE_DATE_EPOCH"].flatMap { Int($0) }
-        let modified = epoch ?? Int(Date().timeIntervalSince1970)
+        let modified = epoch ?? Int(SystemClock.realtimeNanoseconds / 1_000_000_000)
         let zip = try ZipWriter.archive(package.files.map { .init(name: $0.name, bytes: $0.bytes) }, modified: modified)
         try FileWriter.writeAtomically(zip, to: output)
     }

@@ -1,10 +1,5 @@
 import DFUCore
 import Synchronization
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// One SMP (MCUmgr) management request to one device, as `dfu images`, `dfu confirm`, `dfu reset` and `dfu erase`
 /// make it: the options they share, and the run (open the link, connect, check the device is an SMP
@@ -197,9 +192,7 @@ struct SMPDeviceRequest: Sendable {
             Slot(image: $0.image, slot: $0.slot, version: $0.displayVersion, hash: $0.hashHex, active: $0.active, pending: $0.pending,
                  confirmed: $0.confirmed, permanent: $0.permanent, bootable: $0.bootable)
         })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(answer), as: UTF8.self) + "\n"
+        return try JSONLine.encoded(answer)
     }
 
     /// The image list as a table, one line per slot, ordered by image then slot; versions come from the

@@ -1,9 +1,4 @@
 import DFUCore
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// `dfu scan`: lists nearby devices that offer DFU, with address, name, RSSI and mode.
 enum ScanCommand: Subcommand {
@@ -79,10 +74,7 @@ enum ScanCommand: Subcommand {
         }
         let interrupted = context.interrupts.isInterrupted
         if arguments.flag("json") {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let data = try encoder.encode(["devices": rows])
-            context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
+            context.writeOutput(try JSONLine.encoded(["devices": rows]))
         } else if rows.isEmpty {
             if !interrupted && !arguments.flag("quiet") {
                 context.writeError("no \(arguments.flag("all") ? "" : "DFU ")device found within \(ProgressText.seconds(timeout))\n")

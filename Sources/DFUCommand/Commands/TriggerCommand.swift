@@ -1,9 +1,4 @@
 import DFUCore
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Synchronization
 
 /// `dfu trigger --device D`: switches an application into its bootloader and says where it is.
@@ -121,10 +116,7 @@ enum TriggerCommand: Subcommand {
             context.writeError("dfu: --alt-name was not used: this bootloader keeps the application's address and is not renamed\n")
         }
         if arguments.flag("json") {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let data = try encoder.encode(Answer(bootloader: peer.address.description, name: name, switched: switched))
-            context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
+            context.writeOutput(try JSONLine.encoded(Answer(bootloader: peer.address.description, name: name, switched: switched)))
         } else {
             context.writeOutput("\(peer.address)\(name.map { " \(TerminalText.escaped($0))" } ?? "")\n")
             if !switched && !quiet { context.writeError(TerminalText.escaped("dfu: \(target.label(connectedTo: peer.address)) was already in its bootloader") + "\n") }

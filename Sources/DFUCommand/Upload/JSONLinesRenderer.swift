@@ -1,22 +1,14 @@
 import DFUCore
 import DFUFormats
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// `--json`: one ``JSONEvent`` per line on standard output and nothing else there; failures are also
 /// named on standard error.
 final class JSONLinesRenderer: UploadRenderer {
     private let context: CommandContext
-    private let encoder: JSONEncoder
 
     /// Writes to the context's standard output.
     init(context: CommandContext) {
         self.context = context
-        encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     }
 
     func handle(_ event: UploadEvent) {
@@ -91,8 +83,8 @@ final class JSONLinesRenderer: UploadRenderer {
     }
 
     private func emit(_ event: JSONEvent) {
-        guard let data = try? encoder.encode(event) else { return }
-        context.writeOutput(String(decoding: data, as: UTF8.self) + "\n")
+        guard let line = try? JSONLine.encoded(event) else { return }
+        context.writeOutput(line)
     }
 
     private static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }

@@ -1,8 +1,7 @@
-public import FoundationEssentials
 public import DFUFormats
 
 /// Every way a DFU can fail, with what the engine was doing; each renders as one helpful sentence.
-public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The device answered a request with a failure status.
     case remote(step: DFUStep, request: String, status: DFURemoteStatus)
     /// No answer came within the timeout.
@@ -126,9 +125,6 @@ public enum DFUError: Error, Sendable, Hashable, CustomStringConvertible, Locali
             return "the update was cancelled while \(step); the device stays in its bootloader until it times out, run the update again to finish"
         }
     }
-
-    /// The same sentence, for `LocalizedError` users.
-    public var errorDescription: String? { description }
 }
 
 extension Duration {

@@ -1,4 +1,4 @@
-import FoundationEssentials
+internal import JSON
 
 /// The `manifest.json` of an nRF Connect SDK DFU zip (`dfu_application.zip`, `dfu_mcuboot.zip`).
 ///
@@ -46,114 +46,71 @@ public struct NCSManifest: Sendable, Hashable {
     }
 
     /// Whether `json` is a manifest of this kind: an object with a `files` array and no
-    /// `manifest` object (which nRF5 packages have).
+    /// `manifest` member (which nRF5 packages have).
     public static func isNCSManifest(_ json: [UInt8]) -> Bool {
-        guard let probe = try? JSONDecoder().decode(Probe.self, from: Data(json)) else { return false }
-        return probe.files != nil && !probe.hasManifest
+        guard let root = try? JSONValue(parsing: json), case .array? = root["files"] else { return false }
+        return root["manifest"] == nil
     }
 
     /// Parses `manifest.json`; throws ``MCUbootError/invalidManifest(cause:)`` or ``MCUbootError/noImages``.
+    /// Keys other than those read here are ignored; an optional key given `null` counts as absent.
     public init(json: [UInt8]) throws(MCUbootError) {
-        let file: File
+        let root: JSONValue
         do {
-            file = try JSONDecoder().decode(File.self, from: Data(json))
-        } catch let error as MCUbootError {
-            throw error
-        } catch let error as DecodingError {
-            throw .invalidManifest(cause: Self.cause(of: error))
+            root = try JSONValue(parsing: json)
+        } catch .tooDeep(let limit) {
+            throw .invalidManifest(cause: "nests deeper than \(limit) levels")
+        } catch .invalidUTF8 {
+            throw .invalidManifest(cause: "a string is not valid UTF-8")
         } catch {
-            throw .invalidManifest(cause: "cannot be read as JSON")
+            throw .invalidManifest(cause: "not valid JSON")
         }
-        guard !file.files.isEmpty else { throw .noImages }
-        formatVersion = file.formatVersion
-        name = file.name
-        entries = file.files
-    }
-
-    private struct Probe: Decodable {
-        let files: [Ignored]?
-        let hasManifest: Bool
-        private enum Keys: String, CodingKey { case files, manifest }
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: Keys.self)
-            files = try? container.decodeIfPresent([Ignored].self, forKey: .files)
-            hasManifest = container.contains(.manifest)
+        guard case .object(let top) = root else { throw .invalidManifest(cause: "the top level has the wrong type") }
+        guard let files = top["files"], files != .null else {
+            throw .invalidManifest(cause: "key 'files' is missing in the top level")
         }
-    }
-
-    private struct Ignored: Decodable {
-        init(from decoder: any Decoder) throws {}
-    }
-
-    private struct File: Decodable {
-        let formatVersion: Int?
-        let name: String?
-        let files: [Entry]
-        private enum Keys: String, CodingKey { case formatVersion = "format-version", name, files }
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: Keys.self)
-            formatVersion = try? container.decodeIfPresent(Int.self, forKey: .formatVersion)
-            name = try? container.decodeIfPresent(String.self, forKey: .name)
-            files = try container.decode([Entry].self, forKey: .files)
+        guard case .array(let list) = files else { throw .invalidManifest(cause: "'files' has the wrong type") }
+        formatVersion = top["format-version"]?.integer(as: Int.self)
+        name = top["name"]?.stringValue
+        var entries: [Entry] = []
+        for (index, entry) in list.enumerated() {
+            entries.append(try Entry(entry, path: "files.\(index)"))
         }
-    }
-
-    private static func cause(of error: DecodingError) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.isEmpty ? "the top level" : "'" + keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") + "'"
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "key '\(key.stringValue)' is missing in \(path(context.codingPath))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "\(path(context.codingPath)) has the wrong type"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context.codingPath)) is invalid"
-        @unknown default:
-            return "cannot be read"
-        }
+        guard !entries.isEmpty else { throw .noImages }
+        self.entries = entries
     }
 }
 
-extension NCSManifest.Entry: Decodable {
-    private struct Key: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(_ string: String) { stringValue = string }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    /// Reads an entry; `file` is required, every other key is optional and may be a number or a
+extension NCSManifest.Entry {
+    /// Reads the entry at `path`; `file` is required, every other key is optional and may be a number or a
     /// string holding one (decimal, or hex with `0x`).
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
-        file = try container.decode(String.self, forKey: Key("file"))
-        guard !file.isEmpty else {
-            throw DecodingError.dataCorruptedError(forKey: Key("file"), in: container, debugDescription: "empty")
+    init(_ value: JSONValue, path: String) throws(MCUbootError) {
+        guard case .object(let members) = value else { throw .invalidManifest(cause: "'\(path)' has the wrong type") }
+        func wrongType(_ key: String) -> MCUbootError { .invalidManifest(cause: "'\(path).\(key)' has the wrong type") }
+        func invalid(_ key: String) -> MCUbootError { .invalidManifest(cause: "'\(path).\(key)' is invalid") }
+        guard let file = members["file"], file != .null else {
+            throw .invalidManifest(cause: "key 'file' is missing in '\(path)'")
         }
-        func number(_ name: String) throws -> UInt64? {
-            let key = Key(name)
-            guard container.contains(key), try !container.decodeNil(forKey: key) else { return nil }
-            if let value = try? container.decode(UInt64.self, forKey: key) { return value }
-            let text = try container.decode(String.self, forKey: key)
+        guard let name = file.stringValue else { throw wrongType("file") }
+        guard !name.isEmpty else { throw invalid("file") }
+        func number(_ key: String) throws(MCUbootError) -> UInt64? {
+            guard let member = members[key], member != .null else { return nil }
+            if let value = member.integer(as: UInt64.self) { return value }
+            guard let text = member.stringValue else { throw wrongType(key) }
             let parsed = text.lowercased().hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
-            guard let parsed else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not a number")
-            }
+            guard let parsed else { throw invalid(key) }
             return parsed
         }
-        func small(_ name: String) throws -> Int? {
-            guard let value = try number(name) else { return nil }
-            guard value <= UInt64(Int32.max) else {
-                throw DecodingError.dataCorruptedError(forKey: Key(name), in: container, debugDescription: "too large")
-            }
+        func small(_ key: String) throws(MCUbootError) -> Int? {
+            guard let value = try number(key) else { return nil }
+            guard value <= UInt64(Int32.max) else { throw invalid(key) }
             return Int(value)
         }
-        func text(_ name: String) -> String? { try? container.decodeIfPresent(String.self, forKey: Key(name)) }
+        func text(_ key: String) -> String? { members[key]?.stringValue }
+        self.file = name
         size = try small("size")
         imageIndex = try small("image_index")
-        slot = try small("slot_index_primary") ?? small("slot")
+        if let primary = try small("slot_index_primary") { slot = primary } else { slot = try small("slot") }
         secondarySlot = try small("slot_index_secondary")
         loadAddress = try number("load_address")
         version = text("version_MCUBOOT") ?? text("version_MCUBOOT+XIP") ?? text("version")

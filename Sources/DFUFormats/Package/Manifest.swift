@@ -1,4 +1,4 @@
-import FoundationEssentials
+internal import JSON
 
 /// The `manifest.json` of a DFU package: which parts it has and where their files are.
 ///
@@ -32,135 +32,143 @@ public struct Manifest: Sendable, Hashable {
 
     /// Parses `manifest.json`; throws ``PackageError/invalidManifest(cause:)``,
     /// ``PackageError/unknownPart(key:)``, ``PackageError/noParts`` or ``PackageError/severalSystemParts(_:)``.
+    ///
+    /// Keys other than those read here are ignored; an optional key given `null` counts as absent.
     public init(json: [UInt8]) throws(PackageError) {
-        let file: File
+        let root: JSONValue
         do {
-            file = try JSONDecoder().decode(File.self, from: Data(json))
-        } catch let error as PackageError {
-            throw error
-        } catch let error as DecodingError {
-            // The decoder calls a number too large for its field "not valid JSON"; say which it is.
-            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
-               (try? JSONDecoder().decode(AnyJSON.self, from: Data(json))) != nil {
-                throw .invalidManifest(cause: "a number in the file is too large for its field")
-            }
-            throw .invalidManifest(cause: Self.cause(of: error))
+            root = try JSONValue(parsing: json)
+        } catch .tooDeep(let limit) {
+            throw .invalidManifest(cause: "the file nests deeper than \(limit) levels")
+        } catch .invalidUTF8 {
+            throw .invalidManifest(cause: "a string in the file is not valid UTF-8")
         } catch {
-            throw .invalidManifest(cause: "cannot be read as JSON")
+            throw .invalidManifest(cause: "the file is not valid JSON")
         }
-        let body = file.manifest
-        let entries = PartKind.uploadOrder.compactMap { kind in body.parts[kind].map { (kind, $0) } }
+        let body = try ManifestField(root, path: []).object().required("manifest").object()
+        var parts: [PartKind: RawEntry] = [:]
+        var dfuVersion: Double? = nil
+        for key in body.value.keys.sorted() {
+            if key == "dfu_version" {
+                dfuVersion = try body.required(key).double()
+            } else if let kind = PartKind(rawValue: key) {
+                parts[kind] = try RawEntry(body.required(key))
+            } else {
+                throw .unknownPart(key: key)
+            }
+        }
+        let entries = PartKind.uploadOrder.compactMap { kind in parts[kind].map { (kind, $0) } }
         guard !entries.isEmpty else { throw .noParts }
         let systemKinds = entries.map(\.0).filter(\.isSystem)
         guard systemKinds.count <= 1 else { throw .severalSystemParts(systemKinds) }
-        let isLegacy = body.dfuVersion != nil || entries.contains { $0.1.initPacketData != nil }
+        let isLegacy = dfuVersion != nil || entries.contains { $0.1.hasInitPacketData }
         self.format = isLegacy ? .legacy : .secure
-        self.dfuVersion = body.dfuVersion
+        self.dfuVersion = dfuVersion
         self.entries = entries.map { kind, raw in
             Entry(
                 kind: kind, binFile: raw.binFile, datFile: raw.datFile,
-                softdeviceSize: raw.metadata?.softdeviceSize ?? raw.softdeviceSize,
-                bootloaderSize: raw.metadata?.bootloaderSize ?? raw.bootloaderSize,
-                hasInitPacketData: raw.initPacketData != nil)
+                softdeviceSize: raw.metadataSoftdeviceSize ?? raw.softdeviceSize,
+                bootloaderSize: raw.metadataBootloaderSize ?? raw.bootloaderSize,
+                hasInitPacketData: raw.hasInitPacketData)
         }
     }
 
-    /// Any JSON value, numbers read as Double: tells a valid document from broken text.
-    private enum AnyJSON: Decodable {
-        case null, bool(Bool), number(Double), string(String), array([AnyJSON]), object([String: AnyJSON])
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() { self = .null }
-            else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-            else if let value = try? container.decode(Double.self) { self = .number(value) }
-            else if let value = try? container.decode(String.self) { self = .string(value) }
-            else if let value = try? container.decode([AnyJSON].self) { self = .array(value) }
-            else { self = .object(try container.decode([String: AnyJSON].self)) }
-        }
-    }
-
-    /// One line for a decoding failure, with the JSON path where it happened.
-    private static func cause(of error: DecodingError) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.isEmpty ? "the top level" : "'" + keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".") + "'"
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "key '\(key.stringValue)' is missing in \(path(context.codingPath))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "the value at \(path(context.codingPath)) has the wrong type"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "the file is not valid JSON" : "the value at \(path(context.codingPath)) is invalid"
-        @unknown default:
-            return "cannot be decoded"
-        }
-    }
-
-    // MARK: - JSON shape
-
-    private struct File: Decodable {
-        let manifest: Body
-    }
-
-    private struct Body: Decodable {
-        let dfuVersion: Double?
-        let parts: [PartKind: RawEntry]
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: AnyKey.self)
-            var parts: [PartKind: RawEntry] = [:]
-            var dfuVersion: Double? = nil
-            for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
-                if key.stringValue == "dfu_version" {
-                    dfuVersion = try container.decode(Double.self, forKey: key)
-                } else if let kind = PartKind(rawValue: key.stringValue) {
-                    parts[kind] = try container.decode(RawEntry.self, forKey: key)
-                } else {
-                    throw PackageError.unknownPart(key: key.stringValue)
-                }
-            }
-            self.parts = parts
-            self.dfuVersion = dfuVersion
-        }
-    }
-
-    private struct RawEntry: Decodable {
+    /// One part's entry as written: `bin_file`, `dat_file`, the sizes at entry level and under
+    /// `info_read_only_metadata`, and whether Legacy's `init_packet_data` (an object; only its presence
+    /// matters, the `.dat` is what is sent) is there.
+    private struct RawEntry {
         let binFile: String
         let datFile: String?
         let softdeviceSize: UInt32?
         let bootloaderSize: UInt32?
-        let metadata: Metadata?
-        let initPacketData: InitPacketData?
+        let metadataSoftdeviceSize: UInt32?
+        let metadataBootloaderSize: UInt32?
+        let hasInitPacketData: Bool
 
-        enum CodingKeys: String, CodingKey {
-            case binFile = "bin_file"
-            case datFile = "dat_file"
-            case softdeviceSize = "sd_size"
-            case bootloaderSize = "bl_size"
-            case metadata = "info_read_only_metadata"
-            case initPacketData = "init_packet_data"
+        init(_ field: ManifestField) throws(PackageError) {
+            let entry = try field.object()
+            binFile = try entry.required("bin_file").string()
+            datFile = try entry.optional("dat_file")?.string()
+            softdeviceSize = try entry.optional("sd_size")?.size()
+            bootloaderSize = try entry.optional("bl_size")?.size()
+            let metadata = try entry.optional("info_read_only_metadata")?.object()
+            metadataSoftdeviceSize = try metadata?.optional("sd_size")?.size()
+            metadataBootloaderSize = try metadata?.optional("bl_size")?.size()
+            hasInitPacketData = try entry.optional("init_packet_data")?.object() != nil
         }
     }
+}
 
-    private struct Metadata: Decodable {
-        let softdeviceSize: UInt32?
-        let bootloaderSize: UInt32?
+/// A value of `manifest.json` and where it is, for errors that name the place: "key 'bin_file' is missing in
+/// 'manifest.application'", "the value at 'manifest.application.sd_size' has the wrong type".
+private struct ManifestField {
+    let value: JSONValue
+    let path: [String]
 
-        enum CodingKeys: String, CodingKey {
-            case softdeviceSize = "sd_size"
-            case bootloaderSize = "bl_size"
-        }
+    init(_ value: JSONValue, path: [String]) {
+        self.value = value
+        self.path = path
     }
 
-    /// Legacy `init_packet_data`: only its presence matters here; the `.dat` is what is sent.
-    private struct InitPacketData: Decodable {}
+    private var place: String { path.isEmpty ? "the top level" : "'" + path.joined(separator: ".") + "'" }
 
-    private struct AnyKey: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
+    func wrongType() -> PackageError { .invalidManifest(cause: "the value at \(place) has the wrong type") }
+
+    /// The value as an object, with its members at their paths.
+    func object() throws(PackageError) -> ManifestObject {
+        guard case .object(let members) = value else { throw wrongType() }
+        return ManifestObject(value: members, path: path)
+    }
+
+    func string() throws(PackageError) -> String {
+        guard let text = value.stringValue else { throw wrongType() }
+        return text
+    }
+
+    func double() throws(PackageError) -> Double {
+        guard value.isNumber else { throw wrongType() }
+        guard let number = value.doubleValue else {
+            throw .invalidManifest(cause: "the value at \(place) is too large for its field")
+        }
+        return number
+    }
+
+    /// A size in bytes: a whole number from 0 to 2^32 − 1.
+    func size() throws(PackageError) -> UInt32 {
+        switch value {
+        case .double, .integer(Int64.min ... -1):
+            throw .invalidManifest(cause: "the value at \(place) is invalid")
+        case .integer, .unsignedInteger, .integerBeyond64Bits:
+            guard let size = value.integer(as: UInt32.self) else {
+                throw .invalidManifest(cause: "the value at \(place) is too large for its field")
+            }
+            return size
+        default:
+            throw wrongType()
+        }
+    }
+}
+
+/// An object of `manifest.json` and where it is.
+private struct ManifestObject {
+    let value: [String: JSONValue]
+    let path: [String]
+
+    /// The member `key`; missing or null is an error.
+    func required(_ key: String) throws(PackageError) -> ManifestField {
+        guard let member = value[key] else {
+            let place = path.isEmpty ? "the top level" : "'" + path.joined(separator: ".") + "'"
+            throw .invalidManifest(cause: "key '\(key)' is missing in \(place)")
+        }
+        let field = ManifestField(member, path: path + [key])
+        guard member != .null else { throw field.wrongType() }
+        return field
+    }
+
+    /// The member `key`, nil when it is missing or null.
+    func optional(_ key: String) -> ManifestField? {
+        guard let member = value[key], member != .null else { return nil }
+        return ManifestField(member, path: path + [key])
     }
 }
 
