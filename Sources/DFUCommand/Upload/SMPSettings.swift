@@ -49,7 +49,9 @@ struct SMPSettings: Sendable, Hashable {
         image = try arguments.integer("image", in: 0...15)
         window = try arguments.integer("smp-window", in: 1...64)
         // A smaller frame cannot carry the first chunk with the image header: refused here, not after connecting.
-        frameSize = try arguments.integer("smp-chunk", in: SMPUploadChunk.smallestFirstFrame...65535)
+        // The smallest is worked out (a CBOR encoding) only when the option is given.
+        frameSize = arguments.value("smp-chunk") == nil ? nil
+            : try arguments.integer("smp-chunk", in: SMPUploadChunk.smallestFirstFrame...65535)
         firmwareLoader = arguments.flag("firmware-loader") ? true : nil
     }
 }

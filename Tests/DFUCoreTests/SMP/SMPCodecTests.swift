@@ -320,4 +320,15 @@ enum SMPFixtures {
         let first = SMPUploadChunk(image: 0, length: 100_000, offset: 0, sha: SMPFixtures.sha32, data: [])
         #expect(first.maxDataLength(frameLimit: 60) == 0)
     }
+
+    @Test func smallestFirstFrameCarriesTheImageHeaderAndOneByteLessDoesNot() throws {
+        // The longest first chunk: image 15, len 2^32 − 1, a 32-byte sha, upgrade; Zephyr wants the 32-byte
+        // image header in it. Checked by encoding whole frames, not by the arithmetic that found the size.
+        let limit = SMPUploadChunk.smallestFirstFrame
+        var first = SMPUploadChunk(image: 15, length: Int(UInt32.max), offset: 0, sha: SMPFixtures.sha32,
+                                   data: [UInt8](repeating: 0x5A, count: 32), upgrade: true)
+        #expect(try SMPRequest.upload(first).frame(sequence: 0).bytes.count == limit)
+        first.data.removeLast()
+        #expect(first.maxDataLength(frameLimit: limit - 1) < 32)
+    }
 }

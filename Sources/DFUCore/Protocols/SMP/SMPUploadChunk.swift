@@ -60,11 +60,21 @@ public struct SMPUploadChunk: Sendable, Hashable, CustomStringConvertible {
     /// encoding of the fields around `data`, and the byte string's own head (1, 2 or 3 bytes up
     /// to 65 535), are counted.
     public func maxDataLength(frameLimit: Int) -> Int {
+        guard let overhead = bodySizeWithoutData else { return 0 }
+        return Self.dataLength(room: frameLimit - SMPHeader.size - overhead)
+    }
+
+    /// The encoded body's size with `data` empty: the fields around the data and a 1-byte head for the empty
+    /// byte string; nil when it cannot be encoded.
+    private var bodySizeWithoutData: Int? {
         var empty = self
         empty.data = []
-        guard let base = try? empty.body.encoded() else { return 0 }
-        // `base` counts a 1-byte head for an empty string; longer strings need 1 or 2 more bytes.
-        let room = frameLimit - SMPHeader.size - base.count
+        return try? empty.body.encoded().count
+    }
+
+    /// The most data bytes that fit in `room` bytes beyond an empty chunk's body: a longer byte string's
+    /// head takes 1 (24–255 bytes) or 2 (256–65 535) bytes more than the empty one's.
+    private static func dataLength(room: Int) -> Int {
         guard room > 0 else { return 0 }
         for extra in 0...2 {
             let n = room - extra
@@ -77,12 +87,14 @@ public struct SMPUploadChunk: Sendable, Hashable, CustomStringConvertible {
     /// The smallest frame (header included) whose first chunk carries the 32-byte image header, which Zephyr
     /// requires in it (`img_mgmt_upload_inspect`: a shorter first chunk is IMG_MGMT_ERR_INVALID_IMAGE_HEADER),
     /// with every first-chunk field at its longest: image 15, a length up to 4 GiB, the file's SHA-256, upgrade.
-    /// `--smp-chunk` is checked against it with the other options, before anything connects.
+    /// `--smp-chunk` is checked against it with the other options, before anything connects. The body is encoded
+    /// once (those fixed fields are well within CBOR's limits), the frame sizes are then counted.
     public static let smallestFirstFrame: Int = {
         let first = SMPUploadChunk(image: 15, length: Int(UInt32.max), offset: 0, sha: [UInt8](repeating: 0, count: 32),
                                    data: [], upgrade: true)
+        let overhead = first.bodySizeWithoutData ?? 0
         var limit = SMPHeader.size
-        while first.maxDataLength(frameLimit: limit) < 32 { limit += 1 }
+        while dataLength(room: limit - SMPHeader.size - overhead) < 32 { limit += 1 }
         return limit
     }()
 
