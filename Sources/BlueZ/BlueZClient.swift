@@ -56,7 +56,7 @@ public struct BlueZClient: Sendable {
     ) async throws(BlueZError) -> [DBusValue] {
         do {
             return try await bus.call(
-                destination: try BusName(BlueZInterfaces.service), path: path.objectPath, interface: try InterfaceName(interface),
+                destination: try Self.serviceName(), path: path.objectPath, interface: try InterfaceName(interface),
                 member: try MemberName(member), arguments: arguments, timeout: timeout ?? callTimeout)
         } catch {
             throw BlueZError(error)
@@ -214,8 +214,9 @@ public struct BlueZClient: Sendable {
     public func writeValueWithoutReply(_ bytes: [UInt8], characteristic: BlueZPath) throws(BlueZError) {
         do {
             let message = DBusMessage(
-                type: .methodCall, destination: try BusName(BlueZInterfaces.service), path: characteristic.objectPath,
-                interface: try InterfaceName(BlueZInterfaces.gattCharacteristic), member: try MemberName("WriteValue"),
+                type: .methodCall, destination: try Self.serviceName(), path: characteristic.objectPath,
+                interface: try Self.known(ValidatedNames.gattCharacteristic, BlueZInterfaces.gattCharacteristic),
+                member: try Self.known(ValidatedNames.writeValue, "WriteValue"),
                 arguments: [.bytes(bytes), Self.commandOptions], expectsReply: false)
             try bus.send(message)
         } catch {
@@ -228,14 +229,32 @@ public struct BlueZClient: Sendable {
     public func writeValueAnsweredLater(_ bytes: [UInt8], characteristic: BlueZPath) throws(BlueZError) -> BlueZPendingCall {
         do {
             let message = DBusMessage(
-                type: .methodCall, destination: try BusName(BlueZInterfaces.service), path: characteristic.objectPath,
-                interface: try InterfaceName(BlueZInterfaces.gattCharacteristic), member: try MemberName("WriteValue"),
+                type: .methodCall, destination: try Self.serviceName(), path: characteristic.objectPath,
+                interface: try Self.known(ValidatedNames.gattCharacteristic, BlueZInterfaces.gattCharacteristic),
+                member: try Self.known(ValidatedNames.writeValue, "WriteValue"),
                 arguments: [.bytes(bytes), Self.commandOptions])
             return BlueZPendingCall(reply: try bus.send(awaitingReply: message, timeout: callTimeout))
         } catch {
             throw BlueZError(error)
         }
     }
+
+    /// The names every packet's WriteValue carries, validated by libdbus once instead of for each packet (nil only
+    /// if a constant here were not a valid name: ``known(_:_:)`` then validates again and throws why).
+    private enum ValidatedNames {
+        static let service = try? BusName(BlueZInterfaces.service)
+        static let gattCharacteristic = try? InterfaceName(BlueZInterfaces.gattCharacteristic)
+        static let writeValue = try? MemberName("WriteValue")
+    }
+
+    /// `cached`, or `text` validated as a name of its kind.
+    private static func known<Kind>(_ cached: DBusName<Kind>?, _ text: String) throws(DBusError) -> DBusName<Kind> {
+        if let cached { return cached }
+        return try DBusName<Kind>(text)
+    }
+
+    /// bluetoothd's bus name, `org.bluez`.
+    static func serviceName() throws(DBusError) -> BusName { try known(ValidatedNames.service, BlueZInterfaces.service) }
 
     /// WriteValue's options for a write without response.
     private static let commandOptions = DBusValue.stringVariantDictionary(["type": .string("command")])

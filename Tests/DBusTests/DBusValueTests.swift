@@ -150,3 +150,24 @@ struct ValueCase: CustomTestStringConvertible, Sendable {
         #expect(DBusValue.variant(.byteArray([9])).byteArrayValue == [9])
     }
 }
+
+/// Signatures found valid are remembered (every message checks the same few); what libdbus refuses never is.
+@Suite struct DBusSignatureValidityTests {
+    @Test func aRememberedSignatureStaysValidAndARefusedOneStaysRefused() {
+        let valid: DBusSignature = "aya{sv}"
+        #expect(valid.isValid)
+        #expect(valid.isValid)                          // the second answer from what was remembered
+        #expect(!DBusSignature(stringLiteral: "a{vs}").isValid)   // a variant cannot be a dictionary key
+        #expect(!DBusSignature(stringLiteral: "a{vs}").isValid)   // refused again, not remembered
+        #expect(DBusSignature(stringLiteral: "a{sv}").isSingleCompleteType)
+        #expect(!DBusSignature(stringLiteral: "aya{sv}").isSingleCompleteType)  // valid, but two complete types
+    }
+
+    @Test func manyDistinctSignaturesAreAllAnsweredRight() {
+        // More than are remembered: those beyond the limit are validated each time, with the same answers.
+        for depth in 1...40 {
+            let signature = DBusSignature(stringLiteral: String(repeating: "a", count: depth) + "y")
+            #expect(signature.isValid == (depth <= 32), "\(depth) arrays deep")  // D-Bus allows 32 nested arrays
+        }
+    }
+}

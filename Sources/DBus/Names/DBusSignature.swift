@@ -1,4 +1,5 @@
 internal import CDBus
+import Synchronization
 
 /// A D-Bus type signature: zero or more complete types, such as `a{sv}` or `oa{sa{sv}}`.
 ///
@@ -45,14 +46,38 @@ public struct DBusSignature: RawRepresentable, Hashable, Sendable, CustomStringC
 
     /// Whether this is exactly one complete type (`dbus_signature_validate_single`).
     public var isSingleCompleteType: Bool {
-        guard !rawValue.utf8.contains(0) else { return false }
-        return rawValue.withCString { dbus_signature_validate_single($0, nil) != 0 }
+        Self.remembered(rawValue, single: true) { dbus_signature_validate_single($0, nil) != 0 }
     }
 
     /// Whether this is valid as a whole (`dbus_signature_validate`).
     public var isValid: Bool {
-        guard !rawValue.utf8.contains(0) else { return false }
-        return rawValue.withCString { dbus_signature_validate($0, nil) != 0 }
+        Self.remembered(rawValue, single: false) { dbus_signature_validate($0, nil) != 0 }
+    }
+
+    /// Signatures libdbus already found valid, as a whole and as one complete type: every message a client sends
+    /// checks the same few (`aya{sv}`, `a{sv}`, `v`), and comparing short strings (kept inline by Swift, compared
+    /// by their bits) costs far less than libdbus's validation. At most ``ValidSignatures/limit`` of each are kept;
+    /// a signature libdbus refuses is never kept.
+    private static let known = Mutex(ValidSignatures())
+
+    struct ValidSignatures {
+        static let limit = 16
+        var whole: [String] = []
+        var single: [String] = []
+    }
+
+    /// `validate`'s answer for `text`, from `known` when it was found valid before.
+    private static func remembered(_ text: String, single: Bool, validate: (UnsafePointer<CChar>) -> Bool) -> Bool {
+        if known.withLock({ (single ? $0.single : $0.whole).contains(text) }) { return true }
+        guard !text.utf8.contains(0), text.withCString(validate) else { return false }
+        known.withLock { known in
+            if single {
+                if known.single.count < ValidSignatures.limit { known.single.append(text) }
+            } else if known.whole.count < ValidSignatures.limit {
+                known.whole.append(text)
+            }
+        }
+        return true
     }
 
     /// Whether this is a single basic type, the kind allowed as a dictionary key.
