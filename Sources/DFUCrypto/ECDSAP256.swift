@@ -19,6 +19,7 @@ public enum ECDSAP256 {
         ///
         /// The corresponding C functions are `PEM_read_bio_PUBKEY` and `PEM_read_bio_PrivateKey`.
         public init(pem: [UInt8]) throws(KeyError) {
+            LibCrypto.prepare()
             guard let parsed = PEMKeyReader.key(pem) else {
                 throw KeyError(description: "not a PEM public or private key")
             }
@@ -34,6 +35,7 @@ public enum ECDSAP256 {
     ///
     /// The corresponding C functions are `ECDSA_SIG_set0` and `EVP_DigestVerify`.
     public static func verify(signature rs: [UInt8], of message: [UInt8], with key: PublicKey) -> Bool {
+        LibCrypto.prepare()
         guard rs.count == 64 else { return false }
         guard let sig = ECDSA_SIG_new() else { return false }
         defer { ECDSA_SIG_free(sig) }

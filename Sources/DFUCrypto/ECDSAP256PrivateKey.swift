@@ -16,6 +16,7 @@ extension ECDSAP256 {
         /// A fresh random key. The corresponding C functions are `EVP_PKEY_CTX_new_id`,
         /// `EVP_PKEY_CTX_set_ec_paramgen_curve_nid` and `EVP_PKEY_keygen`.
         public static func generate() throws(KeyError) -> PrivateKey {
+            LibCrypto.prepare()
             guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nil) else { throw KeyError(description: "libcrypto cannot make a key") }
             defer { EVP_PKEY_CTX_free(ctx) }
             var made: OpaquePointer? = nil
@@ -34,6 +35,7 @@ extension ECDSAP256 {
         /// Reads a PEM private key (SEC 1 `EC PRIVATE KEY` or PKCS #8 `PRIVATE KEY`) and refuses
         /// anything but an ECDSA P-256 key. The corresponding C function is `PEM_read_bio_PrivateKey`.
         public init(pem: [UInt8]) throws(KeyError) {
+            LibCrypto.prepare()
             let parsed = pem.withUnsafeBytes { raw -> OpaquePointer? in
                 guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(clamping: raw.count)) else { return nil }
                 defer { BIO_free(bio) }

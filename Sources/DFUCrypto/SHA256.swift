@@ -6,6 +6,7 @@ internal import CCrypto
 public enum SHA256 {
     /// The 32-byte digest of `bytes`, most significant byte first (as printed by `sha256sum`).
     public static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        LibCrypto.prepare()
         var out = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         let ok = bytes.withUnsafeBufferPointer { input in

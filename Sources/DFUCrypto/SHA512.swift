@@ -6,6 +6,7 @@ internal import CCrypto
 public enum SHA512 {
     /// The 64-byte digest of `bytes`, or an empty array if libcrypto cannot allocate.
     public static func digest(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        LibCrypto.prepare()
         var out = [UInt8](repeating: 0, count: 64)
         var length: UInt32 = 0
         let ok = bytes.withUnsafeBufferPointer { input in

@@ -39,6 +39,7 @@ public struct VerifyingKey: @unchecked Sendable {
     ///
     /// The corresponding C functions are `PEM_read_bio_PUBKEY` and `PEM_read_bio_PrivateKey`.
     public init(pem: [UInt8]) throws(ECDSAP256.KeyError) {
+        LibCrypto.prepare()
         guard let parsed = PEMKeyReader.key(pem) else {
             throw ECDSAP256.KeyError(description: "not a PEM public or private key")
         }
