@@ -92,7 +92,10 @@ import DFUFormats
 
     @Test func aScanListsTheSMPServiceAndAConnectionOffersTheSMPEndpoint() async throws {
         try await LiveRig.withTransport(LiveRig.zephyrDevice()) { _, transport in
-            let heard = try await BlueZHost.scan(transport, for: .milliseconds(300))
+            // The stand-in reports its devices 20 ms after StartDiscovery; the window is how long the client
+            // listens for that report, stretched under the sanitizers like the suite's other timing bounds (seen:
+            // make test-asan, the suite starved, the report came after an unscaled 300 ms window had closed).
+            let heard = try await BlueZHost.scan(transport, for: TestTime.scaled(.milliseconds(300)))
             let device = try #require(heard.first { $0.address == LiveRig.address })
             #expect(device.serviceUUIDs == [DFUServiceUUIDs().smpService])
             #expect(device.name == "Zephyr")

@@ -13,7 +13,9 @@ struct DFUSimScanTests {
             "--device", "legacy,address=C0:FF:EE:00:22:00,rssi=-70",
         ]) { server in
             let transport = try await BlueZTransport.open(busAddress: server.address)
-            let devices = try await transport.scan(for: .milliseconds(800))
+            // The window: how long the client listens for the stand-in's reports (20 ms after StartDiscovery),
+            // stretched under the sanitizers like the suite's other timing bounds.
+            let devices = try await transport.scan(for: TestTime.scaled(.milliseconds(800)))
             await transport.close()
             #expect(devices.map(\.address) == ["C0:FF:EE:00:13:00", "C0:FF:EE:00:22:00"], "strongest first")
             let secure = try #require(devices.first)
@@ -29,7 +31,7 @@ struct DFUSimScanTests {
     @Test func anSMPServerAdvertisesTheSMPServiceAndOffersItsCharacteristic() async throws {
         try await DFUSimServer.with(["--device", "smp,address=C0:FF:EE:00:31:00"]) { server in
             let transport = try await BlueZTransport.open(busAddress: server.address)
-            let heard = try await BlueZHost.scan(transport, for: .milliseconds(500))
+            let heard = try await BlueZHost.scan(transport, for: TestTime.scaled(.milliseconds(500)))
             let device = try #require(heard.first)
             #expect(device.name == "Zephyr")
             #expect(device.serviceUUIDs.contains(DFUServiceUUIDs().smpService))
