@@ -43,36 +43,37 @@ extension JSONValue {
         case .array(let elements):
             guard let array = json_object_new_array_ext(Int32(clamping: elements.count)) else { throw .outOfMemory }
             for element in elements {
-                let item: OpaquePointer?
-                do { item = try Self.object(element) } catch {
-                    json_object_put(array)
-                    throw error
-                }
-                guard json_object_array_add(array, item) == 0 else {
-                    json_object_put(item)
-                    json_object_put(array)
-                    throw .outOfMemory
-                }
+                try add(element, to: array) { json_object_array_add(array, $0) }
             }
             object = array
         case .object(let members):
             guard let dictionary = json_object_new_object() else { throw .outOfMemory }
             // json-c writes an object's members in the order they were added.
-            for key in members.keys.sorted() {
-                let item: OpaquePointer?
-                do { item = try Self.object(members[key] ?? .null) } catch {
-                    json_object_put(dictionary)
-                    throw error
-                }
-                guard json_object_object_add(dictionary, key, item) == 0 else {
-                    json_object_put(item)
-                    json_object_put(dictionary)
-                    throw .outOfMemory
-                }
+            for (key, member) in members.sorted(by: { $0.key < $1.key }) {
+                try add(member, to: dictionary) { json_object_object_add(dictionary, key, $0) }
             }
             object = dictionary
         }
         guard let object else { throw .outOfMemory }
         return object
+    }
+
+    /// Makes `value`'s object and hands it to `insert` (which takes it over, json-c's add functions returning 0);
+    /// on any failure both it and `container` are released.
+    private static func add(_ value: JSONValue, to container: OpaquePointer, insert: (OpaquePointer?) -> Int32)
+        throws(JSONError)
+    {
+        let item: OpaquePointer?
+        do {
+            item = try object(value)
+        } catch {
+            json_object_put(container)
+            throw error
+        }
+        guard insert(item) == 0 else {
+            json_object_put(item)
+            json_object_put(container)
+            throw .outOfMemory
+        }
     }
 }

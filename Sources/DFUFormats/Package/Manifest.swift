@@ -110,7 +110,12 @@ private struct ManifestField {
         self.path = path
     }
 
-    private var place: String { path.isEmpty ? "the top level" : "'" + path.joined(separator: ".") + "'" }
+    private var place: String { Self.place(of: path) }
+
+    /// "the top level", or the path as `'manifest.application.sd_size'`.
+    static func place(of path: [String]) -> String {
+        path.isEmpty ? "the top level" : "'" + path.joined(separator: ".") + "'"
+    }
 
     func wrongType() -> PackageError { .invalidManifest(cause: "the value at \(place) has the wrong type") }
 
@@ -157,8 +162,7 @@ private struct ManifestObject {
     /// The member `key`; missing or null is an error.
     func required(_ key: String) throws(PackageError) -> ManifestField {
         guard let member = value[key] else {
-            let place = path.isEmpty ? "the top level" : "'" + path.joined(separator: ".") + "'"
-            throw .invalidManifest(cause: "key '\(key)' is missing in \(place)")
+            throw .invalidManifest(cause: "key '\(key)' is missing in \(ManifestField.place(of: path))")
         }
         let field = ManifestField(member, path: path + [key])
         guard member != .null else { throw field.wrongType() }
