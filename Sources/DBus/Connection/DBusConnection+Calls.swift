@@ -32,7 +32,7 @@ extension DBusConnection {
         guard message.type == .methodCall, message.expectsReply else {
             throw DBusError.invalidArguments("Only a method call that expects a reply can be awaited")
         }
-        let handle = try message.makeHandle()
+        let handle = try templates.handle(for: message)
         let (interface, member) = (message.interface, message.member)
         let token = state.withLock { state in
             state.nextToken += 1
@@ -78,7 +78,7 @@ extension DBusConnection {
         guard message.type == .methodCall, message.expectsReply else {
             throw DBusError.invalidArguments("Only a method call that expects a reply can be awaited")
         }
-        let handle = try message.makeHandle()
+        let handle = try templates.handle(for: message)
         let pending = DBusPendingReply()
         try state.withLock { (state) throws(DBusError) in
             state.nextToken += 1

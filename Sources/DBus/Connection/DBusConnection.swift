@@ -38,6 +38,8 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
     public let canPassFileDescriptors: Bool
     /// The unique name the bus gave this connection, such as `:1.42`.
     public let uniqueName: BusName
+    /// The small method calls sent lately, copied instead of built again when sent again.
+    let templates = MessageTemplates()
 
     /// The default timeout of method calls.
     public static let defaultTimeout: Duration = .seconds(25)
@@ -173,7 +175,7 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
 
     /// Sends a message without waiting for any reply (signals, replies, `NO_REPLY_EXPECTED` calls).
     public func send(_ message: DBusMessage) throws(DBusError) {
-        let handle = try message.makeHandle()
+        let handle = try templates.handle(for: message)
         try state.withLock { (state) throws(DBusError) in
             _ = try sendLocked(handle, state: &state)
         }
