@@ -5,16 +5,22 @@ extension DBusConnection {
     ///
     /// The object answers `org.freedesktop.DBus.Properties` and `Introspectable` for them.
     /// When an object manager (see ``addObjectManager(at:)``) sits above `path`, it emits
-    /// `InterfacesAdded`.
-    public func export(_ interfaces: [DBusInterface], at path: ObjectPath) throws(DBusError) {
-        let (manager, added) = try state.withLock { (state) throws(DBusError) -> (ObjectPath?, DBusValue) in
-            try state.registry.export(interfaces, at: path)
-            return (
-                state.registry.manager(above: path),
-                state.registry.interfacesAndProperties(at: path, only: interfaces.map(\.name))
-            )
+    /// `InterfacesAdded`, unless `announced` is false: then only ``announceInterfaces(_:at:)`` does, later.
+    public func export(_ interfaces: [DBusInterface], at path: ObjectPath, announced: Bool = true) throws(DBusError) {
+        try state.withLock { (state) throws(DBusError) in try state.registry.export(interfaces, at: path) }
+        if announced { try announceInterfaces(interfaces.map(\.name), at: path) }
+    }
+
+    /// Emits `InterfacesAdded` from the object manager above `path` for the named interfaces exported there, with
+    /// their current properties; nothing when no manager sits above it or none of them is exported.
+    public func announceInterfaces(_ names: [InterfaceName], at path: ObjectPath) throws(DBusError) {
+        let announcement = state.withLock { state -> (ObjectPath, DBusValue)? in
+            guard let manager = state.registry.manager(above: path), state.registry.exports(any: names, at: path) else {
+                return nil
+            }
+            return (manager, state.registry.interfacesAndProperties(at: path, only: names))
         }
-        if let manager, isOpen {
+        if let (manager, added) = announcement, isOpen {
             try emitSignal(
                 path: manager, interface: StandardInterfaces.objectManager, member: StandardInterfaces.interfacesAdded,
                 arguments: [.objectPath(path), added])

@@ -137,6 +137,11 @@ struct ObjectRegistry {
         objects[path]?.first { $0.interface.name == interface }?.values[name]
     }
 
+    /// Whether the object at `path` exports any of `names`.
+    func exports(any names: [InterfaceName], at path: ObjectPath) -> Bool {
+        objects[path]?.contains { names.contains($0.interface.name) } ?? false
+    }
+
     /// The closest object manager strictly above `path`, which announces its changes.
     func manager(above path: ObjectPath) -> ObjectPath? {
         managers.filter { $0.isAncestor(of: path) }.max { $0.rawValue.count < $1.rawValue.count }
