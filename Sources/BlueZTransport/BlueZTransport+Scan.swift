@@ -12,10 +12,13 @@ extension BlueZTransport {
             // Someone else is discovering on this adapter: their results reach us too.
         }
         await loop.sleep(until: ContinuousClock.now.advanced(by: duration))
-        // Taken before StopDiscovery, which makes BlueZ drop the RSSI values.
+        // Taken before StopDiscovery, which makes BlueZ drop the RSSI values, and from bluetoothd itself: a report it
+        // made within the window counts even when its signal is still unread here (a process starved on a busy
+        // host). The table of signals handled is the answer only when bluetoothd cannot be asked.
         // The filter's UUIDs, matched here too: bluetoothd may have been given none (``discoveryFilterUUIDs(_:)``).
         let wanted = Set(serviceUUIDs.map(BlueZUUID.canonical))
-        let found = devices.values.filter { heard.contains($0.path) || $0.rssi != nil }
+        let known = await devicesKnownToBlueZ() ?? Array(devices.values)
+        let found = known.filter { heard.contains($0.path) || $0.rssi != nil }
             .filter { wanted.isEmpty || !wanted.isDisjoint(with: $0.serviceUUIDs.map(BlueZUUID.canonical)) }
             .sorted { ($0.rssi ?? Int.min, $1.address) > ($1.rssi ?? Int.min, $0.address) }
         try? await client.stopDiscovery(adapter: adapter.path)

@@ -322,7 +322,24 @@ public actor BlueZTransport: DFUTransport {
             Task { [weak self] in await self?.expireWaiter(identifier) }
         }
         timer.cancel()
-        return found
+        if found != nil || Task.isCancelled || isClosed { return found }
+        // Out of time by the signals handled so far: bluetoothd's own objects have the last word, as a signal it
+        // sent in time may still be unread (a process starved on a busy host).
+        return await devicesKnownToBlueZ().flatMap(condition)
+    }
+
+    /// The devices bluetoothd has on this adapter now, read from bluetoothd (`GetManagedObjects`) rather than from
+    /// the signals handled so far; nil when it cannot be asked. Devices the table lacks are added to it (their
+    /// `InterfacesAdded` is still to be handled, and changes to a device the table lacks would be ignored); those
+    /// it has are left to their signals, which come in order.
+    func devicesKnownToBlueZ() async -> [BlueZDevice]? {
+        guard !isBlueZGone, !isClosed, let tree = try? await client.objects() else { return nil }
+        let known = tree.devices.filter { adapter.path.isAncestor(of: $0.path) }
+        for device in known where devices[device.path] == nil {
+            devices[device.path] = device
+            if device.rssi != nil { heard.insert(device.path) }
+        }
+        return known
     }
 
     private func expireWaiter(_ identifier: Int) {

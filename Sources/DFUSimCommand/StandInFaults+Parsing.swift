@@ -55,6 +55,7 @@ extension StandInFaults {
             lateResponses[index] = .milliseconds(milliseconds)
         case "fail-connections": link.failedConnections = try number(value)
         case "response-delay-ms": link.responseDelay = .milliseconds(try number(value))
+        case "late-announcement-ms": lateAnnouncement = .milliseconds(try number(value))
         case "fail-pairing":
             guard value == nil else { throw StandInSpecError("--fault fail-pairing takes no value") }
             pairingFails = true
@@ -63,7 +64,7 @@ extension StandInFaults {
             cachesServices = false
         default:
             throw StandInSpecError(
-                "unknown fault '\(key)' (drop-packet, corrupt-packet, disconnect-after-bytes, disconnect-at, fail-connections, fail-pairing, response-delay-ms, no-stale-cache, drop-response, adapter-vanish-after-bytes, restart-after-bytes, late-response)"
+                "unknown fault '\(key)' (drop-packet, corrupt-packet, disconnect-after-bytes, disconnect-at, fail-connections, fail-pairing, response-delay-ms, no-stale-cache, drop-response, adapter-vanish-after-bytes, restart-after-bytes, quit-after-bytes, power-off-after-bytes, late-response, late-announcement-ms)"
             )
         }
     }

@@ -2,6 +2,7 @@ import BlueZ
 import DBus
 import DFUCore
 import DFUSimulator
+import IOLoop
 
 extension BlueZStandIn {
     /// A handler that calls into the actor (the actor must still exist).
@@ -304,13 +305,31 @@ extension BlueZStandIn {
         }
         let object = DeviceObject(path: path, address: radio.address, advertisedUUIDs: advertisedUUIDs.sorted())
         devices[path] = object
+        let late = configuration.faults.lateAnnouncement
         do {
-            try connection.export([try deviceInterface(for: object, radio: radio)].map(Self.asBluetoothd), at: path)
+            try connection.export(
+                [try deviceInterface(for: object, radio: radio)].map(Self.asBluetoothd), at: path, announced: late == nil)
         } catch {
             devices[path] = nil
             return
         }
+        if let late { announceLate(path, after: late) }
         scheduleExpiry(path)
+    }
+
+    /// `--fault late-announcement-ms`: the device's InterfacesAdded, `delay` after it was exported (its properties as
+    /// they are then), unless it went meanwhile.
+    private func announceLate(_ path: ObjectPath, after delay: Duration) {
+        let loop = connection.loop
+        Task(executorPreference: loop) { [weak self, names] in
+            await loop.sleep(until: .now + delay)
+            await self?.announce(path, interface: names.device)
+        }
+    }
+
+    private func announce(_ path: ObjectPath, interface: InterfaceName) {
+        guard devices[path] != nil else { return }
+        try? connection.announceInterfaces([interface], at: path)
     }
 
     func removeDevice(_ message: DBusMessage) throws -> [DBusValue] {

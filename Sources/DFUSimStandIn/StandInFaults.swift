@@ -7,7 +7,8 @@ public import DFUSimulator
 /// (once, at a control point request, after the device handled it), `fail-connections=N` (the first N
 /// Connect calls fail), `fail-pairing` (every pairing fails), `response-delay-ms=N` (modelled delay before every notification),
 /// `no-stale-cache` (the host never reuses cached GATT services), `power-off-after-bytes=N` (the device loses power),
-/// `quit-after-bytes=N` (bluetoothd stops for good).
+/// `quit-after-bytes=N` (bluetoothd stops for good), `late-announcement-ms=N` (a device found by discovery is
+/// announced N ms after it is in the object tree).
 public struct StandInFaults: Sendable, Hashable {
     /// The link faults, as the simulator models them.
     public var link = SimulatedFaults()
@@ -34,6 +35,12 @@ public struct StandInFaults: Sendable, Hashable {
     /// by how much; unlike `responseDelay` of the link, which only moves the modelled clock, the client
     /// waits for it (and what the device does next waits behind it).
     public var lateResponses: [Int: Duration] = [:]
+    /// A device object that discovery creates is in the object tree at once (`GetManagedObjects` lists it) but its
+    /// `InterfacesAdded` goes this much later. Real bluetoothd signals at once (BlueZ 5.66 `src/device.c`
+    /// `device_create` → `g_dbus_register_interface`); this stands for a client that handles the signal late: a
+    /// process starved on a busy rig host, whose unread signals wait in its socket (seen in a fresh-clone
+    /// `make test-asan`, where a scan's window closed before its one report was handled).
+    public var lateAnnouncement: Duration?
 
     /// No faults; the GATT cache on.
     public init() {}

@@ -44,4 +44,38 @@ struct DFUSimScanTests {
             #expect(peer.maximumWriteLength > 20, "the write length comes from the link's MTU")
         }
     }
+    /// bluetoothd made its report within the window, but the client had not handled the signal when the window
+    /// closed (`--fault late-announcement-ms`: the InterfacesAdded comes 10 s late, as in a process starved on a
+    /// busy host): the device is listed all the same, from bluetoothd's own objects.
+    @Test func aDeviceReportedInTheWindowIsListedThoughItsSignalIsHandledAfterIt() async throws {
+        try await DFUSimServer.with([
+            "--device", "secure,address=C0:FF:EE:00:13:00,name=BootOne,rssi=-40", "--fault", "late-announcement-ms=10000",
+        ]) { server in
+            let transport = try await BlueZTransport.open(busAddress: server.address)
+            let devices = try await transport.scan(for: TestTime.scaled(.milliseconds(300)))
+            await transport.close()
+            #expect(devices.map(\.address) == ["C0:FF:EE:00:13:00"])
+            #expect(devices.first?.name == "BootOne")
+            #expect(devices.first?.rssi == -40)
+        }
+    }
+
+    /// The same for a device named to connect to: when the scan timeout runs out before its signal was handled,
+    /// bluetoothd's objects say it is there, and the connection goes ahead instead of "not found".
+    @Test func aNamedDeviceReportedInTimeIsConnectedThoughItsSignalIsHandledAfterTheScanTimeout() async throws {
+        try await DFUSimServer.with([
+            "--device", "smp,address=C0:FF:EE:00:31:00", "--fault", "late-announcement-ms=10000",
+        ]) { server in
+            let transport = try await BlueZTransport.open(busAddress: server.address)
+            let address = try #require(DFUDeviceAddress("C0:FF:EE:00:31:00"))
+            let start = ContinuousClock.now
+            let peer = try await transport.connect(DFUConnectParameters(
+                selector: DFUDeviceSelector(addresses: [address], serviceUUIDs: [DFUServiceUUIDs().smpService]),
+                scanTimeout: .seconds(1), connectTimeout: .seconds(3), uuids: DFUServiceUUIDs()))
+            let waited = ContinuousClock.now - start
+            await transport.close()
+            #expect(peer.endpoints == [.smp])
+            #expect(waited < .seconds(9), "found at the scan timeout, not when the late signal came")
+        }
+    }
 }

@@ -164,6 +164,10 @@ import Testing
         try faults.add(parsing: "late-response=3:250")
         #expect(faults.lateResponses == [3: .milliseconds(250)])
         #expect(throws: StandInSpecError.self) { try faults.add(parsing: "late-response=250") }
+        #expect(faults.lateAnnouncement == nil)
+        try faults.add(parsing: "late-announcement-ms=1500")
+        #expect(faults.lateAnnouncement == .milliseconds(1500))
+        #expect(throws: StandInSpecError.self) { try faults.add(parsing: "late-announcement-ms") }
         #expect(faults.droppedResponses == [2, 9])
         #expect(faults.adapterVanishesAfterPacketBytes == 100)
         #expect(faults.hostRestartsAfterPacketBytes == 0)
