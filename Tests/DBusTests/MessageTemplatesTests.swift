@@ -2,8 +2,9 @@
 import Synchronization
 import Testing
 
-/// Small method calls sent again are copies of the first one built (``MessageTemplates``): the copy must be the
-/// same message, with its own serial and its own reply flag, and only small calls without descriptors are kept.
+/// Small method calls that repeat are kept the second time they are sent and sent as copies from then on
+/// (``MessageTemplates``): a copy must be the same message, with its own serial and its own reply flag; only small
+/// calls without descriptors are considered, and calls that differ each time are never kept.
 @Suite struct MessageTemplatesTests {
     /// A control-point write as an upload sends it for every object: `WriteValue([0x03], {"type": <"request">})`.
     static func checksumRequest(expectsReply: Bool = true) throws -> DBusMessage {
@@ -15,21 +16,38 @@ import Testing
             expectsReply: expectsReply)
     }
 
-    @Test func aCallSentAgainIsACopyOfTheFirstWithTheSameFieldsAndBody() throws {
+    @Test func aCallIsKeptTheSecondTimeAndLaterOnesAreCopiesWithTheSameFieldsAndBody() throws {
         let templates = MessageTemplates()
         let call = try Self.checksumRequest()
         let first = try templates.handle(for: call)
+        #expect(templates.count == 0, "sent once: only remembered")
+        let second = try templates.handle(for: call)
         #expect(templates.count == 1)
-        let again = try templates.handle(for: call)
+        let third = try templates.handle(for: call)
         #expect(templates.count == 1)
-        #expect(again.pointer != first.pointer)
-        #expect(try DBusMessage(handle: again) == call)
-        #expect(try DBusMessage(handle: first) == call)
+        #expect(Set([first.pointer, second.pointer, third.pointer]).count == 3)
+        for handle in [first, second, third] { #expect(try DBusMessage(handle: handle) == call) }
+    }
+
+    @Test func callsThatDifferEachTimeAreNeverKeptAndDoNotPushOutThoseThatRepeat() throws {
+        let templates = MessageTemplates()
+        let checksum = try Self.checksumRequest()
+        for _ in 0..<2 { _ = try templates.handle(for: checksum) }
+        // Small calls that differ each time (the short last packets of many objects): 8 bytes each.
+        for index in 0..<100 {
+            var packet = try Self.checksumRequest(expectsReply: false)
+            packet.arguments[0] = .bytes([UInt8](repeating: UInt8(index), count: 8))
+            #expect(MessageTemplates.qualifies(packet))
+            _ = try templates.handle(for: packet)
+        }
+        #expect(templates.count == 1)
+        #expect(templates.keeps(checksum))
     }
 
     @Test func theSameBodyWithoutAReplyWantedIsKeptApartAndKeepsItsFlag() throws {
         let templates = MessageTemplates()
-        _ = try templates.handle(for: try Self.checksumRequest(expectsReply: true))
+        for _ in 0..<2 { _ = try templates.handle(for: try Self.checksumRequest(expectsReply: true)) }
+        _ = try templates.handle(for: try Self.checksumRequest(expectsReply: false))
         let unanswered = try templates.handle(for: try Self.checksumRequest(expectsReply: false))
         #expect(templates.count == 2)
         #expect(try DBusMessage(handle: unanswered).expectsReply == false)
@@ -40,6 +58,10 @@ import Testing
         var packet = try Self.checksumRequest(expectsReply: false)
         packet.arguments[0] = .bytes([UInt8](repeating: 0xA5, count: 244))
         #expect(!MessageTemplates.qualifies(packet))
+        // The smallest full packet, 20 bytes on a 23-byte MTU, is data too.
+        var small = packet
+        small.arguments[0] = .bytes([UInt8](repeating: 0xA5, count: 20))
+        #expect(!MessageTemplates.qualifies(small))
         let templates = MessageTemplates()
         #expect(try DBusMessage(handle: try templates.handle(for: packet)) == packet)
         #expect(templates.count == 0)
@@ -64,13 +86,13 @@ import Testing
             var call = try Self.checksumRequest()
             call.arguments[0] = .bytes([opcode])
             calls.append(call)
-            _ = try templates.handle(for: call)
+            for _ in 0..<2 { _ = try templates.handle(for: call) }
         }
         #expect(templates.count == MessageTemplates.capacity)
         #expect(!templates.keeps(calls[0]))
         #expect(calls[1...].allSatisfy(templates.keeps))
-        // Sending the first again builds it and keeps it, dropping the second.
-        _ = try templates.handle(for: calls[0])
+        // Sending the first twice again keeps it, dropping the second.
+        for _ in 0..<2 { _ = try templates.handle(for: calls[0]) }
         #expect(templates.keeps(calls[0]))
         #expect(!templates.keeps(calls[1]))
         #expect(templates.count == MessageTemplates.capacity)

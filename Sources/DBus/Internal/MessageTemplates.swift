@@ -1,63 +1,95 @@
 internal import CDBus
 import Synchronization
 
-/// The last few small method calls a connection built, kept as templates: a call equal to one of them is sent as a
-/// copy of it (`dbus_message_copy`: the header and body bytes duplicated, the serial cleared, unlocked) instead of
+/// The small method calls a connection sends again and again, kept as templates: a call equal to one of them is sent
+/// as a copy of it (`dbus_message_copy`: the header and body bytes duplicated, the serial cleared, unlocked) instead of
 /// being built again.
 ///
 /// Building a call with libdbus's iterators rewrites the header's SIGNATURE field after every top-level argument
 /// (`_dbus_message_iter_close_signature` → `_dbus_header_set_field_basic`): a `GattCharacteristic1.WriteValue` costs
 /// about 57,000 instructions to build, a copy about 1,400 (measured with callgrind, libdbus 1.14). An upload repeats
-/// the same few control-point calls (select, create, checksum, execute) for every object, so they are built once.
+/// the same few control-point calls (select, create, checksum, execute) for every object, so they are built twice at
+/// most.
 ///
-/// Only calls worth keeping are kept: a method call with no serial, no sender and a body of at most
-/// ``bodyLimit`` bytes of values and no file descriptor (a descriptor is not a value to compare, and a copy would
-/// duplicate it). Packets are not kept: each carries different bytes.
+/// Only calls that repeat are kept: a call is kept the second time it is sent (the first time only its hash is
+/// remembered, among the last ``recentCapacity``), so small calls that differ each time (the short last packet of
+/// each object) cost a hash each and never push the repeated calls out. Only calls worth
+/// keeping are considered: a method call with no serial, no sender and a body of at most ``bodyLimit`` bytes of
+/// values and no file descriptor (a descriptor is not a value to compare, and a copy would duplicate it).
 final class MessageTemplates: Sendable {
     /// How many templates are kept; the oldest goes first.
     static let capacity = 8
-    /// The largest body, in bytes of values (strings and byte arrays counted by length), a template may have.
-    static let bodyLimit = 64
+    /// How many calls sent once are remembered (by hash) to be kept when sent again.
+    static let recentCapacity = 16
+    /// The largest body, in bytes of values (strings and byte arrays counted by length), a template may have: a
+    /// request's size. A GATT write of up to 16 bytes with its one option fits (a control point's request: 1 to 6
+    /// bytes, 17 to 22 here); the smallest full packet does not (20 bytes on a 23-byte MTU: 36), so a data stream is
+    /// built as it comes without even a hash per packet.
+    static let bodyLimit = 32
 
     /// A kept call. Unchecked: its handle is a libdbus message no other code holds, only read (copied from) while
     /// the lock is held, and never sent, so no two threads ever touch it at once.
     private struct Template: @unchecked Sendable {
+        let hash: Int
         let message: DBusMessage
         let handle: MessageHandle
     }
 
-    private let templates = Mutex<[Template]>([])
+    /// The templates, and the hashes of calls sent once lately.
+    private struct Kept {
+        var templates: [Template] = []
+        var recent: [Int] = []
+    }
+
+    /// What to do with a call that qualifies.
+    private enum Plan {
+        case copied(OpaquePointer?)
+        case buildAndKeep
+        case build
+    }
+
+    private let kept = Mutex(Kept())
 
     /// The libdbus message to send for `message`: a copy of a kept template when `message` equals one, else newly
-    /// built (and kept as a template when it qualifies).
+    /// built (and kept as a template when it qualifies and was sent lately).
     func handle(for message: DBusMessage) throws(DBusError) -> MessageHandle {
         guard Self.qualifies(message) else { return try message.makeHandle() }
-        let copied: OpaquePointer?? = templates.withLock { templates in
-            guard let template = templates.first(where: { $0.message == message }) else { return .none }
-            return .some(dbus_message_copy(template.handle.pointer))
+        let hash = message.hashValue
+        let plan = kept.withLock { kept -> Plan in
+            if let template = kept.templates.first(where: { $0.hash == hash && $0.message == message }) {
+                return .copied(dbus_message_copy(template.handle.pointer))
+            }
+            if let index = kept.recent.firstIndex(of: hash) {
+                kept.recent.remove(at: index)
+                return .buildAndKeep
+            }
+            if kept.recent.count == Self.recentCapacity { kept.recent.removeFirst() }
+            kept.recent.append(hash)
+            return .build
         }
-        switch copied {
-        case .some(.some(let pointer)):
+        switch plan {
+        case .copied(let pointer):
+            guard let pointer else { throw DBusError.noMemory("Cannot copy a D-Bus message") }
             return MessageHandle(taking: pointer)
-        case .some(.none):
-            throw DBusError.noMemory("Cannot copy a D-Bus message")
-        case .none:
+        case .build:
+            return try message.makeHandle()
+        case .buildAndKeep:
             let built = try message.makeHandle()
-            guard let kept = dbus_message_copy(built.pointer) else { return built }
-            templates.withLock { templates in
-                guard !templates.contains(where: { $0.message == message }) else { return }
-                if templates.count == Self.capacity { templates.removeFirst() }
-                templates.append(Template(message: message, handle: MessageHandle(taking: kept)))
+            guard let copy = dbus_message_copy(built.pointer) else { return built }
+            kept.withLock { kept in
+                guard !kept.templates.contains(where: { $0.hash == hash && $0.message == message }) else { return }
+                if kept.templates.count == Self.capacity { kept.templates.removeFirst() }
+                kept.templates.append(Template(hash: hash, message: message, handle: MessageHandle(taking: copy)))
             }
             return built
         }
     }
 
     /// How many templates are kept now.
-    var count: Int { templates.withLock { $0.count } }
+    var count: Int { kept.withLock { $0.templates.count } }
 
     /// Whether a template equal to `message` is kept now.
-    func keeps(_ message: DBusMessage) -> Bool { templates.withLock { $0.contains { $0.message == message } } }
+    func keeps(_ message: DBusMessage) -> Bool { kept.withLock { $0.templates.contains { $0.message == message } } }
 
     /// Whether `message` may be kept as a template and answered from one.
     static func qualifies(_ message: DBusMessage) -> Bool {

@@ -4,7 +4,7 @@ internal import CDBus
 ///
 /// Received messages (signals, incoming method calls) are delivered in this form; the
 /// libdbus message they came from is released as soon as they are decoded.
-public struct DBusMessage: Sendable, Equatable {
+public struct DBusMessage: Sendable, Hashable {
     /// Method call, method return, error or signal.
     public var type: DBusMessageType
     /// The serial number the sender gave the message (0 until it is sent).
