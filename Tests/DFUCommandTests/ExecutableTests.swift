@@ -11,12 +11,19 @@ import Testing
     }
 
     /// Runs the built `dfu` (or `wrapper`, which runs it) to its end, waiting on a thread of its own.
-    static func run(_ arguments: [String], through wrapper: [String]? = nil) async throws -> Outcome {
-        try await offThePool { try runBlocking(arguments, through: wrapper) }
+    static func run(_ arguments: [String], through wrapper: [String]? = nil, adding environment: [String: String] = [:])
+        async throws -> Outcome
+    {
+        try await offThePool { try runBlocking(arguments, through: wrapper, adding: environment) }
     }
 
-    private static func runBlocking(_ arguments: [String], through wrapper: [String]?) throws -> Outcome {
+    private static func runBlocking(_ arguments: [String], through wrapper: [String]?, adding environment: [String: String])
+        throws -> Outcome
+    {
         let process = Process()
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         if let wrapper, let tool = wrapper.first {
             // e.g. script(1): the wrapper's own command line carries dfu and its arguments.
             process.executableURL = URL(fileURLWithPath: tool)
@@ -46,6 +53,29 @@ import Testing
         #expect(outcome.error.isEmpty)
         #expect(outcome.output.contains("Part 1 of 2: softdevice_bootloader"))
         #expect(outcome.output.contains("Part 2 of 2: application"))
+    }
+
+    /// The system's OpenSSL configuration is for TLS and providers; the digests and signature checks do not read it.
+    /// One that names a provider that is not installed made every digest fail, and a sound package was reported as
+    /// "init packet hash does not match" (exit 65).
+    @Test func aSystemOpenSSLConfigurationNamingAMissingProviderDoesNotFailTheHashCheck() async throws {
+        let folder = try TestScratch.folder("openssl-conf")
+        let configuration = folder.appendingPathComponent("openssl.cnf")
+        // OpenSSL's configuration format: activate a provider named "missing", which no system has.
+        try Data("""
+            openssl_conf = openssl_init
+            [openssl_init]
+            providers = provider_sect
+            [provider_sect]
+            missing = missing_sect
+            [missing_sect]
+            activate = 1
+
+            """.utf8).write(to: configuration)
+        let package = TestData.fixtures.appendingPathComponent("packages/secure-app-4096.zip").path
+        let outcome = try await Self.run(["inspect", package], adding: ["OPENSSL_CONF": configuration.path])
+        #expect(outcome.status == 0, "\(outcome.error)")
+        #expect(outcome.output.contains("hash check         ok (SHA-256"))
     }
 
     @Test func everyBadFixtureExitsWith65AndOneLineWithoutCrashing() async throws {
