@@ -200,10 +200,12 @@ extension BlueZTransport {
         }
     }
 
-    /// One packet through the AcquireWrite socket; a closed socket is the link dropped.
+    /// One packet through the AcquireWrite socket, at once when it has room (without leaving the actor), else after
+    /// waiting for room; a closed socket is the link dropped.
     private func send(_ packet: [UInt8], through writer: PacketWriter) async throws(DFUTransportError) {
         let failure: PacketWriter.Failure
         do {
+            if try writer.sendIfRoom(packet) { return }
             try await writer.send(packet, timeout: .seconds(10))
             return
         } catch {

@@ -71,6 +71,17 @@ final class PacketWriter: Sendable {
         }
     }
 
+    /// Sends one packet if the socket takes it now: true when sent, false when its buffer is full (then ``send(_:timeout:)``
+    /// waits for room). Synchronous, so a caller on an actor sends a burst of packets without leaving it for each (an
+    /// `await` of ``send(_:timeout:)`` hops off the actor and back: two task switches per packet).
+    func sendIfRoom(_ bytes: [UInt8]) throws(Failure) -> Bool {
+        switch attempt(bytes) {
+        case .sent: return true
+        case .full: return false
+        case .failed(let failure): throw failure
+        }
+    }
+
     /// One non-blocking send; on a full buffer, the event that says when it has room (made once, on the loop).
     private func attempt(_ bytes: [UInt8]) -> Attempt {
         state.withLock { state in

@@ -78,6 +78,25 @@ import Testing
         #expect(drained.withLock { $0 } >= sentBeforeFull * 3 / 4 - 1)
     }
 
+    /// The synchronous send a burst of packets uses: it writes when the socket has room, says false (writing
+    /// nothing) when the buffer is full, and a closed peer is the link gone.
+    @Test func sendIfRoomWritesNowSaysFalseOnAFullBufferAndThrowsClosedOnceThePeerIsGone() async throws {
+        let (writer, peer) = try Self.pair()
+        #expect(try writer.sendIfRoom([0x01, 0x02, 0x03]))
+        var buffer = [UInt8](repeating: 0, count: 512)
+        #expect(recv(peer, &buffer, buffer.count, 0) == 3)
+        #expect(Array(buffer[0..<3]) == [0x01, 0x02, 0x03])
+        let sentBeforeFull = await Self.fill(writer)
+        #expect(sentBeforeFull > 0)
+        #expect(try writer.sendIfRoom([0x42]) == false)
+        // Nothing of the refused packet is queued: the peer reads exactly the packets that filled the buffer.
+        var read = 0
+        while recv(peer, &buffer, buffer.count, Int32(MSG_DONTWAIT)) == 244 { read += 1 }
+        #expect(read == sentBeforeFull)
+        _ = close(peer)
+        #expect(throws: PacketWriter.Failure.closed) { _ = try writer.sendIfRoom([0x42]) }
+    }
+
     @Test func aBufferThatStaysFullTimesOut() async throws {
         let (writer, peer) = try Self.pair()
         defer { _ = close(peer) }
