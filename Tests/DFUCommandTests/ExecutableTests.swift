@@ -56,9 +56,10 @@ import Testing
     }
 
     /// The system's OpenSSL configuration is for TLS and providers; the digests and signature checks do not read it.
-    /// One that names a provider that is not installed made every digest fail, and a sound package was reported as
-    /// "init packet hash does not match" (exit 65).
-    @Test func aSystemOpenSSLConfigurationNamingAMissingProviderDoesNotFailTheHashCheck() async throws {
+    /// One that names a provider that is not installed made every EVP fetch fail: a sound package was reported as
+    /// "init packet hash does not match" (exit 65). The signature check goes through EVP (the key read from PEM, the
+    /// ECDSA verification), so it is what this checks now that digests do not.
+    @Test func aSystemOpenSSLConfigurationNamingAMissingProviderFailsNeitherTheHashNorTheSignatureCheck() async throws {
         let folder = try TestScratch.folder("openssl-conf")
         let configuration = folder.appendingPathComponent("openssl.cnf")
         // OpenSSL's configuration format: activate a provider named "missing", which no system has.
@@ -73,9 +74,11 @@ import Testing
 
             """.utf8).write(to: configuration)
         let package = TestData.fixtures.appendingPathComponent("packages/secure-app-4096.zip").path
-        let outcome = try await Self.run(["inspect", package], adding: ["OPENSSL_CONF": configuration.path])
+        let key = TestData.fixtures.appendingPathComponent("keys/test-public.pem").path
+        let outcome = try await Self.run(["inspect", package, "--key", key], adding: ["OPENSSL_CONF": configuration.path])
         #expect(outcome.status == 0, "\(outcome.error)")
         #expect(outcome.output.contains("hash check         ok (SHA-256"))
+        #expect(outcome.output.contains("signature          valid"))
     }
 
     @Test func everyBadFixtureExitsWith65AndOneLineWithoutCrashing() async throws {
