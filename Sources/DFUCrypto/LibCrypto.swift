@@ -19,4 +19,26 @@ enum LibCrypto {
     static func prepare() {
         _ = initialised
     }
+
+    /// The `size`-byte digest of `bytes` through one of libcrypto's low-level hash families (`SHA256_Init`,
+    /// `SHA256_Update`, `SHA256_Final` and the like, ``SHA256`` says why not EVP), or an empty array if one of them
+    /// fails: they allocate nothing and fail only on bad arguments, and a digest of zeros would be wrong, so the
+    /// sentinel is one callers compare against and never match.
+    static func digest<Context>(
+        _ bytes: ArraySlice<UInt8>, size: Int, context: Context,
+        start: (UnsafeMutablePointer<Context>) -> Int32,
+        update: (UnsafeMutablePointer<Context>, UnsafeRawPointer?, Int) -> Int32,
+        finish: (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Context>) -> Int32
+    ) -> [UInt8] {
+        prepare()
+        var context = context
+        var out = [UInt8](repeating: 0, count: size)
+        let ok = bytes.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                start(&context) == 1 && update(&context, input.baseAddress, input.count) == 1
+                    && finish(output.baseAddress, &context) == 1
+            }
+        }
+        return ok ? out : []
+    }
 }

@@ -12,18 +12,7 @@ internal import CCrypto
 public enum SHA256 {
     /// The 32-byte digest of `bytes`, most significant byte first (as printed by `sha256sum`).
     public static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        LibCrypto.prepare()
-        var out = [UInt8](repeating: 0, count: 32)
-        var context = SHA256_CTX()
-        let ok = bytes.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { output in
-                SHA256_Init(&context) == 1 && SHA256_Update(&context, input.baseAddress, input.count) == 1
-                    && SHA256_Final(output.baseAddress, &context) == 1
-            }
-        }
-        // The functions allocate nothing and only fail on bad arguments; a digest of zeros would be wrong, so a
-        // failure is a crash-free sentinel the callers compare against and never match.
-        if !ok { return [] }
-        return out
+        LibCrypto.digest(
+            bytes[...], size: 32, context: SHA256_CTX(), start: SHA256_Init, update: SHA256_Update, finish: SHA256_Final)
     }
 }

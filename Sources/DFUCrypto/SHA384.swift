@@ -7,16 +7,7 @@ internal import CCrypto
 public enum SHA384 {
     /// The 48-byte digest of `bytes`, or an empty array if libcrypto fails.
     public static func digest(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        LibCrypto.prepare()
-        var out = [UInt8](repeating: 0, count: 48)
-        var context = SHA512_CTX()
-        let ok = bytes.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { output in
-                SHA384_Init(&context) == 1 && SHA384_Update(&context, input.baseAddress, input.count) == 1
-                    && SHA384_Final(output.baseAddress, &context) == 1
-            }
-        }
-        if !ok { return [] }
-        return out
+        LibCrypto.digest(
+            bytes, size: 48, context: SHA512_CTX(), start: SHA384_Init, update: SHA384_Update, finish: SHA384_Final)
     }
 }

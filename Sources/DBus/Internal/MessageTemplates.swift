@@ -179,17 +179,15 @@ final class MessageTemplates: Sendable {
         message.type == .methodCall && message.serial == 0 && message.sender == nil && message.replySerial == nil
     }
 
-    /// The hash of a packet's shape, from what tells packets apart cheaply: the object path, the member, the reply
-    /// flag, the count of the first byte array and of the arguments. Packets to the same characteristic with other
-    /// options share it and are told apart by ``sameShape(_:_:)`` (hashing the options dictionary cost more than the
-    /// rest of a packet's reuse).
+    /// The hash of a packet's shape, from its numbers alone: the count of its first byte array and of its
+    /// arguments, and the reply flag. Packets that differ elsewhere (another characteristic, other options) share it
+    /// and are told apart by ``sameShape(_:_:)``, which compares the kept few in full; hashing the object path and the
+    /// options for every packet cost more than the rest of its reuse.
     private static func shapeHash(of message: DBusMessage, payloadLength: Int) -> Int {
         var hasher = Hasher()
-        hasher.combine(message.path)
-        hasher.combine(message.member)
-        hasher.combine(message.expectsReply)
         hasher.combine(payloadLength)
         hasher.combine(message.arguments.count)
+        hasher.combine(message.expectsReply)
         return hasher.finalize()
     }
 
