@@ -24,9 +24,11 @@ let package = Package(
         .systemLibrary(name: "CJSON", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
         // Linux headers Glibc's module leaves out (epoll, eventfd, timerfd); glibc itself, nothing to link.
         .systemLibrary(name: "CLinux"),
+        // The handler of SIGINT and SIGTERM, in C: a signal handler may make only async-signal-safe calls.
+        .target(name: "CInterruptSignals"),
 
         // The one thread launcher (pthread) and the file reader and writer, over Glibc alone.
-        .target(name: "SystemSupport", dependencies: ["CLinux"], swiftSettings: strict),
+        .target(name: "SystemSupport", dependencies: ["CLinux", "CInterruptSignals"], swiftSettings: strict),
         // What only dfu-sim, the benchmarks and the tests use, never linked into dfu: a private dbus-daemon that ends
         // with its parent, and a child process launcher (posix_spawn).
         // Starting child processes (posix_spawn, wait4, a pidfd): the system layer's second target, for the
@@ -64,7 +66,7 @@ let package = Package(
             swiftSettings: strict),
         // The command line as a library, and the thin executable.
         .target(name: "DFUCommand", dependencies: ["DFUCore", "DFUFormats", "DFUCrypto", "JSON", "ZipArchive", "BlueZTransport", "SystemSupport"], swiftSettings: strict),
-        .executableTarget(name: "dfu", dependencies: ["DFUCommand", "SystemSupport"], swiftSettings: strict),
+        .executableTarget(name: "dfu", dependencies: ["DFUCommand", "IOLoop", "SystemSupport"], swiftSettings: strict),
         // A simulated target as a GATT peripheral on a real bluetoothd (org.bluez server side);
         // `dfu-sim peripheral`. Devices are specified as for the stand-in.
         .target(

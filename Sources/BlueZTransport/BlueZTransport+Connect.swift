@@ -31,7 +31,7 @@ extension BlueZTransport {
     public func disconnect() async {
         guard link != nil else { return }
         if Task.isCancelled {
-            await Task { await self.disconnectLink() }.value
+            await Task(executorPreference: loop) { await self.disconnectLink() }.value
         } else {
             await disconnectLink()
         }

@@ -319,7 +319,7 @@ public actor BlueZTransport: DFUTransport {
                 waiters[identifier] = DeviceWaiter(condition: condition, continuation: continuation)
             }
         } onCancel: {
-            Task { [weak self] in await self?.expireWaiter(identifier) }
+            Task(executorPreference: loop) { [weak self] in await self?.expireWaiter(identifier) }
         }
         timer.cancel()
         if found != nil || Task.isCancelled || isClosed { return found }

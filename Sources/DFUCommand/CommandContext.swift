@@ -32,6 +32,9 @@ public struct CommandContext: Sendable {
     public var passkeyPrompt: DFUPasskeyPrompt?
     /// Why standard output could not be written, when a write to it failed (e.g. "No space left on device").
     public var outputError: @Sendable () -> String?
+    /// Where the command's own tasks run: the process's event loop in `dfu`, which then needs no thread but its
+    /// main one; nil, the global pool (tests).
+    public var executor: (any TaskExecutor)?
 
     /// Makes a context from its parts.
     public init(

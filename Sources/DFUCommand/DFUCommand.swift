@@ -44,7 +44,7 @@ public enum DFUCommand {
         } catch {
             return ErrorReport.report(error, context: context)
         }
-        let work = Task { () async -> ExitCode in
+        let work = Task(executorPreference: context.executor) { () async -> ExitCode in
             do {
                 return try await command.run(parsed, context: context)
             } catch {
@@ -56,7 +56,7 @@ public enum DFUCommand {
         let ending = FirstResult<ExitCode>()
         return await withCheckedContinuation { continuation in
             ending.resume(with: continuation)
-            Task { ending.deliver(await work.value) }
+            Task(executorPreference: context.executor) { ending.deliver(await work.value) }
             context.interrupts.onInterrupt {
                 work.cancel()
                 Task {

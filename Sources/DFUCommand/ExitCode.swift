@@ -34,6 +34,9 @@ public struct ExitCode: RawRepresentable, Sendable, Hashable, CustomStringConver
     public static let unsafeSetup = ExitCode(rawValue: 78)
     /// An internal error: a bug in `dfu` (`EX_SOFTWARE`).
     public static let software = ExitCode(rawValue: 70)
+    /// The system refused what `dfu` needs to run at all: the descriptors of its event loop, its handler of Ctrl-C
+    /// (`EX_OSERR`).
+    public static let systemError = ExitCode(rawValue: 71)
     /// Interrupted by Ctrl-C or SIGTERM.
     public static let interrupted = ExitCode(rawValue: 130)
 

@@ -3,7 +3,8 @@ import SystemSupport
 
 /// One thread that waits, on one epoll set, for everything the live path waits for: the D-Bus
 /// socket, the sockets bluetoothd hands out (AcquireNotify, AcquireWrite), and one timerfd that
-/// carries every deadline. It is also a `TaskExecutor`: a task that prefers it runs its
+/// carries every deadline. The thread is the loop's own, or the thread that handed itself over
+/// (``runShared(onCurrentThread:)``, how `dfu` runs on its main thread alone). It is also a `TaskExecutor`: a task that prefers it runs its
 /// nonisolated code (and its default actors) on this thread, so a notification read here resumes
 /// the task waiting for it without waking another thread.
 ///
@@ -56,7 +57,26 @@ public final class EventLoop: TaskExecutor, Sendable {
         }
     }
 
-    private init() throws(EventLoopError) {
+    /// Makes the calling thread the shared loop's thread and runs `main` there (given the loop), as a task that prefers the loop;
+    /// when `main` returns, the process exits with the status it returned. Never returns.
+    ///
+    /// For a program whose work all waits on the loop (a command line tool): its tasks, the D-Bus socket, timers and
+    /// signals then share the one thread the process started with, and no other is started for them. Throws when the
+    /// loop's descriptors cannot be made, or when the shared loop already runs on a thread of its own.
+    public static func runShared(
+        onCurrentThread main: @escaping @Sendable (EventLoop) async -> Int32
+    ) throws(EventLoopError) -> Never {
+        let loop = try sharedLoop.withLock { loop throws(EventLoopError) -> EventLoop in
+            guard loop == nil else { throw EventLoopError(operation: "running the loop on this thread", code: Errno.busy.rawValue) }
+            let created = try EventLoop(startingThread: false)
+            loop = created
+            return created
+        }
+        Task(executorPreference: loop) { CurrentProcess.exit(await main(loop)) }
+        loop.run()
+    }
+
+    private init(startingThread: Bool = true) throws(EventLoopError) {
         let epoll: EpollSet
         let wake: EventCounter
         do throws(Errno) { epoll = try EpollSet() } catch { throw EventLoopError(operation: "epoll_create1", code: error.rawValue) }
@@ -80,6 +100,7 @@ public final class EventLoop: TaskExecutor, Sendable {
             throw EventLoopError(operation: "epoll_ctl", code: error.rawValue)
         }
         // The thread holds the loop for good: the shared loop lives as long as the process.
+        guard startingThread else { return }
         do throws(ThreadStartError) {
             try DetachedThread.start { [self] in run() }
         } catch {
@@ -123,7 +144,7 @@ public final class EventLoop: TaskExecutor, Sendable {
 
     // MARK: The thread
 
-    private func run() {
+    private func run() -> Never {
         thread.store(CurrentThread.id, ordering: .releasing)
         var ready = EpollSet.ReadyList(capacity: 64)
         while true {

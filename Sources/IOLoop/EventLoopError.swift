@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// A system call the loop needs failed (descriptors or threads exhausted).
 public struct EventLoopError: Error, Sendable, CustomStringConvertible {
     /// The call, such as `epoll_ctl`.
@@ -5,5 +7,5 @@ public struct EventLoopError: Error, Sendable, CustomStringConvertible {
     /// Its errno (or `pthread_create`'s result).
     public let code: Int32
 
-    public var description: String { "\(operation) failed with errno \(code)" }
+    public var description: String { "\(operation): \(Errno(rawValue: code))" }
 }

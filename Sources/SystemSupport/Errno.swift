@@ -22,6 +22,8 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// `EINTR`: a signal arrived before the call did anything; ``SystemCall/retryingOnInterrupt(_:)`` calls again.
     public static let interrupted = Errno(rawValue: EINTR)
+    /// `EBUSY`.
+    public static let busy = Errno(rawValue: EBUSY)
     /// `EAGAIN` (the same number as `EWOULDBLOCK` on Linux): a non-blocking call would have had to wait.
     public static let wouldBlock = Errno(rawValue: EAGAIN)
     /// `EPIPE`: the other end of a pipe or socket is closed.

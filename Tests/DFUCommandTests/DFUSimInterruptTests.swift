@@ -32,6 +32,33 @@ struct DFUSimInterruptTests {
         #expect(lines.contains { $0.hasSuffix("→ Secure DFU Control Point: Abort (0c)") }, "\(lines.suffix(8))")
     }
 
+    /// dfu waits for everything (its tasks, the D-Bus socket, the timers, the signals) on one event loop on the
+    /// thread the process started with: mid-upload the process has that thread alone.
+    @Test func anUploadRunsOnTheProcesssOneThread() async throws {
+        let run = try await SignalledUpload.run(
+            simulator: ["--device", "secure,address=\(Self.address),sd_id=0xB7"],
+            upload: [UploadCommandTests.package("secure-app-512000.zip"), "-d", Self.address],
+            total: 512_000, threshold: 100_000, signal: SIGINT, limit: 40)
+        #expect(run.signalled, "the upload never got to 100000 bytes: \(run.error)")
+        #expect(run.threads == 1, "threads mid-upload: \(run.threads.map(String.init) ?? "unread")")
+        #expect(run.status == 130, "\(run.error)")
+    }
+
+    /// A second signal ends dfu at once with 130, without waiting for the orderly stop the first one started: both
+    /// arrive while dfu is stopped, so the second is handled before the loop could do anything about the first (no
+    /// Abort is sent, no closing line is written).
+    @Test func aSecondSignalEndsTheProcessAtOnceWith130() async throws {
+        let run = try await SignalledUpload.run(
+            simulator: ["--device", "secure,address=\(Self.address),sd_id=0xB7"],
+            upload: [UploadCommandTests.package("secure-app-512000.zip"), "-d", Self.address, "-vv"],
+            total: 512_000, threshold: 100_000, signal: SIGINT, thenAlso: SIGTERM, limit: 40)
+        #expect(run.signalled, "the upload never got to 100000 bytes: \(run.error)")
+        #expect(run.status == 130, "\(run.error)")
+        let lines = run.error.split(separator: "\n")
+        #expect(!lines.contains { $0.hasSuffix("→ Secure DFU Control Point: Abort (0c)") }, "\(lines.suffix(4))")
+        #expect(!lines.contains { $0.contains("interrupted in part") }, "\(lines.suffix(4))")
+    }
+
     /// An interrupted Legacy upload ends with the machine's own goodbye: Reset (06), which the bootloader takes to
     /// abandon the transfer (its report counts it), before the link drops; dfu exits 130. (The Legacy machine always
     /// planned this Reset; the interrupt used to cut every call short, so it never left.) A slow link (100 ms

@@ -101,6 +101,20 @@ import Testing
         #expect(outcome.error == "dfu: unknown option --bogus (see 'dfu inspect --help')\n")
     }
 
+    /// With too few descriptors for its event loop or its Ctrl-C handler (a limit of 4 leaves one after the standard
+    /// streams: enough to load the libraries, not for epoll and an eventfd; 6, enough for the loop, not for the
+    /// handler's eventfd), dfu says which call failed and why, and exits 71 (EX_OSERR).
+    @Test(arguments: [(4, "dfu: cannot start its event loop: eventfd: Too many open files\n"),
+                      (6, "dfu: cannot handle Ctrl-C: eventfd: Too many open files\n")])
+    func tooFewDescriptorsToRunExitsWith71NamingTheCall(limit: Int, message: String) async throws {
+        // Descriptors 3 to 9 closed first, in case the test runner left any open to its children.
+        let script = "exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; ulimit -n \(limit); exec \"$0\" --version"
+        let outcome = try await Self.run([], through: ["/bin/sh", "-c", script, TestData.dfuExecutable.path])
+        #expect(outcome.status == 71, "\(outcome.error)")
+        #expect(outcome.error == message)
+        #expect(outcome.output.isEmpty)
+    }
+
     @Test func helpOfEveryCommandShowsExamplesAndExitCodes() async throws {
         let outcome = try await Self.run(["inspect", "--help"])
         #expect(outcome.status == 0)

@@ -10,6 +10,8 @@ struct SignalledUpload: Sendable {
     let status: Int32
     /// dfu's standard error.
     let error: String
+    /// How many threads dfu's process had when it was signalled (the Threads line of /proc/PID/status).
+    let threads: Int?
 
     /// The largest "N/TOTAL" byte count on the plain progress lines of `text`.
     static func confirmedBytes(_ text: String, of total: Int) -> Int {
@@ -21,15 +23,20 @@ struct SignalledUpload: Sendable {
 
     /// Runs `dfu-sim run SIMULATOR -- dfu upload UPLOAD` and sends dfu `signal` once its progress shows
     /// `threshold` of `total` bytes confirmed; kills both after `limit`. Waits on a thread of its own.
+    ///
+    /// With `thenAlso`, dfu gets two signals that arrive together: it is stopped (SIGSTOP), sent `signal` and then
+    /// `thenAlso` (signals of two kinds, which the kernel keeps apart), and continued, so both are delivered before
+    /// dfu runs another instruction of its own.
     static func run(simulator: [String], upload: [String], total: Int, threshold: Int, signal: Int32,
-                    limit: TimeInterval) async throws -> SignalledUpload {
+                    thenAlso second: Int32? = nil, limit: TimeInterval) async throws -> SignalledUpload {
         try await offThePool {
-            try runBlocking(simulator: simulator, upload: upload, total: total, threshold: threshold, signal: signal, limit: limit)
+            try runBlocking(simulator: simulator, upload: upload, total: total, threshold: threshold, signal: signal,
+                            second: second, limit: limit)
         }
     }
 
     private static func runBlocking(simulator: [String], upload: [String], total: Int, threshold: Int, signal: Int32,
-                                    limit: TimeInterval) throws -> SignalledUpload {
+                                    second: Int32?, limit: TimeInterval) throws -> SignalledUpload {
         let process = Process()
         process.executableURL = DFUSimRun.executable
         process.arguments = ["run"] + simulator + ["--", TestData.dfuExecutable.path, "upload"] + upload
@@ -44,12 +51,21 @@ struct SignalledUpload: Sendable {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         var signalled = false
+        var threads: Int?
         let deadline = Date().addingTimeInterval(limit)
         // The progress lines are in a file that dfu appends to: read again every 20 ms.
         while process.isRunning && Date() < deadline {
             let text = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
             if !signalled, confirmedBytes(text, of: total) >= threshold, let dfu = child(of: process.processIdentifier) {
-                kill(dfu, signal)
+                threads = threadCount(of: dfu)
+                if let second {
+                    kill(dfu, SIGSTOP)
+                    kill(dfu, signal)
+                    kill(dfu, second)
+                    kill(dfu, SIGCONT)
+                } else {
+                    kill(dfu, signal)
+                }
                 signalled = true
             }
             usleep(20_000)
@@ -61,7 +77,14 @@ struct SignalledUpload: Sendable {
         process.waitUntilExit()
         try handle.close()
         let error = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-        return SignalledUpload(signalled: signalled, status: process.statusIfEnded ?? -1, error: error)
+        return SignalledUpload(signalled: signalled, status: process.statusIfEnded ?? -1, error: error, threads: threads)
+    }
+
+    /// The number on the Threads line of /proc/PID/status.
+    static func threadCount(of pid: Int32) -> Int? {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        return status.split(separator: "\n").first { $0.hasPrefix("Threads:") }
+            .flatMap { Int($0.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) }
     }
 
     /// The `dfu` child of `pid` (not its dbus-daemon), whichever thread started it (Linux /proc).

@@ -34,7 +34,7 @@ enum InspectCommand: Subcommand {
         .flag("json", help: "print one JSON object on standard output (schema in docs/cli.md)"),
     ] + PackageSource.options
 
-    static let exitCodes: [ExitCode] = [.success, .usage, .badPackage, .noInput, .outputFailed, .software, .interrupted]
+    static let exitCodes: [ExitCode] = [.success, .usage, .badPackage, .noInput, .outputFailed, .software, .systemError, .interrupted]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.positionals(named: ["PACKAGE"])[0]

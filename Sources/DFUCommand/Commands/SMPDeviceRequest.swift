@@ -46,7 +46,7 @@ struct SMPDeviceRequest: Sendable {
 
     /// The exit codes these commands can return.
     static let exitCodes: [ExitCode] = [
-        .success, .deviceRejected, .deviceNotFound, .usage, .unavailable, .outputFailed, .busy, .unsafeSetup, .software, .interrupted,
+        .success, .deviceRejected, .deviceNotFound, .usage, .unavailable, .outputFailed, .busy, .unsafeSetup, .software, .systemError, .interrupted,
     ]
 
     /// Reads the shared options.

@@ -45,7 +45,7 @@ enum ScanCommand: Subcommand {
         let services: [String]
     }
 
-    static let exitCodes: [ExitCode] = [.success, .usage, .unavailable, .outputFailed, .unsafeSetup, .software, .interrupted]
+    static let exitCodes: [ExitCode] = [.success, .usage, .unavailable, .outputFailed, .unsafeSetup, .software, .systemError, .interrupted]
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         _ = try arguments.positionals(named: [])

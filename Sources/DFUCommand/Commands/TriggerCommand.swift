@@ -41,7 +41,7 @@ enum TriggerCommand: Subcommand {
     }()
 
     static let exitCodes: [ExitCode] = [
-        .success, .deviceRejected, .deviceNotFound, .usage, .unavailable, .outputFailed, .busy, .unsafeSetup, .software, .interrupted,
+        .success, .deviceRejected, .deviceNotFound, .usage, .unavailable, .outputFailed, .busy, .unsafeSetup, .software, .systemError, .interrupted,
     ]
 
     struct Answer: Encodable {

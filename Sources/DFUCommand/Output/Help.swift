@@ -10,6 +10,7 @@ enum Help {
         (.noInput, "a file named on the command line cannot be read"),
         (.unavailable, "BlueZ, the D-Bus system bus or the Bluetooth adapter is unavailable"),
         (.software, "internal error (a bug in dfu; please report it)"),
+        (.systemError, "the system refused what dfu needs to run (descriptors for its event loop or Ctrl-C handler)"),
         (.cannotCreate, "an output file named on the command line cannot be created or written"),
         (.outputFailed, "standard output could not be written (e.g. a full disk)"),
         (.busy, "the device is being updated by another dfu process"),

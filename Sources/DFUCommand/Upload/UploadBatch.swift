@@ -18,7 +18,7 @@ struct UploadBatch: Sendable {
     /// once: each engine stops waiting, and its protocol machine says goodbye to its device (Abort, Reset) over the
     /// link, which stays usable for that; the command bounds the whole by its grace (``UploadCommand/interruptGrace``).
     func run() async -> [DeviceOutcome] {
-        let work = Task { await runAll() }
+        let work = Task(executorPreference: context.executor) { await runAll() }
         context.interrupts.onInterrupt { work.cancel() }
         return await work.value
     }
