@@ -142,7 +142,8 @@ test-deb-deps:
 # ld.so would read 1 MB of .rela.dyn at every start) and no symbol exported but what the C libraries
 # need, and no RUNPATH: SwiftPM's $ORIGIN had ld.so look for every library in the binary's own folder
 # first (26 failed openat at each start of /usr/bin/dfu); the functions dfu's common paths run placed first
-# (packaging/dfu.order, written by packaging/symbol-order.sh: fewer pages touched, a smaller resident set).
+# (packaging/dfu.order, written by packaging/symbol-order.sh: fewer pages touched, a smaller resident set),
+# each of the project's functions in a section of its own (-function-sections) so that lld can move it.
 # Generic types are instantiated through their metadata accessors, which get the conformances their
 # requirements need from the code, not through mangled names (-disable-concrete-type-metadata-mangled-name-accessors):
 # a mangled name makes the runtime look up each such conformance on first use, a scan of every conformance record
@@ -152,6 +153,7 @@ test-deb-deps:
 STATIC_LIBSTDCXX = $(abspath $(STATIC_SCRATCH))/libstdc++
 STATIC_FLAGS = -Xswiftc -static-stdlib -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld \
     -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
+    -Xswiftc -Xfrontend -Xswiftc -function-sections \
     -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic -Xlinker -L$(STATIC_LIBSTDCXX) \
     -Xlinker --symbol-ordering-file=$(abspath packaging/dfu.order) -Xlinker --no-warn-symbol-ordering \
     --disable-local-rpath
