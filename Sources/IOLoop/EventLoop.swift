@@ -4,9 +4,10 @@ import SystemSupport
 /// One thread that waits, on one epoll set, for everything the live path waits for: the D-Bus
 /// socket, the sockets bluetoothd hands out (AcquireNotify, AcquireWrite), and one timerfd that
 /// carries every deadline. The thread is the loop's own, or the thread that handed itself over
-/// (``runShared(onCurrentThread:)``, how `dfu` runs on its main thread alone). It is also a `TaskExecutor`: a task that prefers it runs its
-/// nonisolated code (and its default actors) on this thread, so a notification read here resumes
-/// the task waiting for it without waking another thread.
+/// (``runShared(onCurrentThread:)``: `dfu` runs on its main thread alone). It is also a
+/// `TaskExecutor`: a task that prefers it runs its nonisolated code (and its default actors) on
+/// this thread, so a notification read here resumes the task waiting for it without waking
+/// another thread.
 ///
 /// Handlers and jobs run on the loop's thread, one at a time, and must not block. Work can be
 /// added from any thread; the loop is woken (an eventfd) only when it sleeps in `epoll_wait` and
@@ -57,8 +58,8 @@ public final class EventLoop: TaskExecutor, Sendable {
         }
     }
 
-    /// Makes the calling thread the shared loop's thread and runs `main` there (given the loop), as a task that prefers the loop;
-    /// when `main` returns, the process exits with the status it returned. Never returns.
+    /// Makes the calling thread the shared loop's thread and runs `main` there (given the loop), as a task that
+    /// prefers the loop; when `main` returns, the process exits with the status it returned. Never returns.
     ///
     /// For a program whose work all waits on the loop (a command line tool): its tasks, the D-Bus socket, timers and
     /// signals then share the one thread the process started with, and no other is started for them. Throws when the
