@@ -23,7 +23,8 @@ mkdir -p "$mods" "$out/bin"
 flags=(-swift-version 6 -O -g -parse-as-library -sanitize=fuzzer,address
        -enable-upcoming-feature MemberImportVisibility
        -enable-upcoming-feature InternalImportsByDefault
-       -use-ld=lld -I "$mods" -I Sources/CCrypto -I Sources/CZlib -I Sources/CZip -I Sources/CDBus -I Sources/CLinux -I Sources/CCbor -I Sources/CJSON)
+       -use-ld=lld -I "$mods" -I Sources/CCrypto -I Sources/CZlib -I Sources/CZip -I Sources/CDBus -I Sources/CLinux -I Sources/CCbor -I Sources/CJSON
+       -I Sources/CInterruptSignals/include)
 # C include paths of the system libraries (libdbus keeps its headers in two folders).
 read -r -a cflags <<<"$(pkg-config --cflags libzip libcrypto zlib libcbor json-c dbus-1 2>/dev/null || true)"
 for f in "${cflags[@]}"; do flags+=(-Xcc "$f"); done
@@ -56,6 +57,15 @@ for m in "${modules[@]}"; do build_module "$m"; done
 
 archives=()
 for m in "${modules[@]}"; do archives+=("$mods/lib$m.a"); done
+# SystemSupport's one C source (the SIGINT/SIGTERM handler), compiled by the toolchain's clang.
+if [[ " ${modules[*]} " == *" SystemSupport "* ]]; then
+    signals=$mods/interrupt_signals.o
+    if [[ ! -f $signals ]] || [[ Sources/CInterruptSignals/interrupt_signals.c -nt $signals ]]; then
+        "$(dirname "$SWIFTC")/clang" -O2 -g -fsanitize=address -I Sources/CInterruptSignals/include \
+            -c Sources/CInterruptSignals/interrupt_signals.c -o "$signals"
+    fi
+    archives+=("$signals")
+fi
 
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
