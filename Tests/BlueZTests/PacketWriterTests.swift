@@ -10,10 +10,11 @@ import Testing
 /// The AcquireWrite socket as dfu sees it: a SOCK_SEQPACKET pair stands in for dfu's end and
 /// bluetoothd's.
 @Suite struct PacketWriterTests {
-    /// A writer on one end of a fresh pair, and the other end's descriptor (the test closes it).
+    /// A writer on one end of a fresh pair, and the other end's descriptor (the test closes it). Close on exec, so
+    /// that a process another suite starts does not keep the pair's ends past its exec.
     static func pair() throws -> (PacketWriter, Int32) {
         var ends: [Int32] = [-1, -1]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &ends) == 0)
+        try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
         return (PacketWriter(descriptor: BlueZSocket(taking: ends[0]), mtu: 247, loop: try EventLoop.shared()), ends[1])
     }
 
@@ -39,6 +40,14 @@ import Testing
         defer { _ = close(peer) }
         writer.close()
         #expect(writer.unreadBytes() == nil)
+    }
+
+    /// bluetoothd's end gone, as the writer sees it: shut down, then closed. A close alone leaves the socket open
+    /// while any other descriptor for it lives, and a process another suite is starting holds a copy of every
+    /// descriptor from its fork to its exec: a send in that window still finds room (seen once under ASan).
+    static func hangUp(_ peer: Int32) {
+        _ = shutdown(peer, Int32(SHUT_RDWR))
+        _ = close(peer)
     }
 
     /// Runs `work` on a thread of its own after `delay`: bluetoothd's side of the socket, independent
@@ -93,7 +102,7 @@ import Testing
         var read = 0
         while recv(peer, &buffer, buffer.count, Int32(MSG_DONTWAIT)) == 244 { read += 1 }
         #expect(read == sentBeforeFull)
-        _ = close(peer)
+        Self.hangUp(peer)
         #expect(throws: PacketWriter.Failure.closed) { _ = try writer.sendIfRoom([0x42]) }
     }
 
@@ -111,7 +120,7 @@ import Testing
     @Test func thePeerClosingWhileASendWaitsEndsItAsClosed() async throws {
         let (writer, peer) = try Self.pair()
         _ = await Self.fill(writer)
-        Self.peer(after: .milliseconds(100)) { _ = close(peer) }
+        Self.peer(after: .milliseconds(100)) { Self.hangUp(peer) }
         await #expect(throws: PacketWriter.Failure.closed) {
             try await writer.send([UInt8](repeating: 0x42, count: 244), timeout: .seconds(120))
         }
