@@ -220,7 +220,8 @@ extension BlueZTransport {
         }
     }
 
-    /// WriteValue with type request or command, waiting for bluetoothd's answer.
+    /// WriteValue with type request or command, waiting for bluetoothd's answer, which vouches for the commands sent
+    /// before it.
     private func writeValue(_ bytes: [UInt8], to characteristic: BlueZGattCharacteristic, in context: LinkContext, withResponse: Bool)
         async throws(DFUTransportError)
     {
@@ -229,20 +230,23 @@ extension BlueZTransport {
         } catch {
             throw context.events.isDown ? .disconnected : Self.transportError(error)
         }
+        context.commandsUnanswered = 0
     }
 
-    /// Of every this many WriteValue type=command calls, one asks for bluetoothd's answer.
-    static let commandWindow = 8
+    /// Of at most this many WriteValue type=command calls in a row, one asks for bluetoothd's answer: more than the 17
+    /// packets of a 4 KB Secure DFU object at ATT MTU 247, whose Calculate Checksum request vouches for them instead.
+    static let commandWindow = 32
 
-    /// A packet through WriteValue type=command. Only every ``commandWindow``-th call asks for an answer; the others
-    /// are sent with `NO_REPLY_EXPECTED`, which bluetoothd honours (BlueZ gdbus/object.c, `process_message`), so a
-    /// window of packets costs one answer to read instead of one each. bluetoothd handles one connection's calls in
-    /// the order sent and answers a command once it has queued the write (BlueZ 5.66 src/gatt-client.c,
-    /// characteristic_write_value: bt_gatt_client_write_without_response, then the method return), so an answer
-    /// vouches for the packets before it. Before asking for the next answer, the last one asked for is awaited: at most
-    /// two windows of packets are unanswered at a time, and a call other than a command waits until every answer
-    /// asked for has come; an answer that is an error (the link went down, bluetoothd refused the packet) makes the
-    /// next call fail.
+    /// A packet through WriteValue type=command, sent with `NO_REPLY_EXPECTED`, which bluetoothd honours (BlueZ
+    /// gdbus/object.c, `process_message`): nothing comes back for it. bluetoothd handles one connection's calls in the
+    /// order sent, answers a command once it has queued the write (BlueZ 5.66 src/gatt-client.c,
+    /// characteristic_write_value: bt_gatt_client_write_without_response, then the method return) and sends queued
+    /// commands before a queued request (src/shared/att.c, `pick_next_send_op`), so the answer to any later call on
+    /// the link vouches for the packets before it. Only when ``commandWindow`` commands in a row have had no such
+    /// answer (a long stream: a Legacy image, a small MTU) does the next one ask for its own; before asking for the
+    /// next, the last one asked for is awaited, so at most two windows of packets are unanswered at a time. A call
+    /// other than a command waits until every answer asked for has come; an answer that is an error (the link went
+    /// down, bluetoothd refused the packet) makes the next call fail.
     func writeCommand(_ bytes: [UInt8], to characteristic: BlueZGattCharacteristic, in context: LinkContext)
         async throws(DFUTransportError)
     {
@@ -295,7 +299,9 @@ extension BlueZTransport {
         let (context, characteristic) = try connected(endpoint)
         try await finishCommands(in: context, keeping: 0)
         do {
-            return try await client.readValue(characteristic: characteristic.path)
+            let value = try await client.readValue(characteristic: characteristic.path)
+            context.commandsUnanswered = 0
+            return value
         } catch {
             throw context.events.isDown ? .disconnected : Self.transportError(error)
         }

@@ -23,7 +23,8 @@ final class LinkContext {
     /// WriteValue type=command calls that asked for an answer and have not had it yet, oldest first (see
     /// ``BlueZTransport/writeCommand(_:to:in:)``); each ends with the error it met, if any.
     var commandsInFlight: [BlueZPendingCall] = []
-    /// WriteValue type=command calls sent without asking for an answer since the last one that asked.
+    /// WriteValue type=command calls sent without asking for an answer since the last call on the link that was
+    /// answered.
     var commandsUnanswered = 0
     /// BlueZ reported this link as connected (a later Connected=false means it dropped).
     var sawConnected = false
