@@ -208,43 +208,23 @@ public struct BlueZClient: Sendable {
             arguments: [.byteArray(bytes), options], timeout: timeout)
     }
 
-    /// `GattCharacteristic1.WriteValue` with `type` = `command`, sent with `NO_REPLY_EXPECTED`: nothing waits and
-    /// nothing comes back. bluetoothd drops the answer to such a call, its errors too (BlueZ gdbus/object.c,
-    /// `process_message`; `g_dbus_create_error` makes none): a packet it refuses is only missed by the device.
-    public func writeValueWithoutReply(_ bytes: [UInt8], characteristic: BlueZPath) throws(BlueZError) {
+    /// The `GattCharacteristic1.WriteValue` calls with `type` = `command` to `characteristic`, one per packet.
+    public func writeCommands(to characteristic: BlueZPath) throws(BlueZError) -> BlueZWriteCommands {
         do {
-            let message = DBusMessage(
-                type: .methodCall, destination: try Self.serviceName(), path: characteristic.objectPath,
-                interface: try Self.known(ValidatedNames.gattCharacteristic, BlueZInterfaces.gattCharacteristic),
-                member: try Self.known(ValidatedNames.writeValue, "WriteValue"),
-                arguments: [.bytes(bytes), Self.commandOptions], expectsReply: false)
-            try bus.send(message)
+            let call = DBusPacketCall(
+                destination: try Self.serviceName(), path: characteristic.objectPath,
+                interface: try InterfaceName(BlueZInterfaces.gattCharacteristic), member: try MemberName("WriteValue"),
+                trailingArguments: [.stringVariantDictionary(["type": .string("command")])])
+            return BlueZWriteCommands(bus: bus, call: call, timeout: callTimeout)
         } catch {
             throw BlueZError(error)
         }
     }
 
-    /// `GattCharacteristic1.WriteValue` with `type` = `command`, sent at once (in order with every call before and
-    /// after it) and answered later: bluetoothd answers once it has queued the write.
-    public func writeValueAnsweredLater(_ bytes: [UInt8], characteristic: BlueZPath) throws(BlueZError) -> BlueZPendingCall {
-        do {
-            let message = DBusMessage(
-                type: .methodCall, destination: try Self.serviceName(), path: characteristic.objectPath,
-                interface: try Self.known(ValidatedNames.gattCharacteristic, BlueZInterfaces.gattCharacteristic),
-                member: try Self.known(ValidatedNames.writeValue, "WriteValue"),
-                arguments: [.bytes(bytes), Self.commandOptions])
-            return BlueZPendingCall(reply: try bus.send(awaitingReply: message, timeout: callTimeout))
-        } catch {
-            throw BlueZError(error)
-        }
-    }
-
-    /// The names every packet's WriteValue carries, validated by libdbus once instead of for each packet (nil only
-    /// if a constant here were not a valid name: ``known(_:_:)`` then validates again and throws why).
+    /// The name every call carries, validated by libdbus once instead of for each call (nil only if the constant were
+    /// not a valid name: ``known(_:_:)`` then validates again and throws why).
     private enum ValidatedNames {
         static let service = try? BusName(BlueZInterfaces.service)
-        static let gattCharacteristic = try? InterfaceName(BlueZInterfaces.gattCharacteristic)
-        static let writeValue = try? MemberName("WriteValue")
     }
 
     /// `cached`, or `text` validated as a name of its kind.
@@ -255,9 +235,6 @@ public struct BlueZClient: Sendable {
 
     /// bluetoothd's bus name, `org.bluez`.
     static func serviceName() throws(DBusError) -> BusName { try known(ValidatedNames.service, BlueZInterfaces.service) }
-
-    /// WriteValue's options for a write without response.
-    private static let commandOptions = DBusValue.stringVariantDictionary(["type": .string("command")])
 
     /// `GattCharacteristic1.StartNotify`: values then arrive as `PropertiesChanged` of `Value`. `timeout`
     /// defaults to ``callTimeout``; a subscription that may make bluetoothd pair first needs longer.

@@ -1,7 +1,7 @@
 import DBus
 
 /// A call to bluetoothd already sent, whose answer is asked for later
-/// (``BlueZClient/writeValueAnsweredLater(_:characteristic:)``).
+/// (``BlueZWriteCommands/sendAnsweredLater(_:)``).
 public struct BlueZPendingCall: Sendable {
     let reply: DBusPendingReply
 

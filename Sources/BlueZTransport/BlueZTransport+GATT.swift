@@ -166,7 +166,10 @@ extension BlueZTransport {
         var rest = packets[...]
         while let packet = rest.first {
             if !usesAcquireWrite || context.acquireWriteRefused {
-                for packet in rest { try await writeCommand(packet, to: characteristic, in: context) }
+                let commands = try writeCommands(to: characteristic, in: context)
+                for packet in rest where try !sendCommandUnanswered(packet, through: commands, in: context) {
+                    try await writeCommand(packet, through: commands, in: context)
+                }
                 return
             }
             try await finishCommands(in: context, keeping: 0)
@@ -175,7 +178,7 @@ extension BlueZTransport {
                 return
             }
             if context.events.isDown { throw .disconnected }
-            // AcquireWrite was refused just now: this packet by WriteValue, the next ones as commands in flight.
+            // AcquireWrite was refused just now: this packet by WriteValue, the next ones as commands.
             try await writeValue(packet, to: characteristic, in: context, withResponse: false)
             rest = rest.dropFirst()
         }
@@ -247,26 +250,46 @@ extension BlueZTransport {
     /// next, the last one asked for is awaited, so at most two windows of packets are unanswered at a time. A call
     /// other than a command waits until every answer asked for has come; an answer that is an error (the link went
     /// down, bluetoothd refused the packet) makes the next call fail.
-    func writeCommand(_ bytes: [UInt8], to characteristic: BlueZGattCharacteristic, in context: LinkContext)
+    func writeCommand(_ bytes: [UInt8], through commands: BlueZWriteCommands, in context: LinkContext)
         async throws(DFUTransportError)
     {
-        let client = client
-        let path = characteristic.path
-        context.commandsUnanswered += 1
-        guard context.commandsUnanswered >= Self.commandWindow else {
-            do {
-                try client.writeValueWithoutReply(bytes, characteristic: path)
-            } catch {
-                throw context.events.isDown ? .disconnected : Self.transportError(error)
-            }
-            return
-        }
+        if try sendCommandUnanswered(bytes, through: commands, in: context) { return }
         context.commandsUnanswered = 0
         try await finishCommands(in: context, keeping: 0)
         do {
-            context.commandsInFlight.append(try client.writeValueAnsweredLater(bytes, characteristic: path))
+            context.commandsInFlight.append(try commands.sendAnsweredLater(bytes))
         } catch {
             throw context.events.isDown ? .disconnected : Self.transportError(error)
+        }
+    }
+
+    /// The common case of ``writeCommand(_:through:in:)``, without suspending: the packet sent with
+    /// `NO_REPLY_EXPECTED` when fewer than ``commandWindow`` commands in a row are unanswered; false (nothing sent) when
+    /// it must ask for an answer.
+    private func sendCommandUnanswered(_ bytes: [UInt8], through commands: BlueZWriteCommands, in context: LinkContext)
+        throws(DFUTransportError) -> Bool
+    {
+        guard context.commandsUnanswered + 1 < Self.commandWindow else { return false }
+        context.commandsUnanswered += 1
+        do {
+            try commands.send(bytes)
+        } catch {
+            throw context.events.isDown ? .disconnected : Self.transportError(error)
+        }
+        return true
+    }
+
+    /// The WriteValue type=command calls to `characteristic` on this link, made on first use.
+    private func writeCommands(to characteristic: BlueZGattCharacteristic, in context: LinkContext)
+        throws(DFUTransportError) -> BlueZWriteCommands
+    {
+        if let commands = context.commands[characteristic.path] { return commands }
+        do {
+            let commands = try client.writeCommands(to: characteristic.path)
+            context.commands[characteristic.path] = commands
+            return commands
+        } catch {
+            throw Self.transportError(error)
         }
     }
 

@@ -20,8 +20,11 @@ final class LinkContext {
     var writerEndpoint: DFUEndpoint?
     /// AcquireWrite was refused: packets go through WriteValue type=command.
     var acquireWriteRefused = false
+    /// The WriteValue type=command calls to each characteristic packets went to by WriteValue (each kept call
+    /// reuses the message it built for a packet size).
+    var commands: [BlueZPath: BlueZWriteCommands] = [:]
     /// WriteValue type=command calls that asked for an answer and have not had it yet, oldest first (see
-    /// ``BlueZTransport/writeCommand(_:to:in:)``); each ends with the error it met, if any.
+    /// ``BlueZTransport/writeCommand(_:through:in:)``); each ends with the error it met, if any.
     var commandsInFlight: [BlueZPendingCall] = []
     /// WriteValue type=command calls sent without asking for an answer since the last call on the link that was
     /// answered.

@@ -2,7 +2,7 @@
 import Synchronization
 import Testing
 
-/// Small method calls that repeat, and packets of one shape, are kept the second time they are sent and sent as copies from then on
+/// Small method calls that repeat are kept the second time they are sent and sent as copies from then on
 /// (``MessageTemplates``): a copy must be the same message, with its own serial and its own reply flag; only small
 /// calls without descriptors are considered, and calls that differ each time are never kept.
 @Suite struct MessageTemplatesTests {
@@ -33,7 +33,7 @@ import Testing
         let templates = MessageTemplates()
         let checksum = try Self.checksumRequest()
         for _ in 0..<2 { _ = try templates.handle(for: checksum) }
-        // Small calls that differ each time (the short last packets of many objects): 8 bytes each.
+        // Small calls that differ each time: 8 bytes each.
         for index in 0..<100 {
             var packet = try Self.checksumRequest(expectsReply: false)
             packet.arguments[0] = .bytes([UInt8](repeating: UInt8(index), count: 8))
@@ -52,66 +52,6 @@ import Testing
         #expect(templates.count == 2)
         #expect(try DBusMessage(handle: unanswered).expectsReply == false)
         #expect(try DBusMessage(handle: try templates.handle(for: try Self.checksumRequest())).expectsReply)
-    }
-
-    /// A packet as an upload sends it without AcquireWrite: `WriteValue(<count bytes>, {"type": <"command">})`.
-    static func packet(_ bytes: [UInt8], type: String = "command") throws -> DBusMessage {
-        var packet = try checksumRequest(expectsReply: false)
-        packet.arguments = [.bytes(bytes), .stringVariantDictionary(["type": .string(type)])]
-        return packet
-    }
-
-    @Test func aPacketIsNotAWholeTemplateButIsReusedByItsShape() throws {
-        let full = try Self.packet([UInt8](repeating: 0xA5, count: 244))
-        #expect(!MessageTemplates.qualifies(full))
-        #expect(MessageTemplates.packetPayload(of: full)?.count == 244)
-        // The smallest full packet, 20 bytes on a 23-byte MTU, is data too.
-        let small = try Self.packet([UInt8](repeating: 0xA5, count: 20))
-        #expect(!MessageTemplates.qualifies(small))
-        #expect(MessageTemplates.packetPayload(of: small)?.count == 20)
-        // A call whose first argument is not a byte array, or whose other arguments are large, is built each time.
-        var large = full
-        large.arguments[1] = .stringVariantDictionary(["type": .string(String(repeating: "x", count: 64))])
-        #expect(MessageTemplates.packetPayload(of: large) == nil)
-        var descriptor = full
-        descriptor.arguments.append(.unixFileDescriptor(OwnedFileDescriptor(taking: -1)))
-        #expect(MessageTemplates.packetPayload(of: descriptor) == nil)
-    }
-
-    @Test func packetsOfOneShapeAreKeptTheSecondTimeAndLaterOnesAreCopiesCarryingTheirOwnBytes() throws {
-        let templates = MessageTemplates()
-        // Three packets of 244 bytes, each with other bytes (0x00..., 0x01..., 0x02... counting up).
-        let packets = try (0..<3).map { index in
-            try Self.packet((0..<244).map { UInt8(truncatingIfNeeded: $0 + index) })
-        }
-        let first = try templates.handle(for: packets[0])
-        #expect(templates.shapeCount == 0, "sent once: only remembered")
-        let second = try templates.handle(for: packets[1])
-        #expect(templates.shapeCount == 1)
-        let third = try templates.handle(for: packets[2])
-        #expect(templates.shapeCount == 1)
-        #expect(try DBusMessage(handle: first) == packets[0])
-        #expect(try DBusMessage(handle: second) == packets[1])
-        #expect(try DBusMessage(handle: third) == packets[2], "the copy carries its own bytes, not the kept ones")
-        // The kept template is untouched by the bytes written over its copy: a fourth copy carries its own too.
-        let fourth = try Self.packet([UInt8](repeating: 0xFF, count: 244))
-        #expect(try DBusMessage(handle: try templates.handle(for: fourth)) == fourth)
-    }
-
-    @Test func aPacketOfAnotherCountOrWithOtherOptionsIsNotACopyOfTheKeptShape() throws {
-        let templates = MessageTemplates()
-        for byte in UInt8(1)...2 { _ = try templates.handle(for: try Self.packet([UInt8](repeating: byte, count: 244))) }
-        #expect(templates.shapeCount == 1)
-        // The short last packet of an object: 192 bytes.
-        let last = try Self.packet([UInt8](repeating: 0x5A, count: 192))
-        #expect(try DBusMessage(handle: try templates.handle(for: last)) == last)
-        // The same count with other options hashes alike (the options are left out of the hash) and must be told
-        // apart by the comparison.
-        let request = try Self.packet([UInt8](repeating: 0x3C, count: 244), type: "request")
-        #expect(try DBusMessage(handle: try templates.handle(for: request)) == request)
-        var elsewhere = try Self.packet([UInt8](repeating: 0x3C, count: 244))
-        elsewhere.destination = try BusName("org.example.Other")
-        #expect(try DBusMessage(handle: try templates.handle(for: elsewhere)) == elsewhere)
     }
 
     @Test func repliesSignalsAndCallsCarryingADescriptorAreNotKept() throws {
@@ -173,35 +113,6 @@ extension LiveBusTests {
             #expect(seen.count == 5)
             #expect(Set(seen).count == 5)
             #expect(seen == seen.sorted())
-        }
-
-        @Test func packetsCopiedFromOneShapeArriveWithTheirOwnBytesInOrder() async throws {
-            let iface = try InterfaceName("test.Packets")
-            let path = try ObjectPath("/test/packets")
-            let received = Mutex<[[UInt8]]>([])
-            // Ten packets of 244 bytes, each filled with its index, then a short one.
-            let payloads = (0..<10).map { [UInt8](repeating: UInt8($0), count: 244) } + [[0xEE, 0xEF]]
-            try await withLiveBus { live in
-                try live.server.export(
-                    [DBusInterface(iface, methods: [
-                        DBusMethod(try MemberName("WriteValue"), inputs: [DBusArgument("value", "ay"), DBusArgument("options", "a{sv}")], outputs: []) { call in
-                            if case .bytes(let bytes) = call.arguments.first { received.withLock { $0.append(bytes) } }
-                            return []
-                        }
-                    ])], at: path)
-                for payload in payloads {
-                    try live.client.send(DBusMessage(
-                        type: .methodCall, destination: live.server.uniqueName, path: path, interface: iface,
-                        member: try MemberName("WriteValue"),
-                        arguments: [.bytes(payload), .stringVariantDictionary(["type": .string("command")])],
-                        expectsReply: false))
-                }
-                // A call answered after them: the server has handled every packet sent before it.
-                _ = try await live.client.call(
-                    destination: live.server.uniqueName, path: path, interface: iface, member: try MemberName("WriteValue"),
-                    arguments: [.bytes([0x03]), .stringVariantDictionary(["type": .string("request")])])
-            }
-            #expect(received.withLock { $0 } == payloads + [[0x03]])
         }
     }
 }

@@ -21,11 +21,31 @@ public protocol DBusClient: Sendable {
     /// ``DBusConnection/send(awaitingReply:timeout:)``.
     func send(awaitingReply message: DBusMessage, timeout: Duration) throws(DBusError) -> DBusPendingReply
 
+    /// Sends `call` with `bytes` as its first argument and `NO_REPLY_EXPECTED`, as ``send(_:)`` sends a message; see
+    /// ``DBusConnection/send(_:bytes:)``.
+    func send(_ call: DBusPacketCall, bytes: [UInt8]) throws(DBusError)
+
+    /// Sends `call` with `bytes` as its first argument at once and returns its reply to await later, as
+    /// ``send(awaitingReply:timeout:)`` does.
+    func send(awaitingReply call: DBusPacketCall, bytes: [UInt8], timeout: Duration) throws(DBusError) -> DBusPendingReply
+
     /// Subscribes to the signals matching a rule; see ``DBusConnection/signals(matching:)``.
     func signals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusMessage>
 }
 
 extension DBusClient {
+    /// `call` with `bytes` built as a message and sent by ``send(_:)``.
+    public func send(_ call: DBusPacketCall, bytes: [UInt8]) throws(DBusError) {
+        try send(call.message(bytes: bytes, expectsReply: false))
+    }
+
+    /// `call` with `bytes` built as a message and sent by ``send(awaitingReply:timeout:)``.
+    public func send(awaitingReply call: DBusPacketCall, bytes: [UInt8], timeout: Duration) throws(DBusError)
+        -> DBusPendingReply
+    {
+        try send(awaitingReply: call.message(bytes: bytes, expectsReply: true), timeout: timeout)
+    }
+
     /// Calls a method with the default timeout (25 s).
     public func call(
         destination: BusName?,

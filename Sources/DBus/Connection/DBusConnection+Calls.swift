@@ -78,15 +78,33 @@ extension DBusConnection {
         guard message.type == .methodCall, message.expectsReply else {
             throw DBusError.invalidArguments("Only a method call that expects a reply can be awaited")
         }
-        let handle = try templates.handle(for: message)
+        return try send(
+            awaitingReply: try templates.handle(for: message), interface: message.interface, member: message.member,
+            timeout: timeout)
+    }
+
+    /// Sends `call` with `bytes` as its first argument at once, as a copy of the call built once for their count
+    /// (``DBusPacketCall``), and returns its reply to await later, as ``send(awaitingReply:timeout:)`` does.
+    public func send(awaitingReply call: DBusPacketCall, bytes: [UInt8], timeout: Duration = DBusConnection.defaultTimeout)
+        throws(DBusError) -> DBusPendingReply
+    {
+        try send(
+            awaitingReply: try call.handle(bytes: bytes, expectsReply: true), interface: call.interface,
+            member: call.member, timeout: timeout)
+    }
+
+    /// Sends `handle`, a method call expecting a reply, and registers the pending reply.
+    private func send(awaitingReply handle: MessageHandle, interface: InterfaceName?, member: MemberName?, timeout: Duration)
+        throws(DBusError) -> DBusPendingReply
+    {
         let pending = DBusPendingReply()
         try state.withLock { (state) throws(DBusError) in
             state.nextToken += 1
             let serial = try sendLocked(handle, state: &state)
             let deadline = ContinuousClock.now.advanced(by: timeout)
             state.pending[serial] = ConnectionState.PendingCall(
-                token: state.nextToken, continuation: .later(pending), deadline: deadline, interface: message.interface,
-                member: message.member)
+                token: state.nextToken, continuation: .later(pending), deadline: deadline, interface: interface,
+                member: member)
             armDeadlineTimer(deadline, state: &state)
         }
         return pending

@@ -181,6 +181,15 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
         }
     }
 
+    /// Sends `call` with `bytes` as its first argument and `NO_REPLY_EXPECTED`, as a copy of the call built once for
+    /// their count (``DBusPacketCall``); queued in order with every other message, as ``send(_:)`` queues them.
+    public func send(_ call: DBusPacketCall, bytes: [UInt8]) throws(DBusError) {
+        let handle = try call.handle(bytes: bytes, expectsReply: false)
+        try state.withLock { (state) throws(DBusError) in
+            _ = try sendLocked(handle, state: &state)
+        }
+    }
+
     /// Sends under the lock; returns the serial. Has the loop watch for room if bytes are left to write.
     func sendLocked(_ handle: MessageHandle, state: inout ConnectionState) throws(DBusError) -> UInt32 {
         guard state.phase == .open else {

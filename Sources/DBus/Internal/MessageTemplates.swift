@@ -12,27 +12,18 @@ import Synchronization
 /// most.
 ///
 /// Only calls that repeat are kept: a call is kept the second time it is sent (the first time only its hash is
-/// remembered, among the last ``recentCapacity``), so small calls that differ each time (the short last packet of
-/// each object) cost a hash each and never push the repeated calls out. Only calls worth
-/// keeping are considered: a method call with no serial, no sender and a body of at most ``bodyLimit`` bytes of
-/// values and no file descriptor (a descriptor is not a value to compare, and a copy would duplicate it).
-///
-/// Packets are reused by their shape: a call whose first argument is a byte array and whose other arguments are
-/// small (a `WriteValue` of one packet with its options) is kept the same way, and a later call that differs from it
-/// only in those bytes, of the same count, is sent as a copy with its bytes written over the kept ones. An upload's
-/// packets are all the same shape but the last of each object, so nearly every packet is a copy (about 2,000
-/// instructions, against 57,000 built).
+/// remembered, among the last ``recentCapacity``), so small calls that differ each time cost a hash each and never
+/// push the repeated calls out. Only calls worth keeping are considered: a method call with no serial, no sender and a
+/// body of at most ``bodyLimit`` bytes of values and no file descriptor (a descriptor is not a value to compare, and a
+/// copy would duplicate it). Packets, calls that differ each time only in their bytes, are ``DBusPacketCall``s.
 final class MessageTemplates: Sendable {
     /// How many call templates are kept; the oldest goes first.
     static let capacity = 8
-    /// How many packet shapes are kept; the oldest goes first.
-    static let shapeCapacity = 4
-    /// How many calls sent once are remembered (by hash), in each pool, to be kept when sent again.
+    /// How many calls sent once are remembered (by hash), to be kept when sent again.
     static let recentCapacity = 16
     /// The largest body, in bytes of values (strings and byte arrays counted by length), a template may have: a
     /// request's size. A GATT write of up to 16 bytes with its one option fits (a control point's request: 1 to 6
-    /// bytes, 17 to 22 here); the smallest full packet does not (20 bytes on a 23-byte MTU: 36), so a data stream is
-    /// reused by its shape (below), not compared whole.
+    /// bytes, 17 to 22 here).
     static let bodyLimit = 32
 
     /// A kept call. Unchecked: its handle is a libdbus message no other code holds, only read (copied from) while
@@ -43,15 +34,15 @@ final class MessageTemplates: Sendable {
         let handle: MessageHandle
     }
 
-    /// The templates of one kind, and the hashes of calls of that kind sent once lately.
+    /// The templates, and the hashes of calls sent once lately.
     private struct Pool {
         let capacity: Int
         var templates: [Template] = []
         var recent: [Int] = []
 
-        /// A copy of the template `matches` accepts, or what to do without one; remembers `hash` when first seen.
-        mutating func plan(hash: Int, matches: (DBusMessage) -> Bool) -> Plan {
-            if let template = templates.first(where: { $0.hash == hash && matches($0.message) }) {
+        /// A copy of the template equal to `message`, or what to do without one; remembers `hash` when first seen.
+        mutating func plan(hash: Int, message: DBusMessage) -> Plan {
+            if let template = templates.first(where: { $0.hash == hash && $0.message == message }) {
                 return .copied(dbus_message_copy(template.handle.pointer))
             }
             if let index = recent.firstIndex(of: hash) {
@@ -63,32 +54,12 @@ final class MessageTemplates: Sendable {
             return .build
         }
 
-        /// Keeps `template` unless one `matches` already, dropping the oldest when full.
-        mutating func keep(_ template: Template, matches: (DBusMessage) -> Bool) {
-            guard !templates.contains(where: { $0.hash == template.hash && matches($0.message) }) else { return }
+        /// Keeps `template` unless an equal one is kept already, dropping the oldest when full.
+        mutating func keep(_ template: Template) {
+            guard !templates.contains(where: { $0.hash == template.hash && $0.message == template.message }) else { return }
             if templates.count == capacity { templates.removeFirst() }
             templates.append(template)
         }
-    }
-
-    /// The two pools: whole calls, and packets by their shape.
-    private struct Kept {
-        var calls = Pool(capacity: MessageTemplates.capacity)
-        var packets = Pool(capacity: MessageTemplates.shapeCapacity)
-
-        /// Runs `body` on the pool of `kind`.
-        mutating func withPool<Result>(_ kind: PoolKind, _ body: (inout Pool) -> Result) -> Result {
-            switch kind {
-            case .calls: body(&calls)
-            case .packets: body(&packets)
-            }
-        }
-    }
-
-    /// Which pool a call is reused from.
-    private enum PoolKind {
-        case calls
-        case packets
     }
 
     /// What to do with a call that qualifies.
@@ -98,37 +69,17 @@ final class MessageTemplates: Sendable {
         case build
     }
 
-    private let kept = Mutex(Kept())
+    private let kept = Mutex(Pool(capacity: MessageTemplates.capacity))
 
-    /// The libdbus message to send for `message`: a copy of a kept template when `message` equals one, or has the
-    /// shape of a kept packet (then with `message`'s bytes written over the copy's), else newly built (and kept as a
-    /// template when it qualifies and was sent lately).
+    /// The libdbus message to send for `message`: a copy of a kept template when `message` equals one, else newly built
+    /// (and kept as a template when it qualifies and was sent lately).
     func handle(for message: DBusMessage) throws(DBusError) -> MessageHandle {
-        if Self.qualifies(message) {
-            return try reuse(message, hash: message.hashValue, pool: .calls, payload: nil) { $0 == message }
-        }
-        if let payload = Self.packetPayload(of: message) {
-            let hash = Self.shapeHash(of: message, payloadLength: payload.count)
-            return try reuse(message, hash: hash, pool: .packets, payload: payload) { Self.sameShape($0, message) }
-        }
-        return try message.makeHandle()
-    }
-
-    /// Copies a kept template of `pool` that `matches`, writing `payload` over its first byte array when given, or
-    /// builds `message` (keeping it when it was seen lately).
-    private func reuse(
-        _ message: DBusMessage, hash: Int, pool: PoolKind, payload: [UInt8]?,
-        matches: @Sendable (DBusMessage) -> Bool
-    ) throws(DBusError) -> MessageHandle {
-        let plan = kept.withLock { $0.withPool(pool) { $0.plan(hash: hash, matches: matches) } }
-        switch plan {
+        guard Self.qualifies(message) else { return try message.makeHandle() }
+        let hash = message.hashValue
+        switch kept.withLock({ $0.plan(hash: hash, message: message) }) {
         case .copied(let pointer):
             guard let pointer else { throw DBusError.noMemory("Cannot copy a D-Bus message") }
-            let copy = MessageHandle(taking: pointer)
-            if let payload, !Self.overwriteFirstByteArray(of: copy, with: payload) {
-                return try message.makeHandle()
-            }
-            return copy
+            return MessageHandle(taking: pointer)
         case .build:
             return try message.makeHandle()
         case .buildAndKeep:
@@ -136,23 +87,20 @@ final class MessageTemplates: Sendable {
             guard let copy = dbus_message_copy(built.pointer) else { return built }
             // Building leaves the header's field cache stale (every field set invalidates it); reading the signature
             // rebuilds it, and copies inherit it (`_dbus_header_copy` copies the cache with the bytes). Without this,
-            // reading a copy's arguments rescans its header each time: about 6,000 instructions per packet.
+            // reading a copy's arguments rescans its header each time.
             _ = dbus_message_get_signature(copy)
             let template = Template(hash: hash, message: message, handle: MessageHandle(taking: copy))
-            kept.withLock { $0.withPool(pool) { $0.keep(template, matches: matches) } }
+            kept.withLock { $0.keep(template) }
             return built
         }
     }
 
     /// How many call templates are kept now.
-    var count: Int { kept.withLock { $0.calls.templates.count } }
-
-    /// How many packet shapes are kept now.
-    var shapeCount: Int { kept.withLock { $0.packets.templates.count } }
+    var count: Int { kept.withLock { $0.templates.count } }
 
     /// Whether a template equal to `message` is kept now.
     func keeps(_ message: DBusMessage) -> Bool {
-        kept.withLock { $0.calls.templates.contains { $0.message == message } }
+        kept.withLock { $0.templates.contains { $0.message == message } }
     }
 
     /// Whether `message` may be kept as a template and answered from one.
@@ -162,68 +110,9 @@ final class MessageTemplates: Sendable {
         return message.arguments.allSatisfy { fits($0, within: &budget) }
     }
 
-    /// The bytes of a packet: a call that does not qualify whole, whose first argument is a byte array
-    /// (``DBusValue/bytes(_:)``, not empty) and whose other arguments fit in ``bodyLimit`` with no descriptor. Such a
-    /// call is reused by its shape: everything but those bytes, and their count.
-    static func packetPayload(of message: DBusMessage) -> [UInt8]? {
-        guard isPlainCall(message), case .bytes(let payload) = message.arguments.first, !payload.isEmpty else {
-            return nil
-        }
-        var budget = bodyLimit
-        guard message.arguments.dropFirst().allSatisfy({ fits($0, within: &budget) }) else { return nil }
-        return payload
-    }
-
     /// A method call with no serial, sender or reply serial: what a client sends.
     private static func isPlainCall(_ message: DBusMessage) -> Bool {
         message.type == .methodCall && message.serial == 0 && message.sender == nil && message.replySerial == nil
-    }
-
-    /// The hash of a packet's shape, from its numbers alone: the count of its first byte array and of its
-    /// arguments, and the reply flag. Packets that differ elsewhere (another characteristic, other options) share it
-    /// and are told apart by ``sameShape(_:_:)``, which compares the kept few in full; hashing the object path and the
-    /// options for every packet cost more than the rest of its reuse.
-    private static func shapeHash(of message: DBusMessage, payloadLength: Int) -> Int {
-        var hasher = Hasher()
-        hasher.combine(payloadLength)
-        hasher.combine(message.arguments.count)
-        hasher.combine(message.expectsReply)
-        return hasher.finalize()
-    }
-
-    /// Whether two packets differ at most in the bytes of their first byte arrays, which have the same count.
-    private static func sameShape(_ kept: DBusMessage, _ message: DBusMessage) -> Bool {
-        guard case .bytes(let keptBytes) = kept.arguments.first, case .bytes(let bytes) = message.arguments.first else {
-            return false
-        }
-        return keptBytes.count == bytes.count && kept.type == message.type && kept.destination == message.destination
-            && kept.path == message.path && kept.interface == message.interface && kept.member == message.member
-            && kept.expectsReply == message.expectsReply && kept.errorName == message.errorName
-            && kept.arguments.count == message.arguments.count
-            && kept.arguments.dropFirst().elementsEqual(message.arguments.dropFirst())
-    }
-
-    /// Writes `payload` over the bytes of the first argument of `copy`, an `ay` of the same count, where they lie in
-    /// the copy's body (`dbus_message_iter_get_fixed_array` gives their address in it). The copy is this process's
-    /// alone and not sent yet (`dbus_message_copy` makes it unlocked, serial 0), and a byte array's bytes are stored
-    /// as they are, so nothing else in the message depends on them. False when the copy has no such array.
-    private static func overwriteFirstByteArray(of copy: MessageHandle, with payload: [UInt8]) -> Bool {
-        var arguments = DBusMessageIter()
-        guard dbus_message_iter_init(copy.pointer, &arguments) != 0,
-            dbus_message_iter_get_arg_type(&arguments) == TypeCode.array,
-            dbus_message_iter_get_element_type(&arguments) == TypeCode.byte
-        else { return false }
-        var elements = DBusMessageIter()
-        dbus_message_iter_recurse(&arguments, &elements)
-        var start: UnsafePointer<UInt8>?
-        var count: Int32 = 0
-        withUnsafeMutablePointer(to: &start) { dbus_message_iter_get_fixed_array(&elements, $0, &count) }
-        guard let start, Int(count) == payload.count else { return false }
-        payload.withUnsafeBytes { bytes in
-            guard let source = bytes.baseAddress else { return }
-            UnsafeMutableRawPointer(mutating: start).copyMemory(from: source, byteCount: bytes.count)
-        }
-        return true
     }
 
     /// Whether `value` fits in `budget` bytes (taken from it), holding no file descriptor.
