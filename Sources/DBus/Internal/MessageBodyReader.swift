@@ -58,12 +58,10 @@ enum MessageBodyReader {
     }
 
     private static func readArray(_ iterator: inout DBusMessageIter) throws(DBusError) -> DBusValue {
-        let signature = containerSignature(&iterator)
-        let elementSignature = String(signature.dropFirst())
         var inner = DBusMessageIter()
         dbus_message_iter_recurse(&iterator, &inner)
-        switch dbus_message_iter_get_element_type(&iterator) {
-        case TypeCode.byte:
+        let elementType = dbus_message_iter_get_element_type(&iterator)
+        if elementType == TypeCode.byte {
             var base: UnsafeMutableRawPointer?
             var count: Int32 = 0
             withUnsafeMutablePointer(to: &base) { pointer in
@@ -74,30 +72,35 @@ enum MessageBodyReader {
                     Array(UnsafeBufferPointer(start: $0.assumingMemoryBound(to: UInt8.self), count: Int(count)))
                 } ?? []
             return .bytes(bytes)
-        case TypeCode.dictionaryEntry:
-            // "{KV}": the key is one basic type code, the value is the rest.
-            let entryBody = elementSignature.dropFirst().dropLast()
-            guard let keyCharacter = entryBody.first else {
-                throw DBusError.invalidArguments("Malformed dictionary signature \"\(signature)\"")
-            }
-            let keySignature = DBusSignature(unchecked: String(keyCharacter))
-            let valueSignature = DBusSignature(unchecked: String(entryBody.dropFirst()))
-            var entries: [DBusDictionaryEntry] = []
-            while dbus_message_iter_get_arg_type(&inner) == TypeCode.dictionaryEntry {
-                var pair = DBusMessageIter()
-                dbus_message_iter_recurse(&inner, &pair)
-                let key = try readOne(&pair)
-                guard dbus_message_iter_next(&pair) != 0 else {
-                    throw DBusError.invalidArguments("A dictionary entry has no value")
-                }
-                let value = try readOne(&pair)
-                entries.append(DBusDictionaryEntry(key: key, value: value))
-                dbus_message_iter_next(&inner)
-            }
-            return .dictionary(keySignature: keySignature, valueSignature: valueSignature, entries: entries)
-        default:
-            return .array(elementSignature: DBusSignature(unchecked: elementSignature), elements: try readAll(&inner))
         }
+        // The array's signature, "a" and its element's, by its UTF-8 bytes (one byte per type code).
+        let signature = Array(containerSignature(&iterator).utf8)
+        guard signature.count >= 2 else {
+            throw DBusError.invalidArguments("Malformed array signature \"\(String(decoding: signature, as: UTF8.self))\"")
+        }
+        guard elementType == TypeCode.dictionaryEntry else {
+            let elementSignature = DBusSignature(unchecked: String(decoding: signature[1...], as: UTF8.self))
+            return .array(elementSignature: elementSignature, elements: try readAll(&inner))
+        }
+        // "a{KV}": the key is one basic type code, the value is the rest.
+        guard signature.count >= 5 else {
+            throw DBusError.invalidArguments("Malformed dictionary signature \"\(String(decoding: signature, as: UTF8.self))\"")
+        }
+        let keySignature = DBusSignature(unchecked: String(decoding: signature[2...2], as: UTF8.self))
+        let valueSignature = DBusSignature(unchecked: String(decoding: signature[3..<(signature.count - 1)], as: UTF8.self))
+        var entries: [DBusDictionaryEntry] = []
+        while dbus_message_iter_get_arg_type(&inner) == TypeCode.dictionaryEntry {
+            var pair = DBusMessageIter()
+            dbus_message_iter_recurse(&inner, &pair)
+            let key = try readOne(&pair)
+            guard dbus_message_iter_next(&pair) != 0 else {
+                throw DBusError.invalidArguments("A dictionary entry has no value")
+            }
+            let value = try readOne(&pair)
+            entries.append(DBusDictionaryEntry(key: key, value: value))
+            dbus_message_iter_next(&inner)
+        }
+        return .dictionary(keySignature: keySignature, valueSignature: valueSignature, entries: entries)
     }
 
     private static func basic<T: BitwiseCopyable>(_ iterator: inout DBusMessageIter, _ initial: T) -> T {
