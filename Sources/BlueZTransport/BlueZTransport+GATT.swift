@@ -167,8 +167,9 @@ extension BlueZTransport {
         while let packet = rest.first {
             if !usesAcquireWrite || context.acquireWriteRefused {
                 let commands = try writeCommands(to: characteristic, in: context)
-                for packet in rest where try !sendCommandUnanswered(packet, through: commands, in: context) {
-                    try await writeCommand(packet, through: commands, in: context)
+                for packet in rest {
+                    if try sendCommandUnanswered(packet, through: commands, in: context) { continue }
+                    try await sendCommandAskingForAnswer(packet, through: commands, in: context)
                 }
                 return
             }
@@ -241,31 +242,13 @@ extension BlueZTransport {
     static let commandWindow = 32
 
     /// A packet through WriteValue type=command, sent with `NO_REPLY_EXPECTED`, which bluetoothd honours (BlueZ
-    /// gdbus/object.c, `process_message`): nothing comes back for it. bluetoothd handles one connection's calls in the
-    /// order sent, answers a command once it has queued the write (BlueZ 5.66 src/gatt-client.c,
-    /// characteristic_write_value: bt_gatt_client_write_without_response, then the method return) and sends queued
-    /// commands before a queued request (src/shared/att.c, `pick_next_send_op`), so the answer to any later call on
-    /// the link vouches for the packets before it. Only when ``commandWindow`` commands in a row have had no such
-    /// answer (a long stream: a Legacy image, a small MTU) does the next one ask for its own; before asking for the
-    /// next, the last one asked for is awaited, so at most two windows of packets are unanswered at a time. A call
-    /// other than a command waits until every answer asked for has come; an answer that is an error (the link went
-    /// down, bluetoothd refused the packet) makes the next call fail.
-    func writeCommand(_ bytes: [UInt8], through commands: BlueZWriteCommands, in context: LinkContext)
-        async throws(DFUTransportError)
-    {
-        if try sendCommandUnanswered(bytes, through: commands, in: context) { return }
-        context.commandsUnanswered = 0
-        try await finishCommands(in: context, keeping: 0)
-        do {
-            context.commandsInFlight.append(try commands.sendAnsweredLater(bytes))
-        } catch {
-            throw context.events.isDown ? .disconnected : Self.transportError(error)
-        }
-    }
-
-    /// The common case of ``writeCommand(_:through:in:)``, without suspending: the packet sent with
-    /// `NO_REPLY_EXPECTED` when fewer than ``commandWindow`` commands in a row are unanswered; false (nothing sent) when
-    /// it must ask for an answer.
+    /// gdbus/object.c, `process_message`): nothing comes back for it, and sending it does not suspend. bluetoothd
+    /// handles one connection's calls in the order sent, answers a command once it has queued the write (BlueZ 5.66
+    /// src/gatt-client.c, characteristic_write_value: bt_gatt_client_write_without_response, then the method return)
+    /// and sends queued commands before a queued request (src/shared/att.c, `pick_next_send_op`), so the answer to any
+    /// later call on the link vouches for the packets before it. False (nothing sent) when ``commandWindow`` commands
+    /// in a row would have had no such answer (a long stream: a Legacy image, a small MTU): this packet then asks for
+    /// its own (``sendCommandAskingForAnswer(_:through:in:)``).
     private func sendCommandUnanswered(_ bytes: [UInt8], through commands: BlueZWriteCommands, in context: LinkContext)
         throws(DFUTransportError) -> Bool
     {
@@ -277,6 +260,22 @@ extension BlueZTransport {
             throw context.events.isDown ? .disconnected : Self.transportError(error)
         }
         return true
+    }
+
+    /// A packet through WriteValue type=command that asks for bluetoothd's answer, awaited later: first the last one
+    /// asked for is awaited, so at most two windows of packets are unanswered at a time. A call other than a command
+    /// waits until every answer asked for has come; an answer that is an error (the link went down, bluetoothd
+    /// refused the packet) makes the next call fail.
+    private func sendCommandAskingForAnswer(_ bytes: [UInt8], through commands: BlueZWriteCommands, in context: LinkContext)
+        async throws(DFUTransportError)
+    {
+        context.commandsUnanswered = 0
+        try await finishCommands(in: context, keeping: 0)
+        do {
+            context.commandsInFlight.append(try commands.sendAnsweredLater(bytes))
+        } catch {
+            throw context.events.isDown ? .disconnected : Self.transportError(error)
+        }
     }
 
     /// The WriteValue type=command calls to `characteristic` on this link, made on first use.

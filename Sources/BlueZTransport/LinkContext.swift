@@ -24,7 +24,7 @@ final class LinkContext {
     /// reuses the message it built for a packet size).
     var commands: [BlueZPath: BlueZWriteCommands] = [:]
     /// WriteValue type=command calls that asked for an answer and have not had it yet, oldest first (see
-    /// ``BlueZTransport/writeCommand(_:through:in:)``); each ends with the error it met, if any.
+    /// ``BlueZTransport/sendCommandAskingForAnswer(_:through:in:)``); each ends with the error it met, if any.
     var commandsInFlight: [BlueZPendingCall] = []
     /// WriteValue type=command calls sent without asking for an answer since the last call on the link that was
     /// answered.
