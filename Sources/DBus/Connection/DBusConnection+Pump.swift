@@ -161,9 +161,6 @@ extension DBusConnection {
         guard dbus_message_get_no_reply(handle.pointer) == 0,
             let reply = dbus_message_new_error(handle.pointer, DBusError.Names.invalidArgs, error.message)
         else { return }
-        let replyHandle = MessageHandle(taking: reply)
-        try? state.withLock { (state) throws(DBusError) in
-            _ = try sendLocked(replyHandle, state: &state)
-        }
+        try? send(MessageHandle(taking: reply))
     }
 }

@@ -175,16 +175,17 @@ public final class DBusConnection: DBusClient, @unchecked Sendable {
 
     /// Sends a message without waiting for any reply (signals, replies, `NO_REPLY_EXPECTED` calls).
     public func send(_ message: DBusMessage) throws(DBusError) {
-        let handle = try templates.handle(for: message)
-        try state.withLock { (state) throws(DBusError) in
-            _ = try sendLocked(handle, state: &state)
-        }
+        try send(templates.handle(for: message))
     }
 
     /// Sends `call` with `bytes` as its first argument and `NO_REPLY_EXPECTED`, as a copy of the call built once for
     /// their count (``DBusPacketCall``); queued in order with every other message, as ``send(_:)`` queues them.
     public func send(_ call: DBusPacketCall, bytes: [UInt8]) throws(DBusError) {
-        let handle = try call.handle(bytes: bytes, expectsReply: false)
+        try send(call.handle(bytes: bytes, expectsReply: false))
+    }
+
+    /// Queues `handle` under the lock, waiting for no reply.
+    func send(_ handle: MessageHandle) throws(DBusError) {
         try state.withLock { (state) throws(DBusError) in
             _ = try sendLocked(handle, state: &state)
         }

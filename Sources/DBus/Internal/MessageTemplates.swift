@@ -85,11 +85,8 @@ final class MessageTemplates: Sendable {
         case .buildAndKeep:
             let built = try message.makeHandle()
             guard let copy = dbus_message_copy(built.pointer) else { return built }
-            // Building leaves the header's field cache stale (every field set invalidates it); reading the signature
-            // rebuilds it, and copies inherit it (`_dbus_header_copy` copies the cache with the bytes). Without this,
-            // reading a copy's arguments rescans its header each time.
-            _ = dbus_message_get_signature(copy)
             let template = Template(hash: hash, message: message, handle: MessageHandle(taking: copy))
+            template.handle.primeForCopies()
             kept.withLock { $0.keep(template) }
             return built
         }

@@ -62,10 +62,7 @@ public final class DBusPacketCall: Sendable {
                 return MessageHandle(taking: pointer)
             }
             let built = try message(bytes: bytes, expectsReply: expectsReply).makeHandle()
-            // Building leaves the header's field cache stale (every field set invalidates it); reading the signature
-            // rebuilds it, and copies inherit it (`_dbus_header_copy` copies the cache with the bytes). Without this,
-            // reading a copy's arguments rescans its header each time: about 6,000 instructions per packet.
-            _ = dbus_message_get_signature(built.pointer)
+            built.primeForCopies()
             guard let pointer = dbus_message_copy(built.pointer) else { return built }
             if templates.count == Self.countsKept { templates.removeFirst() }
             templates.append(Template(count: bytes.count, handle: built))
