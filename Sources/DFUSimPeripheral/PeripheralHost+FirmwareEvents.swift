@@ -64,6 +64,7 @@ extension PeripheralHost {
             throw BlueZNames.error("NotPermitted", "Write acquired")
         }
         report.writes += 1
+        if !report.boots.isEmpty { report.boots[report.boots.count - 1].noteWrite(at: elapsed.dfuSecondsValue) }
         if acquired { report.acquiredWrites += 1 }
         report.longestWrite = max(report.longestWrite, bytes.count)
         if characteristic.writeType == .command {

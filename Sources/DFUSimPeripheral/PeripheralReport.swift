@@ -27,6 +27,25 @@ public struct PeripheralReport: Sendable, Codable, Equatable {
         public var adapter: String
         /// The name it advertised.
         public var advertisedName: String
+        /// When this boot took its first write, in seconds since the peripheral started; nil before one. With
+        /// ``lastWriteSeconds`` it is the transfer as the device saw it, whichever client made it (a bench's rate
+        /// at the device: Tests/BlueZVM/bench.sh).
+        public var firstWriteSeconds: Double?
+        /// When this boot took its last write so far (for a bootloader: the final Execute), in the same seconds.
+        public var lastWriteSeconds: Double?
+
+        /// A boot that has taken no write yet.
+        public init(role: String, adapter: String, advertisedName: String) {
+            self.role = role
+            self.adapter = adapter
+            self.advertisedName = advertisedName
+        }
+
+        /// Notes a write taken at `seconds`.
+        public mutating func noteWrite(at seconds: Double) {
+            if firstWriteSeconds == nil { firstWriteSeconds = seconds }
+            lastWriteSeconds = seconds
+        }
     }
 
     /// `application` or `bootloader`.

@@ -19,7 +19,9 @@ Each upload is one scenario (Tests/BlueZVM/scenarios/dfu-acquire-write-200k.sh, 
 trace; peer-nrfdfu-200k.sh for nrfdfu): the CPU time is the user+sys time of the client process in
 the guest; beside it what bluetoothd, the system bus's dbus-daemon and the whole guest used during
 the upload; throughput the image bytes over the client's whole run (dfu scans inside it, nrfdfu's
-device is made known by a scan before) and over dfu's transfer alone.
+device is made known by a scan before), over dfu's transfer alone (its own trace), and at the device: the image
+bytes over the time the simulated bootloader took writes, from its first write to the final Execute, the one rate
+measured alike for every client (the peripheral's report: dfusim_record_device_rate in guest/peripheral.sh).
 EOF
 }
 
@@ -96,7 +98,8 @@ set -e
 elapsed=$(($(date +%s) - started))
 
 # "bench-MODE-N: bench-MODE-N wall_s=… user_s=… sys_s=… status=…" and
-# "bench-MODE-N: bench-MODE-N bytes=… throughput_kBps=… transfer_kBps=…"
+# "bench-MODE-N: bench-MODE-N bytes=… throughput_kBps=… transfer_kBps=…" and
+# "bench-MODE-N: bench-MODE-N device_kBps=…" (the rate the peripheral saw: dfusim_record_device_rate)
 measurements="$out/measurements"
 [ -s "$measurements" ] || { echo "bench-bluez: no measurements in $out (status $status)" >&2; exit 1; }
 table=$(awk -v runs="$runs" -v size="$size" '
@@ -119,6 +122,7 @@ table=$(awk -v runs="$runs" -v size="$size" '
             whole[mode, ++rates[mode]] = field($0, "throughput_kBps")
             transfer[mode, rates[mode]] = field($0, "transfer_kBps") != "" ? field($0, "transfer_kBps") : 0
         }
+        if (field($0, "device_kBps") != "" && field($0, "device_kBps") != "?") device[mode, ++devices[mode]] = field($0, "device_kBps")
     }
     function spread(array, mode, n,    values, i, j, t, median) {
         for (i = 1; i <= n; i++) values[i] = array[mode, i] + 0
@@ -133,7 +137,7 @@ table=$(awk -v runs="$runs" -v size="$size" '
             n = count[mode]
             print mode, n, spread(wall, mode, n), spread(cpu, mode, n), spread(user, mode, n), spread(sys, mode, n), \
                 spread(whole, mode, rates[mode]), spread(transfer, mode, rates[mode]), spread(daemon, mode, n), \
-                spread(bus, mode, n), spread(guest, mode, n)
+                spread(bus, mode, n), spread(guest, mode, n), devices[mode] ? spread(device, mode, devices[mode]) : "0 0 0"
         }
     }' "$measurements")
 
@@ -151,11 +155,11 @@ echo "Date: $(date -u +%Y-%m-%dT%H:%M:%SZ); benchmark took $elapsed s"
 echo
 echo "Figure 3: $size-byte upload through the real bluetoothd in the VM (median (min–max) of $runs runs; the client process in the guest,"
 echo "and what bluetoothd, the system bus's dbus-daemon and the whole guest used during it)"
-echo "| client, writes | runs | client wall s | client CPU s (user+sys) | user s | sys s | CPU s/MB | whole run kB/s | transfer kB/s | bluetoothd CPU s | dbus-daemon CPU s | guest CPU s |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| client, writes | runs | client wall s | client CPU s (user+sys) | user s | sys s | CPU s/MB | whole run kB/s | transfer kB/s | at the device kB/s | bluetoothd CPU s | dbus-daemon CPU s | guest CPU s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 while read -r mode n wall wall_min wall_max cpu cpu_min cpu_max user user_min user_max sys sys_min sys_max \
     whole whole_min whole_max transfer transfer_min transfer_max daemon daemon_min daemon_max bus bus_min bus_max \
-    guest guest_min guest_max; do
+    guest guest_min guest_max device device_min device_max; do
     case $mode in
         acquire-write) label="dfu, AcquireWrite" ;;
         write-value) label="dfu --no-acquire, WriteValue" ;;
@@ -165,7 +169,7 @@ while read -r mode n wall wall_min wall_max cpu cpu_min cpu_max user user_min us
     transfer_cell=$([ "$mode" = nrfdfu ] && echo "–" || format "$transfer" "$transfer_min" "$transfer_max" 1)
     echo "| $label | $n | $(format "$wall" "$wall_min" "$wall_max" 1) | $(format "$cpu" "$cpu_min" "$cpu_max") |" \
         "$(format "$user" "$user_min" "$user_max") | $(format "$sys" "$sys_min" "$sys_max") | $per_mb |" \
-        "$(format "$whole" "$whole_min" "$whole_max" 1) | $transfer_cell |" \
+        "$(format "$whole" "$whole_min" "$whole_max" 1) | $transfer_cell | $(format "$device" "$device_min" "$device_max" 1) |" \
         "$(format "$daemon" "$daemon_min" "$daemon_max") | $(format "$bus" "$bus_min" "$bus_max") | $(format "$guest" "$guest_min" "$guest_max") |"
 done <<< "$table"
 failed=$(grep -c '^FAIL ' "$out/results" 2> /dev/null || true)
@@ -178,10 +182,10 @@ if [ -n "$json" ]; then
         separator=""
         while read -r mode n wall wall_min wall_max cpu cpu_min cpu_max user user_min user_max sys sys_min sys_max \
             whole whole_min whole_max transfer transfer_min transfer_max daemon daemon_min daemon_max bus bus_min bus_max \
-            guest guest_min guest_max; do
-            printf '%s{"writes":"%s","runs":%d,"wallSeconds":{"median":%s,"min":%s,"max":%s},"cpuSeconds":{"median":%s,"min":%s,"max":%s},"userSeconds":{"median":%s,"min":%s,"max":%s},"sysSeconds":{"median":%s,"min":%s,"max":%s},"wholeRunKilobytesPerSecond":{"median":%s,"min":%s,"max":%s},"transferKilobytesPerSecond":{"median":%s,"min":%s,"max":%s},"bluetoothdSeconds":{"median":%s,"min":%s,"max":%s},"dbusDaemonSeconds":{"median":%s,"min":%s,"max":%s},"guestSeconds":{"median":%s,"min":%s,"max":%s}}' \
+            guest guest_min guest_max device device_min device_max; do
+            printf '%s{"writes":"%s","runs":%d,"wallSeconds":{"median":%s,"min":%s,"max":%s},"cpuSeconds":{"median":%s,"min":%s,"max":%s},"userSeconds":{"median":%s,"min":%s,"max":%s},"sysSeconds":{"median":%s,"min":%s,"max":%s},"wholeRunKilobytesPerSecond":{"median":%s,"min":%s,"max":%s},"transferKilobytesPerSecond":{"median":%s,"min":%s,"max":%s},"deviceKilobytesPerSecond":{"median":%s,"min":%s,"max":%s},"bluetoothdSeconds":{"median":%s,"min":%s,"max":%s},"dbusDaemonSeconds":{"median":%s,"min":%s,"max":%s},"guestSeconds":{"median":%s,"min":%s,"max":%s}}' \
                 "$separator" "$mode" "$n" "$wall" "$wall_min" "$wall_max" "$cpu" "$cpu_min" "$cpu_max" "$user" "$user_min" \
-                "$user_max" "$sys" "$sys_min" "$sys_max" "$whole" "$whole_min" "$whole_max" "$transfer" "$transfer_min" "$transfer_max" \
+                "$user_max" "$sys" "$sys_min" "$sys_max" "$whole" "$whole_min" "$whole_max" "$transfer" "$transfer_min" "$transfer_max" "$device" "$device_min" "$device_max" \
                 "$daemon" "$daemon_min" "$daemon_max" "$bus" "$bus_min" "$bus_max" "$guest" "$guest_min" "$guest_max"
             separator=","
         done <<< "$table"

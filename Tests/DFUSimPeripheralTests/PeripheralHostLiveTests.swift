@@ -83,6 +83,25 @@ struct PeripheralHostLiveTests {
         }
     }
 
+    @Test func theBootNotesWhenItTookItsFirstAndLastWrite() async throws {
+        try await PeripheralRig.withPeripheral("secure") { bluez, host in
+            let controlPoint = try Self.characteristicPath(Self.secureControlPoint, in: bluez)
+            #expect(await host.currentReport.boots.last?.firstWriteSeconds == nil, "no write yet")
+            _ = try await bluez.callApplication(controlPoint, "StartNotify")
+            // 06 01: Select the command object, twice, 50 ms apart.
+            _ = try await bluez.callApplication(controlPoint, "WriteValue", [.byteArray([0x06, 0x01]), .stringVariantDictionary([:])])
+            let afterFirst = await host.currentReport.boots.last
+            try await Task.sleep(for: .milliseconds(50))
+            _ = try await bluez.callApplication(controlPoint, "WriteValue", [.byteArray([0x06, 0x01]), .stringVariantDictionary([:])])
+            let boot = try #require(await host.currentReport.boots.last)
+            #expect(boot.role == "bootloader")
+            let first = try #require(boot.firstWriteSeconds)
+            let last = try #require(boot.lastWriteSeconds)
+            #expect(afterFirst?.firstWriteSeconds == first && afterFirst?.lastWriteSeconds == first)
+            #expect(last - first >= 0.05, "the second write came at least 50 ms after the first")
+        }
+    }
+
     @Test func writeWithoutNotificationsEnabledIsRefusedWithTheATTCode() async throws {
         try await PeripheralRig.withPeripheral("secure") { bluez, _ in
             let controlPoint = try Self.characteristicPath(Self.secureControlPoint, in: bluez)

@@ -42,6 +42,17 @@ dfusim_report() {
     jq -r "$1" "$BLUEZVM_OUT/report.json"
 }
 
+# dfusim_record_device_rate LABEL BYTES: records device_kBps, BYTES over the time the bootloader took writes (from its
+# first write to its last, the final Execute, summed over its boots: the report's firstWriteSeconds and
+# lastWriteSeconds), the rate as the device saw it, measured alike for every client (bench.sh). Call it once the
+# application has booted, when the report holds the bootloader's last write.
+dfusim_record_device_rate() {
+    local seconds
+    seconds=$(jq -r '[.boots[] | select(.role == "bootloader" and .firstWriteSeconds != null)
+        | .lastWriteSeconds - .firstWriteSeconds] | add // 0' "$BLUEZVM_OUT/report.json")
+    bluezvm_record "$1 device_kBps=$(awk -v b="$2" -v s="$seconds" 'BEGIN { if (s > 0) printf "%.1f", b / s / 1000; else print "?" }')"
+}
+
 # dfusim_report_check WHAT FILTER: checks that the jq FILTER is true of the report.
 dfusim_report_check() {
     bluezvm_check "$1" jq -e "$2" "$BLUEZVM_OUT/report.json"

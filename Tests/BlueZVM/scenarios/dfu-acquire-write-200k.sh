@@ -29,6 +29,7 @@ bluezvm_check "dfu upload of the $size-byte image succeeds" \
     --adapter "$central" "${extra[@]}"
 bluezvm_check "the target boots its new application" dfusim_peripheral_expect 60 "ready application on $target"
 dfusim_peripheral_stop
+dfusim_record_device_rate "$label" "$size"
 rm -f app.bin
 dfusim_report_check "the application has the image's CRC-32 ($expected_crc) and size" \
     ".application.crc32 == $expected_crc and .application.size == $size"

@@ -36,6 +36,7 @@ wall=$(awk -v label="$label" '$1 == label { sub("wall_s=", "", $2); print $2 }' 
 bluezvm_record "$label bytes=$size throughput_kBps=$(awk -v b="$size" -v w="$wall" 'BEGIN { if (w > 0) printf "%.1f", b / w / 1000; else print "?" }')"
 bluezvm_check "the target boots its new application" dfusim_peripheral_expect 60 "ready application on $target"
 dfusim_peripheral_stop
+dfusim_record_device_rate "$label" "$size"
 rm -f app.bin app.zip
 dfusim_report_check "the application has the image's CRC-32 ($expected_crc) and size" \
     ".application.crc32 == $expected_crc and .application.size == $size"
