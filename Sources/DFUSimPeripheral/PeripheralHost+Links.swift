@@ -74,6 +74,14 @@ extension PeripheralHost {
 
     func reboot(into target: SimulatedBootTarget) async {
         log("reboot into \(target)")
+        // A device that resets advertises no more: Nordic's buttonless example turns off advertising on disconnect
+        // before it drops its links to enter the bootloader (nRF5 SDK, examples/ble_peripheral/
+        // ble_app_buttonless_dfu/main.c, `ble_dfu_evt_handler`, BLE_DFU_EVT_BOOTLOADER_ENTER_PREPARE). Here the
+        // kernel would start the old role's advertising again as soon as the link is down (net/bluetooth/
+        // hci_event.c `hci_disconn_complete_evt` re-enables advertising; btmon in the VM: LE Set Advertise Enable
+        // 45 ms after the disconnection, Remove Advertising 120 ms later), and a scan meanwhile would hear a role
+        // that is going away. So the advertisement goes first, then the link.
+        await withdrawAdvertisement()
         await disconnectCentral()
         linkDropped()
         central = nil

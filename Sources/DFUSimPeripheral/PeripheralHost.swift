@@ -329,16 +329,9 @@ public actor PeripheralHost {
     func unregister() async {
         registering = true
         defer { registering = false }
-        // A re-registration in flight ends first (``readvertising``); seeing `registering`, it adds nothing more.
-        await readvertising?.value
+        await withdrawAdvertisement()
         guard let adapter = registeredAdapter, let adapterPath = try? names.adapterPath(adapter) else { return }
         registeredAdapter = nil
-        if let advertisementPath {
-            try? await callBlueZ(
-                "UnregisterAdvertisement", path: adapterPath, interface: names.advertisingManager,
-                member: "UnregisterAdvertisement", [.objectPath(advertisementPath)])
-            try? connection.unexport(at: advertisementPath)
-        }
         if let layout {
             try? await callBlueZ(
                 "UnregisterApplication", path: adapterPath, interface: names.gattManager,
@@ -351,6 +344,20 @@ public actor PeripheralHost {
         layout = nil
         advertisementPath = nil
         closeSockets()
+    }
+
+    /// Unregisters the advertisement and keeps the GATT application (``unregister()`` and ``reboot(into:)``).
+    func withdrawAdvertisement() async {
+        // A re-registration in flight ends first (``readvertising``); seeing `registering` or `isRebooting`, it adds
+        // nothing more.
+        await readvertising?.value
+        guard let adapter = registeredAdapter, let adapterPath = try? names.adapterPath(adapter), let advertisementPath
+        else { return }
+        self.advertisementPath = nil
+        try? await callBlueZ(
+            "UnregisterAdvertisement", path: adapterPath, interface: names.advertisingManager,
+            member: "UnregisterAdvertisement", [.objectPath(advertisementPath)])
+        try? connection.unexport(at: advertisementPath)
     }
 
     func callBlueZ(

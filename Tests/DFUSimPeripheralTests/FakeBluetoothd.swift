@@ -14,6 +14,8 @@ final class FakeBluetoothd: Sendable {
         var advertisements: [ObjectPath: [String: DBusValue]] = [:]
         var unregisteredApplications: [ObjectPath] = []
         var unregisteredAdvertisements: [ObjectPath] = []
+        /// UnregisterAdvertisement and the central's Device1.Disconnect, in the order they came.
+        var linkCalls: [String] = []
         var application: BusName?
         /// RegisterAgent's path and capability, RequestDefaultAgent's path, UnregisterAgent's paths.
         var agent: (path: ObjectPath, capability: String)?
@@ -33,6 +35,8 @@ final class FakeBluetoothd: Sendable {
 
     let connection: DBusConnection
     let adapterPath: ObjectPath
+    /// A central's Device1 on the adapter (only Disconnect), named in ``centralOptions``.
+    let centralPath: ObjectPath
     let seen = Recorder()
 
     /// `version`: the bluetoothd release its Adapter1.Modalias claims (`src/main.c` `init_defaults`: USB vendor 1D6B,
@@ -75,7 +79,16 @@ final class FakeBluetoothd: Sendable {
         let unregisterAdvertisement = DBusMethod(
             try MemberName("UnregisterAdvertisement"), inputs: [DBusArgument("advertisement", "o")]
         ) { [seen] message in
-            if let path = message.arguments.first?.objectPathValue { seen.withLock { $0.unregisteredAdvertisements.append(path) } }
+            if let path = message.arguments.first?.objectPathValue {
+                seen.withLock {
+                    $0.unregisteredAdvertisements.append(path)
+                    $0.linkCalls.append("UnregisterAdvertisement")
+                }
+            }
+            return []
+        }
+        let disconnect = DBusMethod(try MemberName("Disconnect")) { [seen] _ in
+            seen.withLock { $0.linkCalls.append("Disconnect") }
             return []
         }
         let agent = DBusArgument("agent", "o")
@@ -121,7 +134,12 @@ final class FakeBluetoothd: Sendable {
                     try InterfaceName("org.bluez.LEAdvertisingManager1"),
                     methods: [registerAdvertisement, unregisterAdvertisement]),
             ], at: adapterPath)
+        centralPath = try ObjectPath(adapterPath.rawValue + "/dev_00_AA_01_00_00_00")
+        try connection.export([DBusInterface(try InterfaceName("org.bluez.Device1"), methods: [disconnect])], at: centralPath)
     }
+
+    /// WriteValue's options as bluetoothd gives them for a write from that central.
+    var centralOptions: DBusValue { .stringVariantDictionary(["mtu": .uint16(247), "device": .objectPath(centralPath)]) }
 
     /// An adapter property as it stands.
     func adapterProperty(_ name: String) throws -> DBusValue? {

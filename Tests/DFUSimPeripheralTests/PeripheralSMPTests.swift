@@ -123,6 +123,24 @@ struct PeripheralSMPTests {
         #expect(bluez.seen.withLock { $0.unregisteredApplications.count } == 2)
     }
 
+    /// A device that resets advertises no more from that moment: the advertisement is withdrawn before the link is
+    /// dropped, so the kernel has nothing of the old role to advertise again once the link is down.
+    @Test func aResetWithdrawsTheAdvertisementBeforeItDropsTheLink() async throws {
+        let bluez = try await PeripheralRig.withPeripheral("smp,reset_ms=10") { bluez, host in
+            let (path, _) = try Self.smpCharacteristic(in: bluez)
+            _ = try await bluez.callApplication(path, "StartNotify")
+            // An SMP reset request (OS group, command 5), written by the central the options name.
+            let request = try SMPRequest.reset.frame(sequence: 0).bytes
+            _ = try await bluez.callApplication(path, "WriteValue", [.byteArray(request), bluez.centralOptions])
+            let deadline = ContinuousClock.now + .seconds(20)
+            while await host.currentReport.boots.count < 2, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(await host.currentReport.boots.count == 2)
+        }
+        #expect(bluez.seen.withLock { Array($0.linkCalls.prefix(2)) } == ["UnregisterAdvertisement", "Disconnect"])
+    }
+
     /// smp-auth: bluetoothd enforces the security (flags `encrypt-authenticated-write`/`-notify`, BlueZ 5.66
     /// `parse_chrc_flags`), and the peripheral registers a default agent with the device's IO capability.
     @Test func smpAuthAsksBluetoothdForAuthenticatedSecurityAndPairsWithItsOwnAgent() async throws {
