@@ -113,10 +113,15 @@ public actor BlueZTransport: DFUTransport {
         } catch {
             throw BlueZError.busUnavailable("the event loop could not start: \(error)")
         }
+        // Subscribed first, then one GetManagedObjects for both the adapter and the devices it knows, so nothing
+        // falls between. The signals that came meanwhile wait in their streams and are handled after the devices
+        // are loaded: each sets what it says, so one older than the tree is followed by the newer ones.
+        let events = try await client.events()
+        let presence = try await client.presenceChanges()
         let tree = try await client.objects()
         let adapter = try chooseAdapter(in: tree, named: adapterName)
         let transport = BlueZTransport(client: client, adapter: adapter, loop: loop, ownsClient: ownsClient)
-        try await transport.start()
+        await transport.start(events: events, presence: presence, knownDevices: tree.devices(of: adapter.path))
         return transport
     }
 
@@ -143,10 +148,13 @@ public actor BlueZTransport: DFUTransport {
         self.ownsClient = ownsClient
     }
 
-    /// Subscribes to BlueZ's signals, then loads the devices already known (so nothing falls between).
-    func start() async throws(BlueZError) {
-        let events = try await client.events()
-        let presence = try await client.presenceChanges()
+    /// Loads the devices already known, then follows BlueZ's signals (``open(client:adapter:ownsClient:)``
+    /// subscribed before it asked for `knownDevices`).
+    func start(
+        events: some AsyncSequence<[BlueZEvent], Never> & Sendable, presence: some AsyncSequence<Bool, Never> & Sendable,
+        knownDevices: [BlueZDevice]
+    ) {
+        for device in knownDevices { devices[device.path] = device }
         // On the loop, where the bus connection delivers them: a signal reaches the transport
         // without waking another thread.
         signalTasks.append(Task(executorPreference: loop) { [weak self] in
@@ -165,10 +173,6 @@ public actor BlueZTransport: DFUTransport {
                 }
             }
         })
-        let tree = try await client.objects()
-        for device in tree.devices(of: adapter.path) where devices[device.path] == nil {
-            devices[device.path] = device
-        }
     }
 
     /// Drops the link, stops following signals and closes the bus connection if this transport opened it.
