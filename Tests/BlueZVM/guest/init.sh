@@ -158,14 +158,51 @@ skip_reason() {
     echo "${reason#SKIP: }"
 }
 
+# post_mortem FOLDER BLUETOOTHD_LINE BTMON_LINE: what a failed scenario leaves for the next reader, who may have
+# only the console (a CI log): the lines bluetoothd and btmon wrote while it ran (bluetoothd-during.log,
+# btmon-during.log in FOLDER), and on the console the peripheral's log, dfu's trace (its log events), bluetoothd's
+# lines that name an error, and btmon's connection events with their status or reason, each cut to its last lines.
+post_mortem() {
+    local folder=$1 file
+    tail -n "+$(($2 + 1))" "$out/bluetoothd.log" > "$folder/bluetoothd-during.log" 2> /dev/null
+    tail -n "+$(($3 + 1))" "$out/btmon.log" > "$folder/btmon-during.log" 2> /dev/null
+    {
+        echo "---- post-mortem of ${folder##*/} (files in its folder) ----"
+        if [ -s "$folder/peripheral.log" ]; then
+            echo "-- peripheral.log, last 30 lines:"
+            tail -n 30 "$folder/peripheral.log"
+        fi
+        for file in "$folder"/*.jsonl; do
+            [ -s "$file" ] || continue
+            echo "-- ${file##*/}, dfu's log events, last 30:"
+            jq -r 'select(.event == "log") | .message' "$file" 2> /dev/null | tail -n 30
+        done
+        echo "-- bluetoothd while it ran, lines whose message names an error or a disconnection, last 40:"
+        # Debug lines read "bluetoothd[PID]: FILE:FUNCTION() MESSAGE": the message is what is matched.
+        awk '{ i = index($0, "() "); text = tolower(i ? substr($0, i + 3) : $0) }
+            text ~ /error|fail|unable|refused|timeout|timed out|disconnect|not connected|not found/' \
+            "$folder/bluetoothd-during.log" | tail -n 40
+        echo "-- btmon while it ran, connection events and their status or reason, last 40:"
+        awk '/^> HCI Event: (Disconnect Complete|Encryption Change)|^ +LE (Enhanced )?Connection Complete \(0x|^ +LE Long Term Key Request \(0x|^< HCI Command: .*\(0x08\|0x00(0d|19|1a|1b)\)|^@ MGMT Event: (Device Disconnected|Connect Failed)/ {
+                print; left = 6; next
+            }
+            left > 0 { left--; if ($0 ~ /Status:|Reason:|Encryption:|Address:/) print }' \
+            "$folder/btmon-during.log" | tail -n 40
+        echo "---- end of post-mortem ----"
+    } > "$folder/post-mortem.txt" 2>&1
+    cat "$folder/post-mortem.txt"
+}
+
 # run_scenario INDEX: runs scenario INDEX of the job with its own output folder and deadline,
 # streams its output to the console and records PASS, SKIP or FAIL in out/results.
 run_scenario() {
     # shellcheck disable=SC2154  # scenario_names and scenario_commands come from job.env
     local name=${scenario_names[$1]} command=${scenario_commands[$1]}
-    local folder="$out/scenarios/$name" started pid console_pid status verdict
+    local folder="$out/scenarios/$name" started pid console_pid status verdict bluetoothd_line btmon_line
     mkdir -p "$folder"
     reset_bluetooth || bluezvm_log "warning: resetting bluetoothd's state failed"
+    bluetoothd_line=$(wc -l < "$out/bluetoothd.log")
+    btmon_line=$(wc -l < "$out/btmon.log")
     bluezvm_log "scenario $name: $command"
     started=$(bluezvm_now_cs)
     (
@@ -188,6 +225,7 @@ run_scenario() {
         *) verdict="FAIL (exit status $status)" ;;
     esac
     bluezvm_log "scenario $name: $verdict in $(bluezvm_seconds_since "$started")s"
+    [[ $verdict == FAIL* ]] && post_mortem "$folder" "$bluetoothd_line" "$btmon_line"
     # One line per scenario: PASS|SKIP|FAIL NAME SECONDS [why]
     if [ -s "$folder/measurements" ]; then
         sed "s/^/$name: /" "$folder/measurements" >> "$out/measurements"
