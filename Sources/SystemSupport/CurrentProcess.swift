@@ -22,13 +22,18 @@ public enum CurrentProcess {
     public static var effectiveUserID: UInt32 { geteuid() }
 
     /// The environment variables. The corresponding C variable is `environ`.
-    public static var environment: [String: String] {
+    public static var environment: [String: String] { variables(in: environ) }
+
+    /// The variables of an `environ`-style list (`NAME=VALUE` entries up to a null pointer). Each entry is split at
+    /// its first `=` byte, where POSIX names end (a `=` that a combining mark follows is still the separator),
+    /// without reading the entry as Characters first: every command starts with this.
+    static func variables(in list: UnsafePointer<UnsafeMutablePointer<CChar>?>) -> [String: String] {
         var result: [String: String] = [:]
-        var cursor = environ
+        var cursor = list
         while let entry = cursor.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            if let equals = strchr(entry, 0x3D) {
+                let name = UnsafeRawBufferPointer(start: entry, count: entry.distance(to: equals))
+                result[String(decoding: name, as: UTF8.self)] = String(cString: equals + 1)
             }
             cursor += 1
         }
