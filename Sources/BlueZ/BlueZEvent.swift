@@ -18,6 +18,9 @@ public enum BlueZEvent: Sendable, Hashable {
     case deviceChanged(BlueZDeviceChange)
     /// A characteristic's `Value` changed: a notification or indication through `StartNotify`.
     case valueChanged(characteristic: BlueZPath, value: [UInt8])
+    /// A characteristic's `NotifyAcquired` became false: bluetoothd has taken back its AcquireNotify descriptor
+    /// (its end hung up, or the link went down).
+    case notifyReleased(characteristic: BlueZPath)
 
     /// The events one signal carries (none for signals about other interfaces).
     static func decode(_ message: DBusMessage) -> [BlueZEvent] {
@@ -44,8 +47,11 @@ public enum BlueZEvent: Sendable, Hashable {
                 return [.deviceChanged(BlueZDeviceChange(path: BlueZPath(changed.path), changed: changed.changed,
                                                          invalidated: changed.invalidated))]
             case BlueZInterfaces.gattCharacteristic:
-                guard let value = changed.changed["Value"]?.byteArrayValue else { return [] }
-                return [.valueChanged(characteristic: BlueZPath(changed.path), value: value)]
+                if let value = changed.changed["Value"]?.byteArrayValue {
+                    return [.valueChanged(characteristic: BlueZPath(changed.path), value: value)]
+                }
+                guard changed.changed["NotifyAcquired"]?.boolValue == false else { return [] }
+                return [.notifyReleased(characteristic: BlueZPath(changed.path))]
             case BlueZInterfaces.adapter:
                 guard let powered = changed.changed["Powered"]?.boolValue else { return [] }
                 return [.adapterPowered(BlueZPath(changed.path), powered)]

@@ -27,6 +27,7 @@ extension BlueZTransport {
     {
         do {
             let (descriptor, mtu) = try await client.acquireNotify(characteristic: characteristic.path)
+            notifyAcquired.insert(characteristic.path)
             let events = context.events
             context.readers[endpoint] = try NotificationReader(
                 descriptor: descriptor, loop: loop, maximumLength: max(mtu, context.mtu),

@@ -67,6 +67,11 @@ public actor BlueZTransport: DFUTransport {
     /// Waiters for a condition on the device table, resumed from the signal handler.
     var waiters: [Int: DeviceWaiter] = [:]
     var nextWaiterIdentifier = 0
+    /// The characteristics whose AcquireNotify descriptor bluetoothd holds, from the AcquireNotify reply until its
+    /// `NotifyAcquired` turns false (``awaitNotifyReleases(within:)``).
+    var notifyAcquired: Set<BlueZPath> = []
+    /// ``close()`` waiting for ``notifyAcquired`` to empty.
+    var notifyReleaseWaiter: CheckedContinuation<Void, Never>?
     /// Reconnections waiting for bluetoothd and the adapter to come back (``waitForBlueZ()``).
     var returnWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     /// The signal-following tasks (org.bluez's signals, and its ownership of the bus name), on the loop.
@@ -182,6 +187,7 @@ public actor BlueZTransport: DFUTransport {
         isClosed = true
         await agent?.unregister()
         agent = nil
+        await awaitNotifyReleases(within: Self.notifyReleaseGrace)
         for task in signalTasks { task.cancel() }
         signalTasks = []
         for waiter in waiters.values { waiter.continuation.resume(returning: nil) }
@@ -215,6 +221,8 @@ public actor BlueZTransport: DFUTransport {
         case .deviceRemoved(let path):
             devices[path] = nil
             heard.remove(path)
+            notifyAcquired = notifyAcquired.filter { !path.isAncestor(of: $0) }
+            if notifyAcquired.isEmpty { resumeNotifyReleaseWaiter() }
             if link?.device == path { linkDropped() }
         case .adapterRemoved(let path):
             if path == adapter.path {
@@ -224,6 +232,9 @@ public actor BlueZTransport: DFUTransport {
             }
         case .deviceChanged(let change):
             handle(change)
+        case .notifyReleased(let characteristic):
+            notifyAcquired.remove(characteristic)
+            if notifyAcquired.isEmpty { resumeNotifyReleaseWaiter() }
         case .valueChanged(let characteristic, let value):
             if let link, let endpoint = link.valueWatch[characteristic] {
                 link.events.post(DFUNotification(endpoint: endpoint, bytes: value))
@@ -293,8 +304,33 @@ public actor BlueZTransport: DFUTransport {
         isBlueZGone = true
         goneSince = goneSince ?? ContinuousClock.now
         linkDropped()
+        notifyAcquired = []
+        resumeNotifyReleaseWaiter()
         for waiter in waiters.values { waiter.continuation.resume(returning: nil) }
         waiters = [:]
+    }
+
+    /// How long ``close()`` waits for bluetoothd to take back the AcquireNotify descriptors it closed.
+    static let notifyReleaseGrace: Duration = .seconds(1)
+
+    /// Waits, at most `timeout`, until bluetoothd has taken back every AcquireNotify descriptor (``notifyAcquired``
+    /// empty): before this process leaves the bus. bluetoothd before 5.86 frees a notify session when its owner
+    /// leaves the bus and then, handling the descriptor's hang-up, uses it: it crashed so in the VM (5.66, a
+    /// segfault in `sock_hup`, the owner gone a moment before; BlueZ fixed it in "gatt-client: prevent use-after-free
+    /// when clients disconnect", 2026). Its `NotifyAcquired` turning false says the hang-up was handled, while the
+    /// owner was still there.
+    func awaitNotifyReleases(within timeout: Duration) async {
+        guard !notifyAcquired.isEmpty, !isBlueZGone, notifyReleaseWaiter == nil else { return }
+        let timer = loop.schedule(at: ContinuousClock.now.advanced(by: timeout)) { [weak self, loop] in
+            Task(executorPreference: loop) { await self?.resumeNotifyReleaseWaiter() }
+        }
+        await withCheckedContinuation { notifyReleaseWaiter = $0 }
+        timer.cancel()
+    }
+
+    func resumeNotifyReleaseWaiter() {
+        notifyReleaseWaiter?.resume()
+        notifyReleaseWaiter = nil
     }
 
     /// The link is down: release its descriptors and wake the engine.

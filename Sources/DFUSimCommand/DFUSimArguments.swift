@@ -63,7 +63,8 @@ public struct DFUSimArguments: Sendable {
                                    disconnect-at=OPCODE[:OCCURRENCE], fail-connections=N, fail-pairing,
                                    response-delay-ms=N, no-stale-cache, drop-response=N[:M...],
                                    adapter-vanish-after-bytes=N, restart-after-bytes=N, quit-after-bytes=N,
-                                   power-off-after-bytes=N, late-response=N:MS, late-announcement-ms=N
+                                   power-off-after-bytes=N, late-response=N:MS, late-announcement-ms=N,
+                                   late-notify-release-ms=N
           --report FILE            write the devices' flash (SMP: their slots) and statistics as JSON at the end
           --adapter-off            start with the adapter powered off
           --no-adapter             serve org.bluez without any adapter

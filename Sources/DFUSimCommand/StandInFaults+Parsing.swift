@@ -56,6 +56,7 @@ extension StandInFaults {
         case "fail-connections": link.failedConnections = try number(value)
         case "response-delay-ms": link.responseDelay = .milliseconds(try number(value))
         case "late-announcement-ms": lateAnnouncement = .milliseconds(try number(value))
+        case "late-notify-release-ms": lateNotifyRelease = .milliseconds(try number(value))
         case "fail-pairing":
             guard value == nil else { throw StandInSpecError("--fault fail-pairing takes no value") }
             pairingFails = true
@@ -64,7 +65,7 @@ extension StandInFaults {
             cachesServices = false
         default:
             throw StandInSpecError(
-                "unknown fault '\(key)' (drop-packet, corrupt-packet, disconnect-after-bytes, disconnect-at, fail-connections, fail-pairing, response-delay-ms, no-stale-cache, drop-response, adapter-vanish-after-bytes, restart-after-bytes, quit-after-bytes, power-off-after-bytes, late-response, late-announcement-ms)"
+                "unknown fault '\(key)' (drop-packet, corrupt-packet, disconnect-after-bytes, disconnect-at, fail-connections, fail-pairing, response-delay-ms, no-stale-cache, drop-response, adapter-vanish-after-bytes, restart-after-bytes, quit-after-bytes, power-off-after-bytes, late-response, late-announcement-ms, late-notify-release-ms)"
             )
         }
     }

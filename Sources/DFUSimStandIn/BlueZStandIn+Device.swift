@@ -272,7 +272,13 @@ extension BlueZStandIn {
                     changed[name] = .boolean(false)
                 }
                 if characteristic.notifyChannel != nil, let name = try? member("NotifyAcquired") {
-                    if characteristic.properties.contains(.notify) { changed[name] = .boolean(false) }
+                    if characteristic.properties.contains(.notify) {
+                        if let late = configuration.faults.lateNotifyRelease {
+                            releaseNotifyLate(characteristicPath, after: late)
+                        } else {
+                            changed[name] = .boolean(false)
+                        }
+                    }
                     if characteristic.notifySenders.isEmpty, let notifying = try? member("Notifying") {
                         changed[notifying] = .boolean(false)
                     }
@@ -309,6 +315,22 @@ extension BlueZStandIn {
             discoveryGeneration += 1
             enqueue(.announce(generation: discoveryGeneration))
         }
+    }
+
+    /// `--fault late-notify-release-ms`: the characteristic's `NotifyAcquired` turns false `delay` after the link went
+    /// down, as a bluetoothd that handles the descriptor's hang-up late (`src/gatt-client.c` `sock_hup` →
+    /// `destroy_sock` emits it) would say.
+    private func releaseNotifyLate(_ characteristic: ObjectPath, after delay: Duration) {
+        let loop = connection.loop
+        Task(executorPreference: loop) { [weak self] in
+            await loop.sleep(until: .now + delay)
+            await self?.announceNotifyReleased(characteristic)
+        }
+    }
+
+    private func announceNotifyReleased(_ characteristic: ObjectPath) {
+        guard let name = try? member("NotifyAcquired") else { return }
+        try? connection.setProperty(name, to: .boolean(false), interface: names.gattCharacteristic, at: characteristic)
     }
 
     // MARK: - TemporaryTimeout

@@ -8,7 +8,8 @@ public import DFUSimulator
 /// Connect calls fail), `fail-pairing` (every pairing fails), `response-delay-ms=N` (modelled delay before every notification),
 /// `no-stale-cache` (the host never reuses cached GATT services), `power-off-after-bytes=N` (the device loses power),
 /// `quit-after-bytes=N` (bluetoothd stops for good), `late-announcement-ms=N` (a device found by discovery is
-/// announced N ms after it is in the object tree).
+/// announced N ms after it is in the object tree), `late-notify-release-ms=N` (an AcquireNotify descriptor is said to
+/// be taken back N ms after its link went down).
 public struct StandInFaults: Sendable, Hashable {
     /// The link faults, as the simulator models them.
     public var link = SimulatedFaults()
@@ -41,6 +42,11 @@ public struct StandInFaults: Sendable, Hashable {
     /// process starved on a busy rig host, whose unread signals wait in its socket (seen in a fresh-clone
     /// `make test-asan`, where a scan's window closed before its one report was handled).
     public var lateAnnouncement: Duration?
+    /// A link that goes down with an AcquireNotify descriptor open: the characteristic's `NotifyAcquired` turns false
+    /// this much later, not at once. bluetoothd shuts the descriptor down with the link and says it is taken back only
+    /// when it handles the hang-up (BlueZ 5.66 `src/gatt-client.c` `btd_gatt_client_disconnected` → `io_shutdown`,
+    /// then `sock_hup` → `destroy_sock`), on a later turn of its main loop; this stands for a busy one.
+    public var lateNotifyRelease: Duration?
 
     /// No faults; the GATT cache on.
     public init() {}

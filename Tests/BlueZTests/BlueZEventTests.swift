@@ -68,6 +68,15 @@ import Testing
         #expect(events == [.valueChanged(characteristic: BlueZPath(try ObjectPath(Self.controlPoint)), value: [0x60, 0x01, 0x01])])
     }
 
+    @Test func notifyAcquiredFalseIsTheDescriptorTakenBack() throws {
+        let released = BlueZEvent.decode(try Self.changed(Self.controlPoint, "org.bluez.GattCharacteristic1",
+                                                          ["NotifyAcquired": .boolean(false)]))
+        #expect(released == [.notifyReleased(characteristic: BlueZPath(try ObjectPath(Self.controlPoint)))])
+        let acquired = BlueZEvent.decode(try Self.changed(Self.controlPoint, "org.bluez.GattCharacteristic1",
+                                                          ["NotifyAcquired": .boolean(true), "Notifying": .boolean(true)]))
+        #expect(acquired == [])
+    }
+
     @Test func aDeviceChangeSaysConnectedResolvedAndAdvertisedAndAppliesTheRest() throws {
         let events = BlueZEvent.decode(try Self.changed(Self.device, "org.bluez.Device1",
                                                         ["ServicesResolved": .boolean(true), "RSSI": .int16(-60)]))
