@@ -47,11 +47,14 @@ public enum BlueZEvent: Sendable, Hashable {
                 return [.deviceChanged(BlueZDeviceChange(path: BlueZPath(changed.path), changed: changed.changed,
                                                          invalidated: changed.invalidated))]
             case BlueZInterfaces.gattCharacteristic:
+                var events: [BlueZEvent] = []
                 if let value = changed.changed["Value"]?.byteArrayValue {
-                    return [.valueChanged(characteristic: BlueZPath(changed.path), value: value)]
+                    events.append(.valueChanged(characteristic: BlueZPath(changed.path), value: value))
                 }
-                guard changed.changed["NotifyAcquired"]?.boolValue == false else { return [] }
-                return [.notifyReleased(characteristic: BlueZPath(changed.path))]
+                if changed.changed["NotifyAcquired"]?.boolValue == false {
+                    events.append(.notifyReleased(characteristic: BlueZPath(changed.path)))
+                }
+                return events
             case BlueZInterfaces.adapter:
                 guard let powered = changed.changed["Powered"]?.boolValue else { return [] }
                 return [.adapterPowered(BlueZPath(changed.path), powered)]

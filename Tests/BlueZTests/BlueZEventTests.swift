@@ -75,6 +75,11 @@ import Testing
         let acquired = BlueZEvent.decode(try Self.changed(Self.controlPoint, "org.bluez.GattCharacteristic1",
                                                           ["NotifyAcquired": .boolean(true), "Notifying": .boolean(true)]))
         #expect(acquired == [])
+        // Both in one signal (bluetoothd sends a characteristic's pending changes together): both events, in order.
+        let both = BlueZEvent.decode(try Self.changed(Self.controlPoint, "org.bluez.GattCharacteristic1",
+                                                      ["Value": .byteArray([0x60, 0x04, 0x01]), "NotifyAcquired": .boolean(false)]))
+        let path = BlueZPath(try ObjectPath(Self.controlPoint))
+        #expect(both == [.valueChanged(characteristic: path, value: [0x60, 0x04, 0x01]), .notifyReleased(characteristic: path)])
     }
 
     @Test func aDeviceChangeSaysConnectedResolvedAndAdvertisedAndAppliesTheRest() throws {
