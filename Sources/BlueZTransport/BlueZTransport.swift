@@ -221,8 +221,7 @@ public actor BlueZTransport: DFUTransport {
         case .deviceRemoved(let path):
             devices[path] = nil
             heard.remove(path)
-            notifyAcquired = notifyAcquired.filter { !path.isAncestor(of: $0) }
-            if notifyAcquired.isEmpty { resumeNotifyReleaseWaiter() }
+            forgetNotifyAcquired { path.isAncestor(of: $0) }
             if link?.device == path { linkDropped() }
         case .adapterRemoved(let path):
             if path == adapter.path {
@@ -233,8 +232,7 @@ public actor BlueZTransport: DFUTransport {
         case .deviceChanged(let change):
             handle(change)
         case .notifyReleased(let characteristic):
-            notifyAcquired.remove(characteristic)
-            if notifyAcquired.isEmpty { resumeNotifyReleaseWaiter() }
+            forgetNotifyAcquired { $0 == characteristic }
         case .valueChanged(let characteristic, let value):
             if let link, let endpoint = link.valueWatch[characteristic] {
                 link.events.post(DFUNotification(endpoint: endpoint, bytes: value))
@@ -304,8 +302,7 @@ public actor BlueZTransport: DFUTransport {
         isBlueZGone = true
         goneSince = goneSince ?? ContinuousClock.now
         linkDropped()
-        notifyAcquired = []
-        resumeNotifyReleaseWaiter()
+        forgetNotifyAcquired { _ in true }
         for waiter in waiters.values { waiter.continuation.resume(returning: nil) }
         waiters = [:]
     }
@@ -326,6 +323,13 @@ public actor BlueZTransport: DFUTransport {
         }
         await withCheckedContinuation { notifyReleaseWaiter = $0 }
         timer.cancel()
+    }
+
+    /// Drops the characteristics bluetoothd no longer holds a descriptor of (released, gone with their device, or
+    /// bluetoothd gone), and wakes ``close()`` once none is left.
+    func forgetNotifyAcquired(where released: (BlueZPath) -> Bool) {
+        notifyAcquired = notifyAcquired.filter { !released($0) }
+        if notifyAcquired.isEmpty { resumeNotifyReleaseWaiter() }
     }
 
     func resumeNotifyReleaseWaiter() {

@@ -34,13 +34,6 @@ public struct PeripheralReport: Sendable, Codable, Equatable {
         /// When this boot took its last write so far (for a bootloader: the final Execute), in the same seconds.
         public var lastWriteSeconds: Double?
 
-        /// A boot that has taken no write yet.
-        public init(role: String, adapter: String, advertisedName: String) {
-            self.role = role
-            self.adapter = adapter
-            self.advertisedName = advertisedName
-        }
-
         /// Notes a write taken at `seconds`.
         public mutating func noteWrite(at seconds: Double) {
             if firstWriteSeconds == nil { firstWriteSeconds = seconds }
