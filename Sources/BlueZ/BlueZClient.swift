@@ -91,11 +91,20 @@ public struct BlueZClient: Sendable {
     /// What org.bluez announces (adapters and devices appearing, changing and going, characteristic
     /// values), decoded, in arrival order: the events of one signal at a time. Subscribed before this
     /// returns; the sequence ends when bluetoothd leaves the bus or the bus closes.
-    public func events() async throws(BlueZError) -> some AsyncSequence<[BlueZEvent], Never> & Sendable {
+    ///
+    /// The GATT services and characteristics exported or removed go to `gattObjects`, as the bus connection reads
+    /// their signals: a reply bluetoothd sent after them resumes its caller only once `gattObjects` has them
+    /// (``DBusConnection/signals(matching:onDelivery:)``).
+    public func events(gattObjects: @escaping @Sendable (BlueZGattObjectChange) -> Void) async throws(BlueZError)
+        -> some AsyncSequence<[BlueZEvent], Never> & Sendable
+    {
         do {
             let rule = DBusMatchRule(sender: try BusName(BlueZInterfaces.service))
+            let observer: @Sendable (DBusMessage) -> Void = { message in
+                if let change = BlueZGattObjectChange.decode(message) { gattObjects(change) }
+            }
             // Decoded as the consumer reads them: no task or queue of its own in between.
-            return try await bus.signals(matching: rule).map(BlueZEvent.decode)
+            return try await bus.signals(matching: rule, onDelivery: observer).map(BlueZEvent.decode)
         } catch {
             throw BlueZError(error)
         }
@@ -185,7 +194,41 @@ public struct BlueZClient: Sendable {
         BlueZPath("/org/bluez") ?? BlueZPath(.root)
     }
 
+    /// `Device1.Connected`, read now (`Properties.Get`).
+    public func isConnected(device: BlueZPath) async throws(BlueZError) -> Bool {
+        let value: DBusValue
+        do {
+            value = try await bus.property(
+                "Connected", of: try InterfaceName(BlueZInterfaces.device), at: device.objectPath,
+                destination: try BusName(BlueZInterfaces.service), timeout: callTimeout)
+        } catch {
+            throw BlueZError(error)
+        }
+        guard let connected = value.boolValue else {
+            throw BlueZError.unexpectedReply("Connected is \"\(DBusValue.signature(of: [value]))\", not \"b\"")
+        }
+        return connected
+    }
+
     // MARK: GattCharacteristic1
+
+    /// The link's ATT MTU as bluetoothd has it now: a characteristic's `MTU` (bluetoothd 5.62 and later;
+    /// `src/gatt-client.c` `characteristic_get_mtu` reads it from the current link, where the value its
+    /// `InterfacesAdded` carried is that of the link it was exported on).
+    public func linkMTU(characteristic: BlueZPath) async throws(BlueZError) -> Int {
+        let value: DBusValue
+        do {
+            value = try await bus.property(
+                "MTU", of: try InterfaceName(BlueZInterfaces.gattCharacteristic), at: characteristic.objectPath,
+                destination: try BusName(BlueZInterfaces.service), timeout: callTimeout)
+        } catch {
+            throw BlueZError(error)
+        }
+        guard let mtu = value.integerValue else {
+            throw BlueZError.unexpectedReply("MTU is \"\(DBusValue.signature(of: [value]))\", not \"q\"")
+        }
+        return Int(mtu)
+    }
 
     /// `GattCharacteristic1.ReadValue` with no options.
     public func readValue(characteristic: BlueZPath) async throws(BlueZError) -> [UInt8] {

@@ -22,7 +22,8 @@ public enum BlueZEvent: Sendable, Hashable {
     /// (its end hung up, or the link went down).
     case notifyReleased(characteristic: BlueZPath)
 
-    /// The events one signal carries (none for signals about other interfaces).
+    /// The events one signal carries (none for signals about other interfaces; GATT objects exported or removed are
+    /// ``BlueZGattObjectChange``s).
     static func decode(_ message: DBusMessage) -> [BlueZEvent] {
         if let added = DBusInterfacesAdded(message) {
             var events: [BlueZEvent] = []

@@ -170,31 +170,31 @@ extension BlueZTransport {
     func describe(_ device: BlueZDevice, address: DFUDeviceAddress, context: LinkContext, uuids: DFUServiceUUIDs)
         async throws(DFUTransportError) -> DFUPeer
     {
-        let tree: BlueZObjectTree
-        do {
-            tree = try await client.objects()
-        } catch {
-            throw Self.transportError(error)
+        // One call to bluetoothd first. Its reply comes after every signal bluetoothd had queued (it sends them before
+        // any other message: `gdbus/object.c` `g_dbus_send_message` → `g_dbus_flush`, replies and errors alike), and
+        // the GATT objects' announcements are in `gatt` before a reply read after them resumes this: so `gatt` then
+        // has every object this connection exported, in whichever order ServicesResolved and their InterfacesAdded
+        // went (they are queued per object and sent in the order the objects first had one queued). The call reads
+        // the link's MTU where the characteristics have one (bluetoothd 5.62 and later; the value a characteristic
+        // was announced with is that of the link it was exported on), else whether the device is connected.
+        var mtu: Int?
+        if let probe = gatt.objects.anyCharacteristic(of: device.path) {
+            mtu = try? await client.linkMTU(characteristic: probe.path)
+        } else {
+            _ = try? await client.isConnected(device: device.path)
         }
-        let services = tree.services(of: device.path)
+        let services = map(device.path, in: gatt.objects, uuids: uuids, into: context)
         if let reason = Self.missingGATTClient(serviceCount: services.count, release: adapter.bluetoothdRelease) {
             await disconnect()
             throw .hostUnavailable(reason)
         }
-        for endpoint in DFUEndpoint.allCases {
-            let (serviceUUID, characteristicUUID) = uuids.uuids(of: endpoint)
-            for service in services where BlueZUUID.same(service.uuid, serviceUUID) {
-                if let characteristic = tree.characteristics(of: service.path).first(where: {
-                    BlueZUUID.same($0.uuid, characteristicUUID)
-                }) {
-                    context.characteristics[endpoint] = characteristic
-                    break
-                }
-            }
+        if mtu == nil,
+            let characteristic = DFUEndpoint.allCases.lazy.compactMap({ context.characteristics[$0] }).first(where: { $0.mtu != nil })
+        {
+            mtu = try? await client.linkMTU(characteristic: characteristic.path)
         }
-        let mtus = context.characteristics.values.compactMap(\.mtu)
-        context.mtu = LinkContext.attMTU(mtus.max() ?? 23)
-        if mtus.isEmpty, let endpoint = Self.packetEndpoints.first(where: { context.characteristics[$0] != nil }),
+        context.mtu = LinkContext.attMTU(mtu ?? 23)
+        if mtu == nil, let endpoint = Self.packetEndpoints.first(where: { context.characteristics[$0] != nil }),
             let characteristic = context.characteristics[endpoint]
         {
             try await acquireWriteEarly(characteristic, for: endpoint, in: context)
@@ -215,6 +215,26 @@ extension BlueZTransport {
         return DFUPeer(
             address: address, name: device.name, endpoints: Set(context.characteristics.keys),
             serviceCount: serviceCount, maximumWriteLength: max(context.mtu - 3, 20), isBonded: bonded)
+    }
+
+    /// Sets `context`'s characteristics to the device's DFU ones in `objects`; returns the device's services.
+    private func map(_ device: BlueZPath, in objects: GATTObjects, uuids: DFUServiceUUIDs, into context: LinkContext)
+        -> [BlueZGattService]
+    {
+        let services = objects.services(of: device)
+        context.characteristics = [:]
+        for endpoint in DFUEndpoint.allCases {
+            let (serviceUUID, characteristicUUID) = uuids.uuids(of: endpoint)
+            for service in services where BlueZUUID.same(service.uuid, serviceUUID) {
+                if let characteristic = objects.characteristics(of: service.path).first(where: {
+                    BlueZUUID.same($0.uuid, characteristicUUID)
+                }) {
+                    context.characteristics[endpoint] = characteristic
+                    break
+                }
+            }
+        }
+        return services
     }
 
     /// The characteristics that carry the firmware, one per protocol.

@@ -60,6 +60,8 @@ public actor BlueZTransport: DFUTransport {
     let ownsClient: Bool
     /// Every device BlueZ reported on this adapter, kept current from signals.
     var devices: [BlueZPath: BlueZDevice] = [:]
+    /// The GATT services and characteristics of this adapter's devices, kept as their signals are read.
+    nonisolated let gatt: AnnouncedGATTObjects
     /// Devices heard advertising since the current discovery started.
     var heard: Set<BlueZPath> = []
     /// The connected (or connecting) device.
@@ -121,11 +123,13 @@ public actor BlueZTransport: DFUTransport {
         // Subscribed first, then one GetManagedObjects for both the adapter and the devices it knows, so nothing
         // falls between. The signals that came meanwhile wait in their streams and are handled after the devices
         // are loaded: each sets what it says, so one older than the tree is followed by the newer ones.
-        let events = try await client.events()
+        let gatt = AnnouncedGATTObjects()
+        let events = try await client.events(gattObjects: gatt.announce)
         let presence = try await client.presenceChanges()
         let tree = try await client.objects()
         let adapter = try chooseAdapter(in: tree, named: adapterName)
-        let transport = BlueZTransport(client: client, adapter: adapter, loop: loop, ownsClient: ownsClient)
+        gatt.seed(tree, adapter: adapter.path)
+        let transport = BlueZTransport(client: client, adapter: adapter, gatt: gatt, loop: loop, ownsClient: ownsClient)
         await transport.start(events: events, presence: presence, knownDevices: tree.devices(of: adapter.path))
         return transport
     }
@@ -146,9 +150,10 @@ public actor BlueZTransport: DFUTransport {
         return powered
     }
 
-    init(client: BlueZClient, adapter: BlueZAdapter, loop: EventLoop, ownsClient: Bool) {
+    init(client: BlueZClient, adapter: BlueZAdapter, gatt: AnnouncedGATTObjects, loop: EventLoop, ownsClient: Bool) {
         self.client = client
         self.adapter = adapter
+        self.gatt = gatt
         self.loop = loop
         self.ownsClient = ownsClient
     }
@@ -300,6 +305,7 @@ public actor BlueZTransport: DFUTransport {
 
     func blueZGone() {
         isBlueZGone = true
+        gatt.removeAll()
         goneSince = goneSince ?? ContinuousClock.now
         linkDropped()
         forgetNotifyAcquired { _ in true }

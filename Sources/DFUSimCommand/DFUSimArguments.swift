@@ -64,7 +64,7 @@ public struct DFUSimArguments: Sendable {
                                    response-delay-ms=N, no-stale-cache, drop-response=N[:M...],
                                    adapter-vanish-after-bytes=N, restart-after-bytes=N, quit-after-bytes=N,
                                    power-off-after-bytes=N, late-response=N:MS, late-announcement-ms=N,
-                                   late-notify-release-ms=N
+                                   late-notify-release-ms=N, services-resolved-first
           --report FILE            write the devices' flash (SMP: their slots) and statistics as JSON at the end
           --adapter-off            start with the adapter powered off
           --no-adapter             serve org.bluez without any adapter

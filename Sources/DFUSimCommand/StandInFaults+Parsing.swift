@@ -60,12 +60,15 @@ extension StandInFaults {
         case "fail-pairing":
             guard value == nil else { throw StandInSpecError("--fault fail-pairing takes no value") }
             pairingFails = true
+        case "services-resolved-first":
+            guard value == nil else { throw StandInSpecError("--fault services-resolved-first takes no value") }
+            servicesResolvedFirst = true
         case "no-stale-cache":
             guard value == nil else { throw StandInSpecError("--fault no-stale-cache takes no value") }
             cachesServices = false
         default:
             throw StandInSpecError(
-                "unknown fault '\(key)' (drop-packet, corrupt-packet, disconnect-after-bytes, disconnect-at, fail-connections, fail-pairing, response-delay-ms, no-stale-cache, drop-response, adapter-vanish-after-bytes, restart-after-bytes, quit-after-bytes, power-off-after-bytes, late-response, late-announcement-ms, late-notify-release-ms)"
+                "unknown fault '\(key)' (drop-packet, corrupt-packet, disconnect-after-bytes, disconnect-at, fail-connections, fail-pairing, response-delay-ms, no-stale-cache, drop-response, adapter-vanish-after-bytes, restart-after-bytes, quit-after-bytes, power-off-after-bytes, late-response, late-announcement-ms, late-notify-release-ms, services-resolved-first)"
             )
         }
     }

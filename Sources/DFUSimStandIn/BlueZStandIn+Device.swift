@@ -170,6 +170,9 @@ extension BlueZStandIn {
             }
             object.gatt = table
             devices[path] = object
+            if configuration.faults.servicesResolvedFirst {
+                try? connection.setProperty(member("ServicesResolved"), to: .boolean(true), interface: names.device, at: path)
+            }
             for gattPath in added {
                 try connection.export(
                     try gattInterfaces(at: gattPath, table: table, device: path).map(Self.asBluetoothd), at: gattPath)
@@ -185,7 +188,9 @@ extension BlueZStandIn {
         object.temporary = false
         devices[path] = object
         publishUUIDs(of: path, previous: previousUUIDs)
-        try? connection.setProperty(member("ServicesResolved"), to: .boolean(true), interface: names.device, at: path)
+        if !configuration.faults.servicesResolvedFirst {
+            try? connection.setProperty(member("ServicesResolved"), to: .boolean(true), interface: names.device, at: path)
+        }
     }
 
     private func table(of path: ObjectPath) -> [GATTTable.Characteristic] {

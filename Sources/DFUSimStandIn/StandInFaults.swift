@@ -9,7 +9,8 @@ public import DFUSimulator
 /// `no-stale-cache` (the host never reuses cached GATT services), `power-off-after-bytes=N` (the device loses power),
 /// `quit-after-bytes=N` (bluetoothd stops for good), `late-announcement-ms=N` (a device found by discovery is
 /// announced N ms after it is in the object tree), `late-notify-release-ms=N` (an AcquireNotify descriptor is said to
-/// be taken back N ms after its link went down).
+/// be taken back N ms after its link went down), `services-resolved-first` (a connection's ServicesResolved comes
+/// before the InterfacesAdded of the GATT objects it exported).
 public struct StandInFaults: Sendable, Hashable {
     /// The link faults, as the simulator models them.
     public var link = SimulatedFaults()
@@ -47,6 +48,14 @@ public struct StandInFaults: Sendable, Hashable {
     /// when it handles the hang-up (BlueZ 5.66 `src/gatt-client.c` `btd_gatt_client_disconnected` → `io_shutdown`,
     /// then `sock_hup` → `destroy_sock`), on a later turn of its main loop; this stands for a busy one.
     public var lateNotifyRelease: Duration?
+    /// A connection's `ServicesResolved` is sent before the `InterfacesAdded` of the GATT objects the connection
+    /// exported; the objects are in the tree (`GetManagedObjects` lists them) before either. bluetoothd queues its
+    /// signals per object and sends them on an idle turn of its main loop, or all at once before any other message it
+    /// sends, then in the order the objects first had one pending (BlueZ 5.66 `gdbus/object.c` `add_pending`,
+    /// `g_dbus_flush`); a device whose own change was still queued when its services were exported has its
+    /// `ServicesResolved` sent first when a flush comes before the idle turn. Not seen in the VM; the order the code
+    /// allows.
+    public var servicesResolvedFirst = false
 
     /// No faults; the GATT cache on.
     public init() {}

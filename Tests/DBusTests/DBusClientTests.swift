@@ -24,7 +24,9 @@ struct CannedClient: DBusClient {
         throw DBusError(name: "org.freedesktop.DBus.Error.NotSupported", message: "unexpected call \(message.member?.rawValue ?? "")")
     }
 
-    func signals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusMessage> {
+    func signals(matching rule: DBusMatchRule, onDelivery: (@Sendable (DBusMessage) -> Void)?)
+        async throws(DBusError) -> AsyncStream<DBusMessage>
+    {
         throw DBusError(name: "org.freedesktop.DBus.Error.NotSupported", message: "unexpected subscription \(rule)")
     }
 }

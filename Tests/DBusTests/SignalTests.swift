@@ -1,4 +1,5 @@
 import DBus
+import Synchronization
 import Testing
 
 extension LiveBusTests {
@@ -19,6 +20,26 @@ extension LiveBusTests {
                 #expect(first.arguments == [.uint32(2)])
                 #expect(first.sender == live.server.uniqueName)
                 #expect(first.path == path)
+            }
+        }
+
+        @Test func aSignalIsObservedOnDeliveryBeforeALaterReplyResumesItsCaller() async throws {
+            let path = try ObjectPath("/test/emitter")
+            let interface = try InterfaceName("test.Announcer")
+            try await withLiveBus { live in
+                let observed = Mutex<[DBusValue]>([])
+                let stream = try await live.client.signals(
+                    matching: DBusMatchRule(sender: live.server.uniqueName, interface: interface),
+                    onDelivery: { message in observed.withLock { $0 += message.arguments } })
+                // The signal, then a reply from the same sender: the bus keeps that order, and the connection hands
+                // the signal to its observer as it reads it, so the caller finds it there when the reply resumes it.
+                try live.server.emitSignal(path: path, interface: interface, member: try MemberName("Exported"), arguments: [.uint32(7)])
+                _ = try await live.client.call(
+                    destination: live.server.uniqueName, path: .root,
+                    interface: try InterfaceName("org.freedesktop.DBus.Introspectable"), member: try MemberName("Introspect"))
+                #expect(observed.withLock { $0 } == [.uint32(7)])
+                // The stream still has it, for its consumer.
+                #expect(await nextElement(of: stream)?.arguments == [.uint32(7)])
             }
         }
 

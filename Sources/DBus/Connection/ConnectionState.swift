@@ -46,6 +46,8 @@ struct ConnectionState {
     struct Subscription {
         let rule: DBusMatchRule
         let continuation: AsyncStream<DBusMessage>.Continuation
+        /// Called with each matching signal as it is delivered, before it is yielded.
+        let onDelivery: (@Sendable (DBusMessage) -> Void)?
     }
 
     var phase: Phase = .open

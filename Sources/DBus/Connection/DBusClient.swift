@@ -29,11 +29,17 @@ public protocol DBusClient: Sendable {
     /// ``send(awaitingReply:timeout:)`` does.
     func send(awaitingReply call: DBusPacketCall, bytes: [UInt8], timeout: Duration) throws(DBusError) -> DBusPendingReply
 
-    /// Subscribes to the signals matching a rule; see ``DBusConnection/signals(matching:)``.
-    func signals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusMessage>
+    /// Subscribes to the signals matching a rule; see ``DBusConnection/signals(matching:onDelivery:)``.
+    func signals(matching rule: DBusMatchRule, onDelivery: (@Sendable (DBusMessage) -> Void)?)
+        async throws(DBusError) -> AsyncStream<DBusMessage>
 }
 
 extension DBusClient {
+    /// Subscribes to the signals matching a rule; see ``DBusConnection/signals(matching:onDelivery:)``.
+    public func signals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusMessage> {
+        try await signals(matching: rule, onDelivery: nil)
+    }
+
     /// `call` with `bytes` built as a message and sent by ``send(_:)``.
     public func send(_ call: DBusPacketCall, bytes: [UInt8]) throws(DBusError) {
         try send(call.message(bytes: bytes, expectsReply: false))

@@ -142,10 +142,10 @@ extension DBusConnection {
             let streams = state.withLock { state in
                 followOwnerChange(message, state: &state)
                 return state.subscriptions.values.filter { $0.rule.matches(message, owners: state.nameOwners) }
-                    .map(\.continuation)
             }
             for stream in streams {
-                stream.yield(message)
+                stream.onDelivery?(message)
+                stream.continuation.yield(message)
             }
         case .call(let message):
             dispatch(message)

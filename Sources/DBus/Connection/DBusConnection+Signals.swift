@@ -7,13 +7,19 @@ extension DBusConnection {
     /// no matching signal sent afterwards is missed. The stream ends when the connection
     /// closes or is lost; when the consumer stops iterating, the rule is removed
     /// (`RemoveMatch`).
-    public func signals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusMessage> {
+    ///
+    /// `onDelivery`, when given, sees each of them as the connection reads it, on the connection's thread, before it
+    /// is yielded: a reply read after a signal resumes its caller only after `onDelivery` returned for the signal,
+    /// which the stream's consumer, a task of its own, cannot promise.
+    public func signals(matching rule: DBusMatchRule, onDelivery: (@Sendable (DBusMessage) -> Void)?)
+        async throws(DBusError) -> AsyncStream<DBusMessage>
+    {
         let (stream, continuation) = AsyncStream.makeStream(of: DBusMessage.self)
         let identifier = try state.withLock { (state) throws(DBusError) -> UInt64 in
             guard state.phase == .open else { throw DBusError.disconnected("The connection to the bus is closed") }
             state.nextSubscription += 1
             state.subscriptions[state.nextSubscription] = ConnectionState.Subscription(
-                rule: rule, continuation: continuation)
+                rule: rule, continuation: continuation, onDelivery: onDelivery)
             return state.nextSubscription
         }
         do {
