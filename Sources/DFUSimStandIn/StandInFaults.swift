@@ -49,12 +49,12 @@ public struct StandInFaults: Sendable, Hashable {
     /// then `sock_hup` → `destroy_sock`), on a later turn of its main loop; this stands for a busy one.
     public var lateNotifyRelease: Duration?
     /// A connection's `ServicesResolved` is sent before the `InterfacesAdded` of the GATT objects the connection
-    /// exported; the objects are in the tree (`GetManagedObjects` lists them) before either. bluetoothd queues its
-    /// signals per object and sends them on an idle turn of its main loop, or all at once before any other message it
-    /// sends, then in the order the objects first had one pending (BlueZ 5.66 `gdbus/object.c` `add_pending`,
-    /// `g_dbus_flush`); a device whose own change was still queued when its services were exported has its
-    /// `ServicesResolved` sent first when a flush comes before the idle turn. Not seen in the VM; the order the code
-    /// allows.
+    /// exported, with no call answered in between (a reply would have sent the announcements first). bluetoothd
+    /// queues its signals per object and sends them on an idle turn of its main loop, or all at once before any other
+    /// message it sends, then in the order the objects first had one pending (BlueZ 5.66 `gdbus/object.c`
+    /// `add_pending`, `g_dbus_flush`); a device whose own change was still queued when its services were exported has
+    /// its `ServicesResolved` sent first when a flush comes before the idle turn. Not seen in the VM; the order the
+    /// code allows.
     public var servicesResolvedFirst = false
 
     /// No faults; the GATT cache on.
