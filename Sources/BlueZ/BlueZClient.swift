@@ -196,18 +196,22 @@ public struct BlueZClient: Sendable {
 
     /// `Device1.Connected`, read now (`Properties.Get`).
     public func isConnected(device: BlueZPath) async throws(BlueZError) -> Bool {
-        let value: DBusValue
-        do {
-            value = try await bus.property(
-                "Connected", of: try InterfaceName(BlueZInterfaces.device), at: device.objectPath,
-                destination: try BusName(BlueZInterfaces.service), timeout: callTimeout)
-        } catch {
-            throw BlueZError(error)
-        }
+        let value = try await property("Connected", of: BlueZInterfaces.device, at: device)
         guard let connected = value.boolValue else {
             throw BlueZError.unexpectedReply("Connected is \"\(DBusValue.signature(of: [value]))\", not \"b\"")
         }
         return connected
+    }
+
+    /// Reads a property of an org.bluez object (`Properties.Get`).
+    func property(_ name: String, of interface: String, at path: BlueZPath) async throws(BlueZError) -> DBusValue {
+        do {
+            return try await bus.property(
+                name, of: try InterfaceName(interface), at: path.objectPath,
+                destination: try BusName(BlueZInterfaces.service), timeout: callTimeout)
+        } catch {
+            throw BlueZError(error)
+        }
     }
 
     // MARK: GattCharacteristic1
@@ -216,14 +220,7 @@ public struct BlueZClient: Sendable {
     /// `src/gatt-client.c` `characteristic_get_mtu` reads it from the current link, where the value its
     /// `InterfacesAdded` carried is that of the link it was exported on).
     public func linkMTU(characteristic: BlueZPath) async throws(BlueZError) -> Int {
-        let value: DBusValue
-        do {
-            value = try await bus.property(
-                "MTU", of: try InterfaceName(BlueZInterfaces.gattCharacteristic), at: characteristic.objectPath,
-                destination: try BusName(BlueZInterfaces.service), timeout: callTimeout)
-        } catch {
-            throw BlueZError(error)
-        }
+        let value = try await property("MTU", of: BlueZInterfaces.gattCharacteristic, at: characteristic)
         guard let mtu = value.integerValue else {
             throw BlueZError.unexpectedReply("MTU is \"\(DBusValue.signature(of: [value]))\", not \"q\"")
         }
