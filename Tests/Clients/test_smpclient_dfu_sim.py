@@ -19,6 +19,7 @@ import time
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -204,11 +205,21 @@ async def test_a_test_of_an_unknown_hash_is_refused_with_the_image_groups_error(
 
 
 def smpmgr(*arguments: str) -> str:
-    """smpmgr's command line (the venv's), on the bus DBUS_SYSTEM_BUS_ADDRESS names; its output."""
-    command = [str(Path(sys.executable).parent / "smpmgr"), "--ble", ADDRESS, "--timeout", str(TIMEOUT), *arguments]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "COLUMNS": "300", "TERM": "dumb", "NO_COLOR": "1"})
-    assert done.returncode == 0, f"{' '.join(arguments)}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    """smpmgr's command line (the venv's), on the bus DBUS_SYSTEM_BUS_ADDRESS names; its output.
+
+    smpmgr keeps a debug log (its --logfile: smpclient's steps and every D-Bus signal bleak read, timed); when
+    the command fails, the log's last lines are in the failure, to say which step never finished."""
+    with tempfile.TemporaryDirectory(prefix="smpmgr-") as folder:
+        log = Path(folder) / "smpmgr.log"
+        command = [str(Path(sys.executable).parent / "smpmgr"), "--ble", ADDRESS, "--timeout", str(TIMEOUT),
+                   "--logfile", str(log), *arguments]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "COLUMNS": "300", "TERM": "dumb", "NO_COLOR": "1"})
+        if done.returncode != 0:
+            lines = log.read_text(errors="replace").splitlines() if log.exists() else ["(smpmgr wrote no log)"]
+            steps = "\n".join(line[:400] for line in lines[-40:])
+            pytest.fail(f"{' '.join(arguments)}: exit {done.returncode}\n{done.stdout}\n{done.stderr}\n"
+                        f"smpmgr's log, last {min(len(lines), 40)} of {len(lines)} lines:\n{steps}")
     return done.stdout
 
 
