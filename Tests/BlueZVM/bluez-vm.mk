@@ -120,12 +120,15 @@ test-bluez-harness: bluez-vm-deps
 
 # Figure 3 of Benchmarks/README.md: a 200 KB upload through the real bluetoothd, AcquireWrite vs WriteValue
 # (`dfu upload --no-acquire`), and nrfdfu with PEER_NRFDFU=PATH, BENCH_BLUEZ_RUNS runs of each in one boot; the table on stdout,
-# the JSON in BENCH_JSON when set (Tests/BlueZVM/bench.sh, Benchmarks/README.md).
+# the JSON in BENCH_JSON when set (Tests/BlueZVM/bench.sh, Benchmarks/README.md). dfu and dfu-sim are make static's
+# (in STATIC_SCRATCH, under the repository: the guest does not see the host's /tmp), the binaries make install and the
+# Debian package ship; BENCH_BLUEZ_BIN=.build/release measures the development build instead.
 BENCH_BLUEZ_RUNS ?= 3
-bench-bluez: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
+BENCH_BLUEZ_BIN  ?= $(STATIC_SCRATCH)/release
+bench-bluez: bluez-vm-deps $(if $(filter $(STATIC_SCRATCH)/release,$(BENCH_BLUEZ_BIN)),static,build bluez-vm-binaries)
 	$(BLUEZVM_DIR)/bench.sh --runs $(BENCH_BLUEZ_RUNS) $(if $(BENCH_JSON),--json "$(BENCH_JSON)") \
 	    $(if $(PEER_NRFDFU),--peer-nrfdfu "$(PEER_NRFDFU)") \
-	    --bin-dir $(BLUEZVM_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)"
+	    --bin-dir $(BENCH_BLUEZ_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)"
 
 # dfu against smpmgr (PyPI) on Zephyr's own smp_svr in the VM, in one boot: the zephyr-smp-svr scenario
 # with ZEPHYR_SMPMGR=1 (smpmgr uploads the same size first). Its figures are in out/measurements

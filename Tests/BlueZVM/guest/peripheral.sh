@@ -100,14 +100,17 @@ dfusim_report_check_link() {
 # LABEL.jsonl, the -vv trace and errors in LABEL.err), records its wall and CPU time and, when it
 # succeeded, the throughput over the package's firmware bytes (throughput_kBps: the whole run, scan
 # and connect included; transfer_kBps: dfu's own average over the last part's transfer), and
-# returns its status. BLUEZVM_UPLOAD_TRACE=0 leaves out the -vv trace (for benchmarks).
+# returns its status. BLUEZVM_UPLOAD_TRACE=0 leaves out the -vv trace (for benchmarks). BLUEZVM_DFU_PREFIX, words
+# put before dfu's path, runs it under another program, e.g. 'valgrind --tool=callgrind --callgrind-out-file=cg.out'
+# (relative paths land in the scenario's folder).
 dfusim_upload() {
     local label=$1 package=$2 status wall bytes transfer
     shift 2
     bluezvm_log "dfu upload $(basename "$package") $*"
     local trace=(-vv)
     [ "${BLUEZVM_UPLOAD_TRACE:-1}" = 0 ] && trace=()
-    bluezvm_measure "$label" "$BLUEZVM_BIN/dfu" upload "$package" "$@" --json "${trace[@]}" > "$label.jsonl" 2> "$label.err"
+    # shellcheck disable=SC2086  # the prefix is words, split on purpose
+    bluezvm_measure "$label" ${BLUEZVM_DFU_PREFIX:-} "$BLUEZVM_BIN/dfu" upload "$package" "$@" --json "${trace[@]}" > "$label.jsonl" 2> "$label.err"
     status=$?
     if [[ $package == *.zip ]]; then
         bytes=$(jq -r --arg file "$(basename "$package")" \
