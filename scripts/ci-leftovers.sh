@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a test run leaves behind, for .ci/run: `ci-leftovers.sh list` prints this project's temporary
 # folders in TMPDIR (dfu-*) and the processes of its test runs still alive (dbus-daemons of dfu-sim
-# and of the tests, dfu, dfu-sim, the test runner), one per line; `ci-leftovers.sh check BEFORE`
+# and of the tests, dfu, dfu-sim, the test runner, the dbus-monitor a test spawns, the VM suite's
+# qemu), one per line; `ci-leftovers.sh check BEFORE`
 # prints what is listed now and was not in BEFORE, and fails if there is any.
 set -euo pipefail
 list() {
@@ -11,7 +12,7 @@ list_unsorted() {
     find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'dfu-*' -printf 'folder %p\n' 2> /dev/null
     # Exact names (comm, first 15 characters), never a pattern over command lines.
     local name pid
-    for name in dbus-daemon dfu dfu-sim dfuPackageTests; do
+    for name in dbus-daemon dfu dfu-sim dfuPackageTests dbus-monitor qemu-system-x86_64; do
         # pgrep exits 1 when nothing matches: that is the good case.
         for pid in $(pgrep -x "${name:0:15}" || true); do
             echo "process $pid $(tr '\0' ' ' < "/proc/$pid/cmdline" 2> /dev/null | cut -c1-160)"
