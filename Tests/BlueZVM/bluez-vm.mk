@@ -122,10 +122,12 @@ test-bluez-harness: bluez-vm-deps
 # (`dfu upload --no-acquire`), and nrfdfu with PEER_NRFDFU=PATH, BENCH_BLUEZ_RUNS runs of each in one boot; the table on stdout,
 # the JSON in BENCH_JSON when set (Tests/BlueZVM/bench.sh, Benchmarks/README.md). dfu and dfu-sim are make static's
 # (in STATIC_SCRATCH, under the repository: the guest does not see the host's /tmp), the binaries make install and the
-# Debian package ship; BENCH_BLUEZ_BIN=.build/release measures the development build instead.
-BENCH_BLUEZ_RUNS ?= 3
-BENCH_BLUEZ_BIN  ?= $(STATIC_SCRATCH)/release
-bench-bluez: bluez-vm-deps $(if $(filter $(STATIC_SCRATCH)/release,$(BENCH_BLUEZ_BIN)),static,build bluez-vm-binaries)
+# Debian package ship. BENCH_BLUEZ_BIN and BENCH_BLUEZ_PREREQUISITES are its BLUEZVM_BIN and BLUEZVM_PREREQUISITES:
+# `BENCH_BLUEZ_BIN=.build/release BENCH_BLUEZ_PREREQUISITES="build bluez-vm-binaries"` measures the development build.
+BENCH_BLUEZ_RUNS          ?= 3
+BENCH_BLUEZ_BIN           ?= $(STATIC_SCRATCH)/release
+BENCH_BLUEZ_PREREQUISITES ?= static
+bench-bluez: bluez-vm-deps $(BENCH_BLUEZ_PREREQUISITES)
 	$(BLUEZVM_DIR)/bench.sh --runs $(BENCH_BLUEZ_RUNS) $(if $(BENCH_JSON),--json "$(BENCH_JSON)") \
 	    $(if $(PEER_NRFDFU),--peer-nrfdfu "$(PEER_NRFDFU)") \
 	    --bin-dir $(BENCH_BLUEZ_BIN) --bluetoothd-args "-f $(BLUEZVM_BLUETOOTHD_CONF)"
