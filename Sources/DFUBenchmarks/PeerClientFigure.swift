@@ -5,8 +5,10 @@ import Foundation
 ///
 /// Each client uploads a small (4 KB) and a large (500 KB) Secure DFU package, nrfutil's fixtures, to a fresh Secure
 /// DFU bootloader served by `dfu-sim run` on a private dbus-daemon: `dfu upload` as it runs by default (packets through
-/// an AcquireWrite socket), `dfu upload --no-acquire` (packets by WriteValue, the D-Bus method nrfdfu uses for each)
-/// and nrfdfu; each process runs under `dfu-bench-rusage`, so only
+/// an AcquireWrite socket), `dfu upload --no-acquire` (packets by WriteValue, the D-Bus method nrfdfu uses for each),
+/// `dfu upload --no-acquire --prn 0` (nrfdfu's exchange exactly: it turns packet receipt notifications off, `dfu.c`
+/// `dfu_upgrade`, where `dfu`'s default of 12 adds a notification and an engine step to every 4 KB object) and nrfdfu;
+/// each process runs under `dfu-bench-rusage`, so only
 /// the client's own CPU and peak RSS are counted. From the two sizes, run by run: the CPU per MiB beyond every fixed
 /// cost (the difference of CPU over the difference of MiB), the fixed cost (the small upload's CPU), and beside it the
 /// start-up alone; the peak RSS, wall time and context switches of the large upload. Each as dfu's value, the peer's
@@ -87,6 +89,13 @@ public struct PeerClientFigure: Sendable {
                       upload: { [dfu, "upload", $0, "-d", address, "--no-acquire"] }, needsDiscovery: false)
     }
 
+    /// `dfu upload PACKAGE -d ADDRESS --no-acquire --prn 0`: the same calls, writes and notifications as nrfdfu's.
+    var dfuWriteValueWithoutPRNClient: Client {
+        let (dfu, address) = (self.dfu, self.address)
+        return Client(name: "dfu --no-acquire --prn 0", startup: [dfu, "--version"],
+                      upload: { [dfu, "upload", $0, "-d", address, "--no-acquire", "--prn", "0"] }, needsDiscovery: false)
+    }
+
     /// `nrfdfu ble -a ADDRESS PACKAGE` (nrfdfu's main.c: the type first, the package last).
     static func nrfdfuClient(_ path: String, address: String) -> Client {
         Client(name: "nrfdfu", startup: [path, "ble", "--help"], upload: { [path, "ble", "-a", address, $0] }, needsDiscovery: true)
@@ -96,8 +105,8 @@ public struct PeerClientFigure: Sendable {
     /// every run), so that both see the same load; a peer that fails leaves its column saying why.
     public func run(progress: (String) -> Void = { _ in }) throws -> PeerClientFigureResult {
         var peerFailure: (path: String, reason: String)?
-        // dfu's two ways first; a failure of either ends the figure, the peer's only fills its column.
-        var clients = [dfuClient, dfuWriteValueClient]
+        // dfu's three ways first; a failure of any ends the figure, the peer's only fills its column.
+        var clients = [dfuClient, dfuWriteValueClient, dfuWriteValueWithoutPRNClient]
         let peerIndex = clients.count
         if let path = peerNrfdfu {
             if FileManager.default.isExecutableFile(atPath: path) {
@@ -115,11 +124,11 @@ public struct PeerClientFigure: Sendable {
                 progress("figure 7: \(clients[index].name): \(error)")
             }
         }
-        // One start-up figure for dfu: its two ways start the same program.
-        for (index, client) in clients.enumerated() where index != 1 {
+        // One start-up figure for dfu: its three ways start the same program.
+        for (index, client) in clients.enumerated() where index == 0 || index >= peerIndex {
             try attempt(index) { samples[index].startupSeconds = try startupSeconds(client) }
         }
-        samples[1].startupSeconds = samples[0].startupSeconds
+        for index in 1..<peerIndex { samples[index].startupSeconds = samples[0].startupSeconds }
         for run in 0...max(1, runs) {
             for (index, client) in clients.enumerated() {
                 for (package, bytes) in [(smallPackage, smallBytes), (largePackage, largeBytes)] {
@@ -138,7 +147,9 @@ public struct PeerClientFigure: Sendable {
             UploadClientCost(startupSeconds: samples.startupSeconds, small: samples.small, large: samples.large,
                              smallBytes: smallBytes, largeBytes: largeBytes)
         }
-        guard let dfuCost = cost(samples[0]), let writeValueCost = cost(samples[1]) else { throw BenchError.noRuns }
+        guard let dfuCost = cost(samples[0]), let writeValueCost = cost(samples[1]), let withoutPRNCost = cost(samples[2]) else {
+            throw BenchError.noRuns
+        }
         var peer = PeerClientFigureResult.Peer.notGiven
         if let peerFailure {
             peer = .failed(path: peerFailure.path, reason: peerFailure.reason)
@@ -146,8 +157,8 @@ public struct PeerClientFigure: Sendable {
             guard let peerCost = cost(samples[peerIndex]) else { throw BenchError.noRuns }
             peer = .measured(path: path, cost: peerCost)
         }
-        return PeerClientFigureResult(dfu: dfuCost, dfuWriteValue: writeValueCost, peer: peer, smallBytes: smallBytes,
-                                      largeBytes: largeBytes, device: device)
+        return PeerClientFigureResult(dfu: dfuCost, dfuWriteValue: writeValueCost, dfuWriteValueWithoutPRN: withoutPRNCost, peer: peer,
+                                      smallBytes: smallBytes, largeBytes: largeBytes, device: device)
     }
 
     /// What one client's runs gave.
@@ -235,15 +246,17 @@ public struct PeerClientFigure: Sendable {
         ]
         var lines = ["", "Figure 7: `dfu` and a peer client side by side (Secure DFU through dfu-sim, `--device \(result.device)`;"
                      + " the client process under dfu-bench-rusage; median (min–max) of the timed runs)"]
-        let writeValue = result.dfuWriteValue
-        lines += table.render(header: ["", "`dfu upload`", "`--no-acquire`", "nrfdfu", "dfu/peer", "--no-acquire/peer"],
+        let ways = [result.dfuWriteValue, result.dfuWriteValueWithoutPRN]
+        lines += table.render(header: ["", "`dfu upload`", "`--no-acquire`", "`--no-acquire --prn 0`", "nrfdfu", "dfu/peer",
+                                       "--no-acquire/peer", "--prn 0/peer"],
                               rows: metrics.map { metric in
             let dfu = metric.value(result.dfu)
             let other = peer.map(metric.value)
-            let byWriteValue = writeValue.map(metric.value)
-            return [metric.name, dfu.formatted(digits: metric.digits), byWriteValue?.formatted(digits: metric.digits) ?? "–",
-                    other?.formatted(digits: metric.digits) ?? absent, ratio(dfu.median, other?.median),
-                    byWriteValue.map { ratio($0.median, other?.median) } ?? "–"]
+            let byWriteValue = ways.map { $0.map(metric.value) }
+            return [metric.name, dfu.formatted(digits: metric.digits)]
+                + byWriteValue.map { $0?.formatted(digits: metric.digits) ?? "–" }
+                + [other?.formatted(digits: metric.digits) ?? absent, ratio(dfu.median, other?.median)]
+                + byWriteValue.map { $0.map { ratio($0.median, other?.median) } ?? "–" }
         })
         switch result.peer {
         case .notGiven:
@@ -251,7 +264,8 @@ public struct PeerClientFigure: Sendable {
         case .failed(let path, let reason):
             lines.append("peer: nrfdfu at \(path) not measured: " + reason.prefix(300).split(whereSeparator: \.isNewline).joined(separator: " "))
         case .measured(let path, _):
-            lines.append("peer: nrfdfu at \(path); wall is no radio's speed: the stand-in answers as fast as the host runs")
+            lines.append("peer: nrfdfu at \(path) (packet receipt notifications off, as `--prn 0`; `dfu`'s default is 12);"
+                         + " wall is no radio's speed: the stand-in answers as fast as the host runs")
         }
         return lines
     }

@@ -1,6 +1,6 @@
-/// Figure 7's outcome: `dfu upload` (with AcquireWrite, as it runs by default, and with `--no-acquire`, the WriteValue
-/// path nrfdfu takes) and the peer client (nrfdfu), each as ``UploadClientCost``, and what the peer's column says when
-/// it was not measured.
+/// Figure 7's outcome: `dfu upload` (with AcquireWrite, as it runs by default; with `--no-acquire`, the WriteValue
+/// path nrfdfu takes; and with `--no-acquire --prn 0`, nrfdfu's exchange exactly) and the peer client (nrfdfu), each as
+/// ``UploadClientCost``, and what the peer's column says when it was not measured.
 public struct PeerClientFigureResult: Sendable, Hashable, Codable {
     /// What the peer's column holds.
     public enum Peer: Sendable, Hashable, Codable {
@@ -16,6 +16,9 @@ public struct PeerClientFigureResult: Sendable, Hashable, Codable {
     public var dfu: UploadClientCost
     /// `dfu upload --no-acquire`'s cost (nil in results from before it was measured).
     public var dfuWriteValue: UploadClientCost?
+    /// `dfu upload --no-acquire --prn 0`'s cost: no packet receipt notifications, as nrfdfu sets (nil in results from
+    /// before it was measured).
+    public var dfuWriteValueWithoutPRN: UploadClientCost?
     /// The peer's.
     public var peer: Peer
     /// Firmware bytes of the small and the large upload.
@@ -26,10 +29,11 @@ public struct PeerClientFigureResult: Sendable, Hashable, Codable {
     public var device: String
 
     /// A result from its parts.
-    public init(dfu: UploadClientCost, dfuWriteValue: UploadClientCost? = nil, peer: Peer, smallBytes: Int, largeBytes: Int,
-                device: String) {
+    public init(dfu: UploadClientCost, dfuWriteValue: UploadClientCost? = nil, dfuWriteValueWithoutPRN: UploadClientCost? = nil,
+                peer: Peer, smallBytes: Int, largeBytes: Int, device: String) {
         self.dfu = dfu
         self.dfuWriteValue = dfuWriteValue
+        self.dfuWriteValueWithoutPRN = dfuWriteValueWithoutPRN
         self.peer = peer
         self.smallBytes = smallBytes
         self.largeBytes = largeBytes

@@ -69,25 +69,28 @@ import Testing
                                                    peer: .notGiven, smallBytes: 4096, largeBytes: 512_000, device: "secure,sd_id=0xB7")
         let text = BenchTable(report: report).text
         #expect(text.contains("Figure 7: `dfu` and a peer client side by side"))
-        #expect(Self.cells("", in: text) == ["", "`dfu upload`", "`--no-acquire`", "nrfdfu", "dfu/peer", "--no-acquire/peer"])
-        #expect(Self.cells("CPU per MiB", in: text)?.dropFirst() == ["253 (243–258)", "–", "not given", "–", "–"])
-        #expect(Self.cells("peak RSS", in: text)?.dropFirst() == ["21.5", "–", "not given", "–", "–"])
+        #expect(Self.cells("", in: text) == ["", "`dfu upload`", "`--no-acquire`", "`--no-acquire --prn 0`", "nrfdfu", "dfu/peer",
+                                             "--no-acquire/peer", "--prn 0/peer"])
+        #expect(Self.cells("CPU per MiB", in: text)?.dropFirst() == ["253 (243–258)", "–", "–", "not given", "–", "–", "–"])
+        #expect(Self.cells("peak RSS", in: text)?.dropFirst() == ["21.5", "–", "–", "not given", "–", "–", "–"])
         #expect(text.contains("peer: not given (`make bench PEER_NRFDFU=/path/to/nrfdfu`"))
     }
 
-    @Test func withThePeerEachRowGivesBothWaysOfDfuThePeerAndTheRatios() throws {
+    @Test func withThePeerEachRowGivesTheThreeWaysOfDfuThePeerAndTheRatios() throws {
         var report = BenchReport(machine: BenchTableTests.machine)
         report.peerClient = PeerClientFigureResult(
             dfu: try Self.cost(perMebibyte: 253, fixed: 60, startup: 9, rss: 21.5),
             dfuWriteValue: try Self.cost(perMebibyte: 838, fixed: 62, startup: 9, rss: 21.0),
+            dfuWriteValueWithoutPRN: try Self.cost(perMebibyte: 419, fixed: 61, startup: 9, rss: 20.9),
             peer: .measured(path: "/work/peer/nrfdfu", cost: try Self.cost(perMebibyte: 419, fixed: 20, startup: 2, rss: 4.3)),
             smallBytes: 4096, largeBytes: 512_000, device: "secure,sd_id=0xB7")
         let text = BenchTable(report: report).text
-        #expect(Self.cells("CPU per MiB", in: text)?.dropFirst() == ["253 (243–258)", "838 (828–843)", "419 (409–424)", "0.60×", "2.00×"])
-        #expect(Self.cells("fixed cost", in: text)?.dropFirst() == ["60.0", "62.0", "20.0", "3.00×", "3.10×"])
-        #expect(Self.cells("peak RSS", in: text)?.dropFirst() == ["21.5", "21.0", "4.3", "5.00×", "4.88×"])
-        #expect(Self.cells("context switches", in: text)?.dropFirst() == ["2530", "8380", "4190", "0.60×", "2.00×"])
-        #expect(text.contains("peer: nrfdfu at /work/peer/nrfdfu;"))
+        #expect(Self.cells("CPU per MiB", in: text)?.dropFirst()
+                == ["253 (243–258)", "838 (828–843)", "419 (409–424)", "419 (409–424)", "0.60×", "2.00×", "1.00×"])
+        #expect(Self.cells("fixed cost", in: text)?.dropFirst() == ["60.0", "62.0", "61.0", "20.0", "3.00×", "3.10×", "3.05×"])
+        #expect(Self.cells("peak RSS", in: text)?.dropFirst() == ["21.5", "21.0", "20.9", "4.3", "5.00×", "4.88×", "4.86×"])
+        #expect(Self.cells("context switches", in: text)?.dropFirst() == ["2530", "8380", "4190", "4190", "0.60×", "2.00×", "1.00×"])
+        #expect(text.contains("peer: nrfdfu at /work/peer/nrfdfu (packet receipt notifications off, as `--prn 0`;"))
     }
 
     @Test func aPeerThatFailedSaysWhy() throws {
@@ -97,7 +100,7 @@ import Testing
             peer: .failed(path: "/nowhere/nrfdfu", reason: "not an executable file"), smallBytes: 4096, largeBytes: 512_000,
             device: "secure,sd_id=0xB7")
         let text = BenchTable(report: report).text
-        #expect(Self.cells("CPU per MiB", in: text)?.dropFirst() == ["253 (243–258)", "–", "failed", "–", "–"])
+        #expect(Self.cells("CPU per MiB", in: text)?.dropFirst() == ["253 (243–258)", "–", "–", "failed", "–", "–", "–"])
         #expect(text.contains("peer: nrfdfu at /nowhere/nrfdfu not measured: not an executable file"))
     }
 
