@@ -3,7 +3,8 @@
 #   make test       install what the tests need (as root), run every test, the real-BlueZ VM suite included
 #   make test-unit  only the Swift tests (no VM)
 #   make test-clients  clients written elsewhere: bleak against dfu-sim, dfu against bluezoo (Tests/Clients/README.md)
-#   make test-bluez only the real-BlueZ VM suite (Tests/BlueZVM/README.md); BLUEZ=5.55 against Debian 11's bluetoothd
+#   make test-bluez only the real-BlueZ VM suite (Tests/BlueZVM/README.md); BLUEZ=5.55 against Debian 11's bluetoothd;
+#                   make test-bluez-versions what make test runs: 5.66's suite and 5.55's nRF5 uploads, two boots at once
 #   make test-bluez-matrix  the suite against every bluetoothd it names (5.55, 5.66, 5.82, 5.87)
 #   make test-under-load  the Swift tests and the client suites UNDER_LOAD_RUNS (3) times each beside
 #                   UNDER_LOAD_LOOPS (2) busy CPU loops; every run must pass (scripts/under-load.sh; not in make test)
@@ -49,7 +50,7 @@ build: deps
 	$(SWIFT) build -c release --product dfu
 	$(SWIFT) build -c release --product dfu-sim
 
-test: test-unit test-clients test-bluez test-bluez-5.55
+test: test-unit test-clients test-bluez-versions
 
 lint:
 	@scripts/lint.sh

@@ -178,11 +178,17 @@ esac
 kernel="/boot/vmlinuz-$kernel_version"
 
 # --- initramfs, rebuilt when its sources or the kernel's modules change ----------------------
+# Under a lock: `make test` boots twice at once (bluez-vm.mk, test-bluez-versions), and on a fresh clone both
+# boots would otherwise write the same file.
 initramfs="$build_dir/initramfs-$kernel_version.cpio.gz"
+mkdir -p "$build_dir"
+exec {initramfs_lock}> "$build_dir/initramfs.lock"
+flock "$initramfs_lock"
 if ! [ -s "$initramfs" ] || [ "$here/initramfs.sh" -nt "$initramfs" ] \
     || [ "$here/initramfs-init" -nt "$initramfs" ] || [ "/lib/modules/$kernel_version" -nt "$initramfs" ]; then
     "$here/initramfs.sh" "$kernel_version" "$initramfs"
 fi
+exec {initramfs_lock}>&-
 
 # --- the job the guest reads -----------------------------------------------------------------
 # The folder is emptied first, so it must be new, empty or an earlier run's output.

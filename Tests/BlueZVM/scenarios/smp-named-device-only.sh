@@ -6,7 +6,8 @@
 # the real bluetoothd; nothing is at A:
 #   1. `dfu images -d A+1` reads the target, so bluetoothd knows it and it is advertising.
 #   2. `dfu images`, `dfu reset`, `dfu confirm` and `dfu upload` naming A each exit 2 (no device) and
-#      name A in their one line.
+#      name A in their one line, while the central hears the target (bluetoothd announces its RSSI):
+#      each scan of 5 s had the neighbour in view and left it alone.
 #   3. The target saw no connection meanwhile; its SMP request count and its image list are unchanged.
 set -u
 # shellcheck source=../guest/lib.sh
@@ -43,16 +44,29 @@ requests_before=$(dfusim_report .stats.smp_requests)
 dfusim_peripheral_mark
 
 # --- 2. every SMP command naming the absent address refuses -----------------------------------------
-# refused LABEL COMMAND ARGS...: `dfu COMMAND -d ABSENT ARGS...` exits 2 and names the absent address.
+# refused LABEL COMMAND ARGS...: `dfu COMMAND -d ABSENT ARGS...` exits 2 and names the absent address, and
+# the central heard the target meanwhile: bluetoothd announced the target's RSSI (a device heard in a
+# discovery; its RSSI was cleared when the last one stopped), seen by a dbus-monitor attached before dfu
+# starts (its first line, NameAcquired, says it is). The peripheral re-advertises every 1.5 s, so 5 s of
+# scanning hear it; without that check a refusal could mean only that nothing was heard.
+target_path=$(bluezvm_device_path "$central" "$target_address")
 refused() {
-    local label=$1 status
+    local label=$1 status monitor
     shift
+    dbus-monitor --system "type='signal',sender='org.bluez',interface='org.freedesktop.DBus.Properties',path='$target_path'" \
+        > "$label.signals" 2> /dev/null &
+    monitor=$!
+    bluezvm_wait_until 10 "dbus-monitor to attach" test -s "$label.signals" || { kill "$monitor"; return 1; }
     bluezvm_log "dfu $* --device $absent"
-    "$BLUEZVM_BIN/dfu" "$@" --device "$absent" --adapter "$central" --scan-timeout 10 > "$label.out" 2> "$label.err"
+    "$BLUEZVM_BIN/dfu" "$@" --device "$absent" --adapter "$central" --scan-timeout 5 > "$label.out" 2> "$label.err"
     status=$?
+    kill "$monitor" 2> /dev/null
+    wait "$monitor" 2> /dev/null
     sed "s/^/  $label| /" "$label.err"
     [ "$status" -eq 2 ] || { bluezvm_log "dfu $1 exited with $status, not 2"; return 1; }
     grep -q "$absent" "$label.err" || { bluezvm_log "its line does not name $absent"; return 1; }
+    grep -q 'string "RSSI"' "$label.signals" \
+        || { bluezvm_log "the central did not hear the target at $target_address meanwhile: the refusal proves nothing"; return 1; }
 }
 bluezvm_check "dfu images naming $absent exits 2" refused images images
 bluezvm_check "dfu reset naming $absent exits 2" refused reset reset
