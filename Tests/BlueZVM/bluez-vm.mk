@@ -100,7 +100,7 @@ BLUEZVM_5_55_BOOT = $(MAKE) --no-print-directory test-bluez-boot BLUEZ=5.55 \
 	    BLUEZVM_SCENARIOS="$(foreach name,$(BLUEZVM_5_55_SCENARIOS),$(BLUEZVM_DIR)/scenarios/$(name).sh)"
 .PHONY: test-bluez-5.55
 test-bluez-5.55: bluez-vm-deps $(BLUEZVM_PREREQUISITES)
-	@$(BLUEZVM_5_55_BOOT)
+	+@$(BLUEZVM_5_55_BOOT)
 
 # What `make test` runs: the whole suite on 5.66 and the 5.55 boot at once, each boot's lines as they come (the
 # 5.55 boot's marked "[5.55]"); fails when either fails, after both ended. qemu runs a guest's every vCPU on one
