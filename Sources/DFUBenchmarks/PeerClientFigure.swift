@@ -16,9 +16,10 @@ import Foundation
 ///
 /// nrfdfu does not scan: blzlib connects to a device bluetoothd already knows (Device1.Connect), or else calls
 /// Adapter1.ConnectDevice, which bluetoothd offers only with `--experimental` (the stand-in, like bluetoothd 5.66
-/// without it, answers UnknownMethod). So `dfu scan` runs first, outside the measured process, and makes the device
-/// known, as a user would with `bluetoothctl scan on`. Every upload is checked in `dfu-sim run --report`: the device
-/// must end up with an application of the package's size.
+/// without it, answers UnknownMethod). So `bluetoothctl --timeout 1 scan on` runs first and makes the device known, as
+/// a user would; it runs under a `dfu-bench-rusage` of its own, so the upload's rows stay nrfdfu's alone and one more
+/// row adds the scan's CPU to the small upload's: the fixed cost of the same work as `dfu`'s, which scans itself. Every
+/// upload is checked in `dfu-sim run --report`: the device must end up with an application of the package's size.
 public struct PeerClientFigure: Sendable {
     /// `dfu`.
     public var dfu: String
@@ -72,33 +73,35 @@ public struct PeerClientFigure: Sendable {
         var startup: [String]
         /// The upload command of `package`.
         var upload: @Sendable (_ package: String) -> [String]
-        /// Whether the device must be made known to the stand-in by a scan first.
-        var needsDiscovery: Bool
+        /// The command that makes the device known to bluetoothd before the upload (measured apart), none when the
+        /// client finds it itself.
+        var discovery: [String] = []
     }
 
     /// `dfu upload PACKAGE -d ADDRESS`, as users run it.
     var dfuClient: Client {
         let (dfu, address) = (self.dfu, self.address)
-        return Client(name: "dfu", startup: [dfu, "--version"], upload: { [dfu, "upload", $0, "-d", address] }, needsDiscovery: false)
+        return Client(name: "dfu", startup: [dfu, "--version"], upload: { [dfu, "upload", $0, "-d", address] })
     }
 
     /// `dfu upload PACKAGE -d ADDRESS --no-acquire`: every packet a WriteValue call, as nrfdfu sends them.
     var dfuWriteValueClient: Client {
         let (dfu, address) = (self.dfu, self.address)
         return Client(name: "dfu --no-acquire", startup: [dfu, "--version"],
-                      upload: { [dfu, "upload", $0, "-d", address, "--no-acquire"] }, needsDiscovery: false)
+                      upload: { [dfu, "upload", $0, "-d", address, "--no-acquire"] })
     }
 
     /// `dfu upload PACKAGE -d ADDRESS --no-acquire --prn 0`: the same calls, writes and notifications as nrfdfu's.
     var dfuWriteValueWithoutPRNClient: Client {
         let (dfu, address) = (self.dfu, self.address)
         return Client(name: "dfu --no-acquire --prn 0", startup: [dfu, "--version"],
-                      upload: { [dfu, "upload", $0, "-d", address, "--no-acquire", "--prn", "0"] }, needsDiscovery: false)
+                      upload: { [dfu, "upload", $0, "-d", address, "--no-acquire", "--prn", "0"] })
     }
 
     /// `nrfdfu ble -a ADDRESS PACKAGE` (nrfdfu's main.c: the type first, the package last).
     static func nrfdfuClient(_ path: String, address: String) -> Client {
-        Client(name: "nrfdfu", startup: [path, "ble", "--help"], upload: { [path, "ble", "-a", address, $0] }, needsDiscovery: true)
+        Client(name: "nrfdfu", startup: [path, "ble", "--help"], upload: { [path, "ble", "-a", address, $0] },
+               discovery: ["bluetoothctl", "--timeout", "1", "scan", "on"])
     }
 
     /// Measures `dfu` and the peer when given, run by run in turn (start-ups first, then both sizes of each client in
@@ -133,9 +136,14 @@ public struct PeerClientFigure: Sendable {
             for (index, client) in clients.enumerated() {
                 for (package, bytes) in [(smallPackage, smallBytes), (largePackage, largeBytes)] {
                     try attempt(index) {
-                        let report = try uploadOnce(client, package: package, bytes: bytes)
+                        let (report, discovery) = try uploadOnce(client, package: package, bytes: bytes)
                         if run > 0 {
-                            if bytes == smallBytes { samples[index].small.append(report) } else { samples[index].large.append(report) }
+                            if bytes == smallBytes {
+                                samples[index].small.append(report)
+                                if let discovery { samples[index].discoveries.append(discovery) }
+                            } else {
+                                samples[index].large.append(report)
+                            }
                         }
                         progress("figure 7: \(client.name) \(bytes) bytes run \(run): \(Spread.format(report.wallSeconds, digits: 2)) s wall,"
                                  + " \(Spread.format(report.cpuSeconds * 1000, digits: 1)) ms CPU, \(report.peakRSSKilobytes) KB")
@@ -145,7 +153,7 @@ public struct PeerClientFigure: Sendable {
         }
         func cost(_ samples: Samples) -> UploadClientCost? {
             UploadClientCost(startupSeconds: samples.startupSeconds, small: samples.small, large: samples.large,
-                             smallBytes: smallBytes, largeBytes: largeBytes)
+                             smallBytes: smallBytes, largeBytes: largeBytes, discoveries: samples.discoveries)
         }
         guard let dfuCost = cost(samples[0]), let writeValueCost = cost(samples[1]), let withoutPRNCost = cost(samples[2]) else {
             throw BenchError.noRuns
@@ -166,6 +174,8 @@ public struct PeerClientFigure: Sendable {
         var startupSeconds: [Double] = []
         var small: [ProcessUsageReport] = []
         var large: [ProcessUsageReport] = []
+        /// The discovery run before each small upload, for a client that needs one.
+        var discoveries: [ProcessUsageReport] = []
     }
 
     /// The CPU seconds of each of `startupRuns` start-ups of `client` after a warm-up.
@@ -179,17 +189,20 @@ public struct PeerClientFigure: Sendable {
     }
 
     /// One upload of `package` (`bytes` of firmware) by `client` to a fresh device under `dfu-sim run`: what the client
-    /// process used; throws unless the device ends up with an application of that size.
-    func uploadOnce(_ client: Client, package: String, bytes: Int) throws -> ProcessUsageReport {
+    /// process used, and its discovery process when it needs one; throws unless both succeed and the device ends up
+    /// with an application of that size.
+    func uploadOnce(_ client: Client, package: String, bytes: Int) throws -> (upload: ProcessUsageReport, discovery: ProcessUsageReport?) {
         let deviceReport = FileManager.default.temporaryDirectory.appendingPathComponent("dfu-bench-peer-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: deviceReport) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: dfuSim)
-        // $0 = dfu-bench-rusage, $1 = dfu for the scan or empty, then the client's command.
-        let script = #"scan="$1"; shift; if [ -n "$scan" ]; then "$scan" scan --scan-timeout 1 --quiet >/dev/null 2>&1; fi; "#
+        // $0 = dfu-bench-rusage, $1 = the discovery command (its words split by the shell) or empty, then the client's
+        // command. The discovery's own report comes first, marked.
+        let script = #"discovery="$1"; shift; if [ -n "$discovery" ]; then "#
+            + #""$0" $discovery 2>&1 >/dev/null | sed -n "s/^dfu-bench-rusage: /\#(Self.discoveryMark)&/p"; fi; "#
             + #"exec "$0" "$@" 2>&1"#
         process.arguments = ["run", "--report", deviceReport.path, "--device", "\(device),address=\(address)", "--", "/bin/sh", "-c", script, rusage,
-                             client.needsDiscovery ? dfu : ""] + client.upload(package)
+                             client.discovery.joined(separator: " ")] + client.upload(package)
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -200,14 +213,35 @@ public struct PeerClientFigure: Sendable {
         guard process.terminationStatus == 0 else {
             throw BenchError.child("dfu-sim run -- \(command) exited with \(process.terminationStatus): \(text.suffix(400))")
         }
-        guard let report = ProcessUsageReport(parsing: text), report.status == 0 else {
+        let (uploadText, discoveryText) = Self.separatingDiscovery(text)
+        guard let report = ProcessUsageReport(parsing: uploadText), report.status == 0 else {
             throw BenchError.child("no dfu-bench-rusage report: \(text.suffix(300))")
+        }
+        var discovery: ProcessUsageReport?
+        if !client.discovery.isEmpty {
+            guard let measured = ProcessUsageReport(parsing: discoveryText), measured.status == 0 else {
+                throw BenchError.child("\(client.discovery.joined(separator: " ")) failed or gave no report: \(text.suffix(300))")
+            }
+            discovery = measured
         }
         let installed = Self.applicationSize(inDeviceReport: (try? Data(contentsOf: deviceReport)) ?? Data())
         guard installed == bytes else {
             throw BenchError.child("\(command) exited 0 but the device holds no \(bytes)-byte application (dfu-sim --report: \(installed.map(String.init) ?? "none"))")
         }
-        return report
+        return (report, discovery)
+    }
+
+    /// What marks the discovery's `dfu-bench-rusage` line in an upload's output.
+    static let discoveryMark = "discovery: "
+
+    /// An upload's output without the discovery's marked lines, and those lines unmarked.
+    static func separatingDiscovery(_ text: String) -> (upload: String, discovery: String) {
+        var upload: [Substring] = []
+        var discovery: [Substring] = []
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix(discoveryMark) { discovery.append(line.dropFirst(discoveryMark.count)) } else { upload.append(line) }
+        }
+        return (upload.joined(separator: "\n"), discovery.joined(separator: "\n"))
     }
 
     /// The size of the first device's application in a `dfu-sim --report` file (`devices[0].images.application.size`).
@@ -239,6 +273,8 @@ public struct PeerClientFigure: Sendable {
         let metrics: [Metric] = [
             ("CPU per MiB beyond start-up (\(result.largeBytes) − \(result.smallBytes) bytes), ms/MiB", \.cpuPerMebibyteMilliseconds, 0),
             ("fixed cost: CPU of the \(result.smallBytes)-byte upload, ms", \.fixedCostMilliseconds, 1),
+            ("the same with the discovery it needs first (nrfdfu: `bluetoothctl --timeout 1 scan on`), ms",
+             { $0.fixedCostWithDiscoveryMilliseconds ?? $0.fixedCostMilliseconds }, 1),
             ("start-up alone: CPU of `dfu --version` / `nrfdfu ble --help`, ms", \.startupMilliseconds, 1),
             ("peak RSS of the \(result.largeBytes)-byte upload, MB", \.peakRSSMegabytes, 1),
             ("wall of the \(result.largeBytes)-byte upload, s", \.largeUploadWallSeconds, 2),

@@ -14,11 +14,17 @@ public struct UploadClientCost: Sendable, Hashable, Codable {
     public var largeUploadWallSeconds: Spread
     /// Voluntary plus involuntary context switches of the large upload's process (every thread's): its wake-ups.
     public var largeUploadContextSwitches: Spread
+    /// The small upload's CPU plus that of the discovery the client needs another process for first (nrfdfu:
+    /// `bluetoothctl --timeout 1 scan on`), run by run, ms; nil for a client that finds the device itself (`dfu`,
+    /// whose fixed cost includes its own scan) and in results from before it was measured.
+    public var fixedCostWithDiscoveryMilliseconds: Spread?
 
     /// A cost from its figures.
     public init(startupMilliseconds: Spread, fixedCostMilliseconds: Spread, cpuPerMebibyteMilliseconds: Spread,
-                peakRSSMegabytes: Spread, largeUploadWallSeconds: Spread, largeUploadContextSwitches: Spread)
+                peakRSSMegabytes: Spread, largeUploadWallSeconds: Spread, largeUploadContextSwitches: Spread,
+                fixedCostWithDiscoveryMilliseconds: Spread? = nil)
     {
+        self.fixedCostWithDiscoveryMilliseconds = fixedCostWithDiscoveryMilliseconds
         self.startupMilliseconds = startupMilliseconds
         self.fixedCostMilliseconds = fixedCostMilliseconds
         self.cpuPerMebibyteMilliseconds = cpuPerMebibyteMilliseconds
@@ -28,10 +34,14 @@ public struct UploadClientCost: Sendable, Hashable, Codable {
     }
 
     /// The cost from the start-up CPU of each run (seconds) and paired small and large uploads (run by run), whose
-    /// firmware images are `smallBytes` and `largeBytes` long; nil when a list is empty, the pairs do not match or
-    /// the sizes do not grow.
-    public init?(startupSeconds: [Double], small: [ProcessUsageReport], large: [ProcessUsageReport], smallBytes: Int, largeBytes: Int) {
-        guard small.count == large.count, largeBytes > smallBytes else { return nil }
+    /// firmware images are `smallBytes` and `largeBytes` long, and the discovery run before each small upload when the
+    /// client needs one (empty when it does not); nil when a list is empty, the pairs do not match or the sizes do not
+    /// grow.
+    public init?(startupSeconds: [Double], small: [ProcessUsageReport], large: [ProcessUsageReport], smallBytes: Int, largeBytes: Int,
+                 discoveries: [ProcessUsageReport] = []) {
+        guard small.count == large.count, discoveries.isEmpty || discoveries.count == small.count, largeBytes > smallBytes else {
+            return nil
+        }
         let mebibytes = Double(largeBytes - smallBytes) / 1_048_576
         guard let startup = Spread(startupSeconds.map { $0 * 1000 }),
             let fixed = Spread(small.map { $0.cpuSeconds * 1000 }),
@@ -40,7 +50,9 @@ public struct UploadClientCost: Sendable, Hashable, Codable {
             let wall = Spread(large.map(\.wallSeconds)),
             let switches = Spread(large.map { Double($0.contextSwitches) })
         else { return nil }
+        let withDiscovery = discoveries.isEmpty ? nil : Spread(zip(small, discoveries).map { ($0.cpuSeconds + $1.cpuSeconds) * 1000 })
         self.init(startupMilliseconds: startup, fixedCostMilliseconds: fixed, cpuPerMebibyteMilliseconds: perMebibyte,
-                  peakRSSMegabytes: rss, largeUploadWallSeconds: wall, largeUploadContextSwitches: switches)
+                  peakRSSMegabytes: rss, largeUploadWallSeconds: wall, largeUploadContextSwitches: switches,
+                  fixedCostWithDiscoveryMilliseconds: withDiscovery)
     }
 }

@@ -41,6 +41,40 @@ import Testing
                                  large: [try Self.report(cpuMilliseconds: 2)], smallBytes: 4096, largeBytes: 4096) == nil)
     }
 
+    @Test func aDiscoveryTheClientNeedsIsAddedToItsFixedCostRunByRun() throws {
+        let cost = try #require(UploadClientCost(
+            startupSeconds: [0.003], small: [try Self.report(cpuMilliseconds: 5), try Self.report(cpuMilliseconds: 7)],
+            large: [try Self.report(cpuMilliseconds: 50), try Self.report(cpuMilliseconds: 52)], smallBytes: 4096,
+            largeBytes: 512_000, discoveries: [try Self.report(cpuMilliseconds: 6), try Self.report(cpuMilliseconds: 4)]))
+        #expect(cost.fixedCostMilliseconds == Spread([5, 7]))
+        #expect(cost.fixedCostWithDiscoveryMilliseconds == Spread([11, 11]))
+        // A client that finds the device itself has no such figure; a discovery missing for a run gives no cost.
+        #expect(UploadClientCost(startupSeconds: [0.003], small: [try Self.report(cpuMilliseconds: 5)],
+                                 large: [try Self.report(cpuMilliseconds: 50)], smallBytes: 4096, largeBytes: 512_000)?
+                    .fixedCostWithDiscoveryMilliseconds == nil)
+        #expect(UploadClientCost(startupSeconds: [0.003], small: [try Self.report(cpuMilliseconds: 5), try Self.report(cpuMilliseconds: 7)],
+                                 large: [try Self.report(cpuMilliseconds: 50), try Self.report(cpuMilliseconds: 52)], smallBytes: 4096,
+                                 largeBytes: 512_000, discoveries: [try Self.report(cpuMilliseconds: 6)]) == nil)
+    }
+
+    @Test func theDiscoverysMarkedReportIsTakenApartFromTheUploads() throws {
+        // What the figure's shell gives: the discovery's report (marked), then the client's output and its report.
+        let output = """
+            discovery: dfu-bench-rusage: status=0 wall_us=1004000 user_us=3000 sys_us=1500 maxrss_kb=4800 nvcsw=20 nivcsw=1
+            Sending Init: OK
+            dfu-bench-rusage: status=0 wall_us=300000 user_us=4000 sys_us=1000 maxrss_kb=5100 nvcsw=90 nivcsw=2
+            """
+        let (upload, discovery) = PeerClientFigure.separatingDiscovery(output)
+        let uploadReport = try #require(ProcessUsageReport(parsing: upload))
+        let discoveryReport = try #require(ProcessUsageReport(parsing: discovery))
+        #expect(uploadReport.peakRSSKilobytes == 5100)
+        #expect(discoveryReport.peakRSSKilobytes == 4800)
+        #expect(abs(discoveryReport.cpuSeconds - 0.0045) < 1e-9)
+        // Without a discovery the upload's output is left whole.
+        #expect(PeerClientFigure.separatingDiscovery("dfu-bench-rusage: status=0").upload == "dfu-bench-rusage: status=0")
+        #expect(PeerClientFigure.separatingDiscovery("dfu-bench-rusage: status=0").discovery.isEmpty)
+    }
+
     @Test func theRatioIsDfuOverThePeer() {
         #expect(PeerClientFigure.ratio(253, 419) == "0.60×")
         #expect(PeerClientFigure.ratio(30, 10) == "3.00×")
@@ -48,11 +82,12 @@ import Testing
         #expect(PeerClientFigure.ratio(30, 0) == "–")
     }
 
-    static func cost(perMebibyte: Double, fixed: Double, startup: Double, rss: Double) throws -> UploadClientCost {
+    static func cost(perMebibyte: Double, fixed: Double, startup: Double, rss: Double, discovery: Double? = nil) throws -> UploadClientCost {
         UploadClientCost(startupMilliseconds: try #require(Spread([startup])), fixedCostMilliseconds: try #require(Spread([fixed])),
                          cpuPerMebibyteMilliseconds: try #require(Spread([perMebibyte, perMebibyte - 10, perMebibyte + 5])),
                          peakRSSMegabytes: try #require(Spread([rss])), largeUploadWallSeconds: try #require(Spread([16.2])),
-                         largeUploadContextSwitches: try #require(Spread([perMebibyte * 10])))
+                         largeUploadContextSwitches: try #require(Spread([perMebibyte * 10])),
+                         fixedCostWithDiscoveryMilliseconds: try discovery.map { try #require(Spread([fixed + $0])) })
     }
 
     /// The cells of the table row whose first cell starts with `name`, trimmed.
@@ -82,9 +117,12 @@ import Testing
             dfu: try Self.cost(perMebibyte: 253, fixed: 60, startup: 9, rss: 21.5),
             dfuWriteValue: try Self.cost(perMebibyte: 838, fixed: 62, startup: 9, rss: 21.0),
             dfuWriteValueWithoutPRN: try Self.cost(perMebibyte: 419, fixed: 61, startup: 9, rss: 20.9),
-            peer: .measured(path: "/work/peer/nrfdfu", cost: try Self.cost(perMebibyte: 419, fixed: 20, startup: 2, rss: 4.3)),
+            peer: .measured(path: "/work/peer/nrfdfu", cost: try Self.cost(perMebibyte: 419, fixed: 20, startup: 2, rss: 4.3, discovery: 10)),
             smallBytes: 4096, largeBytes: 512_000, device: "secure,sd_id=0xB7")
         let text = BenchTable(report: report).text
+        // dfu scans by itself: its fixed cost is the same work as nrfdfu's with the scan it needs first.
+        #expect(Self.cells("the same with the discovery", in: text)?.dropFirst()
+                == ["60.0", "62.0", "61.0", "30.0", "2.00×", "2.07×", "2.03×"])
         #expect(Self.cells("CPU per MiB", in: text)?.dropFirst()
                 == ["253 (243–258)", "838 (828–843)", "419 (409–424)", "419 (409–424)", "0.60×", "2.00×", "1.00×"])
         #expect(Self.cells("fixed cost", in: text)?.dropFirst() == ["60.0", "62.0", "61.0", "20.0", "3.00×", "3.10×", "3.05×"])
