@@ -78,24 +78,16 @@ public struct PeerClientFigure: Sendable {
         var discovery: [String] = []
     }
 
-    /// `dfu upload PACKAGE -d ADDRESS`, as users run it.
-    var dfuClient: Client {
-        let (dfu, address) = (self.dfu, self.address)
-        return Client(name: "dfu", startup: [dfu, "--version"], upload: { [dfu, "upload", $0, "-d", address] })
-    }
+    /// The options of `dfu`'s ways, in the figure's column order: as users run it (packets through AcquireWrite),
+    /// `--no-acquire` (every packet a WriteValue call, as nrfdfu sends them) and `--no-acquire --prn 0` (the same
+    /// calls, writes and notifications as nrfdfu's).
+    static let dfuWays: [[String]] = [[], ["--no-acquire"], ["--no-acquire", "--prn", "0"]]
 
-    /// `dfu upload PACKAGE -d ADDRESS --no-acquire`: every packet a WriteValue call, as nrfdfu sends them.
-    var dfuWriteValueClient: Client {
+    /// `dfu upload PACKAGE -d ADDRESS OPTIONS...`, named by its command without the package.
+    func dfuClient(_ options: [String]) -> Client {
         let (dfu, address) = (self.dfu, self.address)
-        return Client(name: "dfu --no-acquire", startup: [dfu, "--version"],
-                      upload: { [dfu, "upload", $0, "-d", address, "--no-acquire"] })
-    }
-
-    /// `dfu upload PACKAGE -d ADDRESS --no-acquire --prn 0`: the same calls, writes and notifications as nrfdfu's.
-    var dfuWriteValueWithoutPRNClient: Client {
-        let (dfu, address) = (self.dfu, self.address)
-        return Client(name: "dfu --no-acquire --prn 0", startup: [dfu, "--version"],
-                      upload: { [dfu, "upload", $0, "-d", address, "--no-acquire", "--prn", "0"] })
+        return Client(name: (["dfu"] + options).joined(separator: " "), startup: [dfu, "--version"],
+                      upload: { [dfu, "upload", $0, "-d", address] + options })
     }
 
     /// `nrfdfu ble -a ADDRESS PACKAGE` (nrfdfu's main.c: the type first, the package last).
@@ -109,7 +101,7 @@ public struct PeerClientFigure: Sendable {
     public func run(progress: (String) -> Void = { _ in }) throws -> PeerClientFigureResult {
         var peerFailure: (path: String, reason: String)?
         // dfu's three ways first; a failure of any ends the figure, the peer's only fills its column.
-        var clients = [dfuClient, dfuWriteValueClient, dfuWriteValueWithoutPRNClient]
+        var clients = Self.dfuWays.map(dfuClient)
         let peerIndex = clients.count
         if let path = peerNrfdfu {
             if FileManager.default.isExecutableFile(atPath: path) {
