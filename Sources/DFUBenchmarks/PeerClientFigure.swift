@@ -5,9 +5,10 @@ import Foundation
 ///
 /// Each client uploads a small (4 KB) and a large (500 KB) Secure DFU package, nrfutil's fixtures, to a fresh Secure
 /// DFU bootloader served by `dfu-sim run` on a private dbus-daemon: `dfu upload` as it runs by default (packets through
-/// an AcquireWrite socket), `dfu upload --no-acquire` (packets by WriteValue, the D-Bus method nrfdfu uses for each),
-/// `dfu upload --no-acquire --prn 0` (nrfdfu's exchange exactly: it turns packet receipt notifications off, `dfu.c`
-/// `dfu_upgrade`, where `dfu`'s default of 12 adds a notification and an engine step to every 4 KB object) and nrfdfu;
+/// an AcquireWrite socket), `dfu upload --prn 0` (the same without packet receipt notifications, as nrfdfu turns them
+/// off, `dfu.c` `dfu_upgrade`, where `dfu`'s default of 12 adds a notification and an engine step to every 4 KB
+/// object), `dfu upload --no-acquire` (packets by WriteValue, the D-Bus method nrfdfu uses for each), `dfu upload
+/// --no-acquire --prn 0` (nrfdfu's exchange exactly) and nrfdfu;
 /// each process runs under `dfu-bench-rusage`, so only
 /// the client's own CPU and peak RSS are counted. From the two sizes, run by run: the CPU per MiB beyond every fixed
 /// cost (the difference of CPU over the difference of MiB), the fixed cost (the small upload's CPU), and beside it the
@@ -79,9 +80,10 @@ public struct PeerClientFigure: Sendable {
     }
 
     /// The options of `dfu`'s ways, in the figure's column order: as users run it (packets through AcquireWrite),
-    /// `--no-acquire` (every packet a WriteValue call, as nrfdfu sends them) and `--no-acquire --prn 0` (the same
-    /// calls, writes and notifications as nrfdfu's).
-    static let dfuWays: [[String]] = [[], ["--no-acquire"], ["--no-acquire", "--prn", "0"]]
+    /// `--prn 0` (the same without packet receipt notifications, as nrfdfu runs), `--no-acquire` (every packet a
+    /// WriteValue call, as nrfdfu sends them) and `--no-acquire --prn 0` (the same calls, writes and notifications as
+    /// nrfdfu's).
+    static let dfuWays: [[String]] = [[], ["--prn", "0"], ["--no-acquire"], ["--no-acquire", "--prn", "0"]]
 
     /// `dfu upload PACKAGE -d ADDRESS OPTIONS...`, named by its command without the package.
     func dfuClient(_ options: [String]) -> Client {
@@ -100,7 +102,7 @@ public struct PeerClientFigure: Sendable {
     /// every run), so that both see the same load; a peer that fails leaves its column saying why.
     public func run(progress: (String) -> Void = { _ in }) throws -> PeerClientFigureResult {
         var peerFailure: (path: String, reason: String)?
-        // dfu's three ways first; a failure of any ends the figure, the peer's only fills its column.
+        // dfu's ways first; a failure of any ends the figure, the peer's only fills its column.
         var clients = Self.dfuWays.map(dfuClient)
         let peerIndex = clients.count
         if let path = peerNrfdfu {
@@ -119,7 +121,7 @@ public struct PeerClientFigure: Sendable {
                 progress("figure 7: \(clients[index].name): \(error)")
             }
         }
-        // One start-up figure for dfu: its three ways start the same program.
+        // One start-up figure for dfu: its ways start the same program.
         for (index, client) in clients.enumerated() where index == 0 || index >= peerIndex {
             try attempt(index) { samples[index].startupSeconds = try startupSeconds(client) }
         }
@@ -147,9 +149,8 @@ public struct PeerClientFigure: Sendable {
             UploadClientCost(startupSeconds: samples.startupSeconds, small: samples.small, large: samples.large,
                              smallBytes: smallBytes, largeBytes: largeBytes, discoveries: samples.discoveries)
         }
-        guard let dfuCost = cost(samples[0]), let writeValueCost = cost(samples[1]), let withoutPRNCost = cost(samples[2]) else {
-            throw BenchError.noRuns
-        }
+        let dfuCosts = samples[..<peerIndex].compactMap(cost)
+        guard dfuCosts.count == Self.dfuWays.count else { throw BenchError.noRuns }
         var peer = PeerClientFigureResult.Peer.notGiven
         if let peerFailure {
             peer = .failed(path: peerFailure.path, reason: peerFailure.reason)
@@ -157,8 +158,9 @@ public struct PeerClientFigure: Sendable {
             guard let peerCost = cost(samples[peerIndex]) else { throw BenchError.noRuns }
             peer = .measured(path: path, cost: peerCost)
         }
-        return PeerClientFigureResult(dfu: dfuCost, dfuWriteValue: writeValueCost, dfuWriteValueWithoutPRN: withoutPRNCost, peer: peer,
-                                      smallBytes: smallBytes, largeBytes: largeBytes, device: device)
+        return PeerClientFigureResult(dfu: dfuCosts[0], dfuWithoutPRN: dfuCosts[1], dfuWriteValue: dfuCosts[2],
+                                      dfuWriteValueWithoutPRN: dfuCosts[3], peer: peer, smallBytes: smallBytes, largeBytes: largeBytes,
+                                      device: device)
     }
 
     /// What one client's runs gave.
@@ -274,9 +276,9 @@ public struct PeerClientFigure: Sendable {
         ]
         var lines = ["", "Figure 7: `dfu` and a peer client side by side (Secure DFU through dfu-sim, `--device \(result.device)`;"
                      + " the client process under dfu-bench-rusage; median (min–max) of the timed runs)"]
-        let ways = [result.dfuWriteValue, result.dfuWriteValueWithoutPRN]
-        lines += table.render(header: ["", "`dfu upload`", "`--no-acquire`", "`--no-acquire --prn 0`", "nrfdfu", "dfu/peer",
-                                       "--no-acquire/peer", "--prn 0/peer"],
+        let ways = [result.dfuWithoutPRN, result.dfuWriteValue, result.dfuWriteValueWithoutPRN]
+        lines += table.render(header: ["", "`dfu upload`", "`--prn 0`", "`--no-acquire`", "`--no-acquire --prn 0`", "nrfdfu", "dfu/peer",
+                                       "--prn 0/peer", "--no-acquire/peer", "--no-acquire --prn 0/peer"],
                               rows: metrics.map { metric in
             let dfu = metric.value(result.dfu)
             let other = peer.map(metric.value)

@@ -1,5 +1,6 @@
-/// Figure 7's outcome: `dfu upload` (with AcquireWrite, as it runs by default; with `--no-acquire`, the WriteValue
-/// path nrfdfu takes; and with `--no-acquire --prn 0`, nrfdfu's exchange exactly) and the peer client (nrfdfu), each as
+/// Figure 7's outcome: `dfu upload` (with AcquireWrite, as it runs by default; the same with `--prn 0`; with
+/// `--no-acquire`, the WriteValue path nrfdfu takes; and with `--no-acquire --prn 0`, nrfdfu's exchange exactly) and
+/// the peer client (nrfdfu), each as
 /// ``UploadClientCost``, and what the peer's column says when it was not measured.
 public struct PeerClientFigureResult: Sendable, Hashable, Codable {
     /// What the peer's column holds.
@@ -14,6 +15,9 @@ public struct PeerClientFigureResult: Sendable, Hashable, Codable {
 
     /// `dfu upload`'s cost.
     public var dfu: UploadClientCost
+    /// `dfu upload --prn 0`'s cost: AcquireWrite without packet receipt notifications (nil in results from before it
+    /// was measured).
+    public var dfuWithoutPRN: UploadClientCost?
     /// `dfu upload --no-acquire`'s cost (nil in results from before it was measured).
     public var dfuWriteValue: UploadClientCost?
     /// `dfu upload --no-acquire --prn 0`'s cost: no packet receipt notifications, as nrfdfu sets (nil in results from
@@ -29,9 +33,10 @@ public struct PeerClientFigureResult: Sendable, Hashable, Codable {
     public var device: String
 
     /// A result from its parts.
-    public init(dfu: UploadClientCost, dfuWriteValue: UploadClientCost? = nil, dfuWriteValueWithoutPRN: UploadClientCost? = nil,
-                peer: Peer, smallBytes: Int, largeBytes: Int, device: String) {
+    public init(dfu: UploadClientCost, dfuWithoutPRN: UploadClientCost? = nil, dfuWriteValue: UploadClientCost? = nil,
+                dfuWriteValueWithoutPRN: UploadClientCost? = nil, peer: Peer, smallBytes: Int, largeBytes: Int, device: String) {
         self.dfu = dfu
+        self.dfuWithoutPRN = dfuWithoutPRN
         self.dfuWriteValue = dfuWriteValue
         self.dfuWriteValueWithoutPRN = dfuWriteValueWithoutPRN
         self.peer = peer
