@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench-bluez` (figure 3 of Benchmarks/README.md): a 200 KB upload through the real bluetoothd in the VM,
-# with AcquireWrite and with WriteValue (`dfu upload --no-acquire`), and by nrfdfu when given
+# with AcquireWrite and with WriteValue (`dfu upload --no-acquire`), each also with `--prn 0` (no packet receipt
+# notifications, as nrfdfu runs), and by nrfdfu when given
 # (--peer-nrfdfu), several runs of each in one boot, alternating. Prints a table (median with min–max) and, with --json, writes the figures
 # as JSON. See Benchmarks/README.md, figure 3.
 set -euo pipefail
@@ -55,10 +56,11 @@ bin_dir="$repo/.build/release"
 for ((index = 0; index < ${#run_options[@]}; index++)); do
     [ "${run_options[index]}" = --bin-dir ] && bin_dir=${run_options[index + 1]:-$bin_dir}
 done
-# The WriteValue row needs `dfu upload --no-acquire`.
-modes=(acquire-write)
+# The WriteValue rows need `dfu upload --no-acquire`. The `--prn 0` rows make the exchange nrfdfu's (it turns packet
+# receipt notifications off, dfu.c `dfu_upgrade`; dfu's default is 12).
+modes=(acquire-write acquire-write-prn0)
 if "$bin_dir/dfu" upload --help 2>&1 | grep -q -- '--no-acquire'; then
-    modes+=(write-value)
+    modes+=(write-value write-value-prn0)
 else
     echo "bench-bluez: this dfu has no 'upload --no-acquire': WriteValue is not measured" >&2
 fi
@@ -83,8 +85,12 @@ for ((run = 1; run <= runs; run++)); do
             commands+=(--command "bench-$mode-$run=BLUEZVM_UPLOAD_BYTES=$size BLUEZVM_PERIPHERAL_ARGS=$peripheral_args BLUEZVM_PEER_NRFDFU=$(printf '%q' "$peer") $(printf '%q' "$here/scenarios/peer-nrfdfu-200k.sh")")
             continue
         fi
-        arguments=""
-        [ "$mode" = write-value ] && arguments="--no-acquire"
+        case $mode in
+            acquire-write) arguments="" ;;
+            acquire-write-prn0) arguments="--prn 0" ;;
+            write-value) arguments="--no-acquire" ;;
+            write-value-prn0) arguments="--no-acquire --prn 0" ;;
+        esac
         commands+=(--command "bench-$mode-$run=BLUEZVM_UPLOAD_TRACE=0 BLUEZVM_UPLOAD_BYTES=$size BLUEZVM_PERIPHERAL_ARGS=$peripheral_args BLUEZVM_UPLOAD_ARGS='$arguments' $(printf '%q' "$scenario")")
     done
 done
@@ -108,7 +114,7 @@ table=$(awk -v runs="$runs" -v size="$size" '
         for (i = 1; i <= n; i++) { split(parts[i], kv, "="); if (kv[1] == key) return kv[2] }
         return ""
     }
-    $1 ~ /^bench-(acquire-write|write-value|nrfdfu)-[0-9]+:$/ {
+    $1 ~ /^bench-((acquire-write|write-value)(-prn0)?|nrfdfu)-[0-9]+:$/ {
         name = substr($1, 1, length($1) - 1)
         mode = name; sub(/-[0-9]+$/, "", mode); sub(/^bench-/, "", mode)
         if (field($0, "wall_s") != "" && field($0, "status") == "0") {
@@ -131,8 +137,9 @@ table=$(awk -v runs="$runs" -v size="$size" '
         return sprintf("%.2f %.2f %.2f", median, values[1], values[n])
     }
     END {
-        for (m = 1; m <= 3; m++) {
-            mode = m == 1 ? "acquire-write" : m == 2 ? "write-value" : "nrfdfu"
+        split("acquire-write acquire-write-prn0 write-value write-value-prn0 nrfdfu", order, " ")
+        for (m = 1; m <= 5; m++) {
+            mode = order[m]
             if (!count[mode]) continue
             n = count[mode]
             print mode, n, spread(wall, mode, n), spread(cpu, mode, n), spread(user, mode, n), spread(sys, mode, n), \
@@ -162,7 +169,9 @@ while read -r mode n wall wall_min wall_max cpu cpu_min cpu_max user user_min us
     guest guest_min guest_max device device_min device_max; do
     case $mode in
         acquire-write) label="dfu, AcquireWrite" ;;
+        acquire-write-prn0) label="dfu --prn 0, AcquireWrite" ;;
         write-value) label="dfu --no-acquire, WriteValue" ;;
+        write-value-prn0) label="dfu --no-acquire --prn 0, WriteValue" ;;
         *) label="nrfdfu, WriteValue" ;;
     esac
     per_mb=$(awk -v c="$cpu" -v s="$size" 'BEGIN { printf "%.2f", c / (s / 1e6) }')

@@ -138,7 +138,7 @@ test-bluez-harness: bluez-vm-deps
 	$(BLUEZVM_DIR)/selftest.sh $(BLUEZVM_FLAGS)
 
 # Figure 3 of Benchmarks/README.md: a 200 KB upload through the real bluetoothd, AcquireWrite vs WriteValue
-# (`dfu upload --no-acquire`), and nrfdfu with PEER_NRFDFU=PATH, BENCH_BLUEZ_RUNS runs of each in one boot; the table on stdout,
+# (`dfu upload --no-acquire`), each also with `--prn 0` (nrfdfu's exchange), and nrfdfu with PEER_NRFDFU=PATH, BENCH_BLUEZ_RUNS runs of each in one boot; the table on stdout,
 # the JSON in BENCH_JSON when set (Tests/BlueZVM/bench.sh, Benchmarks/README.md). dfu and dfu-sim are make static's
 # (in STATIC_SCRATCH, under the repository: the guest does not see the host's /tmp), the binaries make install and the
 # Debian package ship. BENCH_BLUEZ_BIN and BENCH_BLUEZ_PREREQUISITES are its BLUEZVM_BIN and BLUEZVM_PREREQUISITES:
