@@ -66,30 +66,39 @@ mapfile -t swift_dfu < <(link_arguments "" < "$work/dfu.libs" | sed 's/^/-Xlinke
 
 names=("a C program that prints one line, no library" "the same in C, linked with dfu's libraries"
        "the same in Swift (async main, linked as given), with dfu's libraries" "dfu --version")
-commands=("$work/c-alone" "$work/c-dfu-libs" "$work/swift-dfu-libs" "$dfu --version")
+# Each program's path, and its arguments (words without spaces) apart, so that a path may hold spaces.
+programs=("$work/c-alone" "$work/c-dfu-libs" "$work/swift-dfu-libs" "$dfu")
+arguments=("" "" "" "--version")
 if [ -n "$peer" ]; then
     libraries "$peer" > "$work/peer.libs"
     mapfile -t c_peer < <(link_arguments "-Wl," < "$work/peer.libs")
     "$cc" -O2 "$work/floor.c" -o "$work/c-peer-libs" -Wl,--no-as-needed "${c_peer[@]}" ||
         { echo "startup-floor: $cc could not link a C program with nrfdfu's libraries" >&2; exit 1; }
     names+=("the same in C, linked with nrfdfu's libraries" "nrfdfu ble --help")
-    commands+=("$work/c-peer-libs" "$peer ble --help")
+    programs+=("$work/c-peer-libs" "$peer")
+    arguments+=("" "ble --help")
 fi
-for command in "${commands[@]}"; do
-    # shellcheck disable=SC2086  # a command and its one argument, no spaces in either
-    $command > /dev/null 2>&1 || { echo "startup-floor: $command failed" >&2; exit 1; }
+# command_of INDEX: sets command to programs[INDEX] and its arguments, split into words.
+command_of() {
+    local words
+    read -r -a words <<< "${arguments[$1]}"
+    command=("${programs[$1]}" "${words[@]}")
+}
+for index in "${!programs[@]}"; do
+    command_of "$index"
+    "${command[@]}" > /dev/null 2>&1 || { echo "startup-floor: ${command[*]} failed" >&2; exit 1; }
 done
 
 # One warm-up round, then the runs, every command in turn within each round.
 for round in $(seq 0 "$runs"); do
-    for index in "${!commands[@]}"; do
-        # shellcheck disable=SC2086
-        line=$("$rusage" ${commands[$index]} 2>&1 >/dev/null | grep '^dfu-bench-rusage: ' | tail -n 1)
+    for index in "${!programs[@]}"; do
+        command_of "$index"
+        line=$("$rusage" "${command[@]}" 2>&1 >/dev/null | grep '^dfu-bench-rusage: ' | tail -n 1)
         [ "$round" -eq 0 ] && continue
         user=$(sed -n 's/.* user_us=\([0-9]*\).*/\1/p' <<< "$line")
         sys=$(sed -n 's/.* sys_us=\([0-9]*\).*/\1/p' <<< "$line")
         rss=$(sed -n 's/.* maxrss_kb=\([0-9]*\).*/\1/p' <<< "$line")
-        [ -n "$user" ] && [ -n "$sys" ] && [ -n "$rss" ] || { echo "startup-floor: no report from $rusage ${commands[$index]}" >&2; exit 1; }
+        [ -n "$user" ] && [ -n "$sys" ] && [ -n "$rss" ] || { echo "startup-floor: no report from $rusage ${command[*]}" >&2; exit 1; }
         echo "$((user + sys))" >> "$work/cpu.$index"
         echo "$rss" >> "$work/rss.$index"
     done
@@ -106,7 +115,7 @@ median() { spread "$1" 1 6 | cut -d' ' -f1; }
 echo
 echo "Start-up floor beside figure 7: medians (min-max) of $runs runs after a warm-up, under dfu-bench-rusage"
 printf '%-72s %-22s %s\n' "" "CPU, ms" "peak RSS, MB"
-for index in "${!commands[@]}"; do
+for index in "${!programs[@]}"; do
     printf '%-72s %-22s %s\n' "${names[$index]}" "$(spread "$work/cpu.$index" 1000 2)" "$(spread "$work/rss.$index" 1024 2)"
 done
 ratio() { awk -v a="$(median "$1")" -v b="$(median "$2")" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else printf "-" }'; }

@@ -20,7 +20,7 @@ Each upload is one scenario (Tests/BlueZVM/scenarios/dfu-acquire-write-200k.sh, 
 trace; peer-nrfdfu-200k.sh for nrfdfu): the CPU time is the user+sys time of the client process in
 the guest; beside it what bluetoothd, the system bus's dbus-daemon and the whole guest used during
 the upload, and the client's CPU with that of the scan it needs first (dfu scans inside its process; nrfdfu's
-device is made known by `bluetoothctl --timeout 3 scan on` before, measured apart); throughput the image bytes over the
+device is made known by bluetoothctl's `scan on` for 3 s on the central before, measured apart); throughput the image bytes over the
 client's whole run (the scan before nrfdfu's not included), over dfu's transfer alone (its own trace), and at the device: the image
 bytes over the time the simulated bootloader took writes, from its first write to the final Execute, the one rate
 measured alike for every client (the peripheral's report: dfusim_record_device_rate in guest/peripheral.sh).
