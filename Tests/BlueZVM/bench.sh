@@ -60,6 +60,15 @@ done
 # The WriteValue rows need `dfu upload --no-acquire`. The `--prn 0` rows make the exchange nrfdfu's (it turns packet
 # receipt notifications off, dfu.c `dfu_upgrade`; dfu's default is 12).
 modes=(acquire-write acquire-write-prn0)
+# dfu_options MODE: the `dfu upload` options of a dfu mode.
+dfu_options() {
+    case $1 in
+        acquire-write) echo "" ;;
+        acquire-write-prn0) echo "--prn 0" ;;
+        write-value) echo "--no-acquire" ;;
+        write-value-prn0) echo "--no-acquire --prn 0" ;;
+    esac
+}
 if "$bin_dir/dfu" upload --help 2>&1 | grep -q -- '--no-acquire'; then
     modes+=(write-value write-value-prn0)
 else
@@ -86,12 +95,7 @@ for ((run = 1; run <= runs; run++)); do
             commands+=(--command "bench-$mode-$run=BLUEZVM_UPLOAD_BYTES=$size BLUEZVM_PERIPHERAL_ARGS=$peripheral_args BLUEZVM_PEER_NRFDFU=$(printf '%q' "$peer") $(printf '%q' "$here/scenarios/peer-nrfdfu-200k.sh")")
             continue
         fi
-        case $mode in
-            acquire-write) arguments="" ;;
-            acquire-write-prn0) arguments="--prn 0" ;;
-            write-value) arguments="--no-acquire" ;;
-            write-value-prn0) arguments="--no-acquire --prn 0" ;;
-        esac
+        arguments=$(dfu_options "$mode")
         commands+=(--command "bench-$mode-$run=BLUEZVM_UPLOAD_TRACE=0 BLUEZVM_UPLOAD_BYTES=$size BLUEZVM_PERIPHERAL_ARGS=$peripheral_args BLUEZVM_UPLOAD_ARGS='$arguments' $(printf '%q' "$scenario")")
     done
 done
@@ -109,7 +113,7 @@ elapsed=$(($(date +%s) - started))
 # "bench-MODE-N: bench-MODE-N device_kBps=…" (the rate the peripheral saw: dfusim_record_device_rate)
 measurements="$out/measurements"
 [ -s "$measurements" ] || { echo "bench-bluez: no measurements in $out (status $status)" >&2; exit 1; }
-table=$(awk -v runs="$runs" -v size="$size" '
+table=$(awk -v runs="$runs" -v size="$size" -v order="${modes[*]}" '
     function field(line, key,    n, parts, i, kv) {
         n = split(line, parts, " ")
         for (i = 1; i <= n; i++) { split(parts[i], kv, "="); if (kv[1] == key) return kv[2] }
@@ -146,9 +150,9 @@ table=$(awk -v runs="$runs" -v size="$size" '
         return sprintf("%.2f %.2f %.2f", median, values[1], values[n])
     }
     END {
-        split("acquire-write acquire-write-prn0 write-value write-value-prn0 nrfdfu", order, " ")
-        for (m = 1; m <= 5; m++) {
-            mode = order[m]
+        count_modes = split(order, ordered, " ")
+        for (m = 1; m <= count_modes; m++) {
+            mode = ordered[m]
             if (!count[mode]) continue
             n = count[mode]
             print mode, n, spread(wall, mode, n), spread(cpu, mode, n), spread(user, mode, n), spread(sys, mode, n), \
@@ -178,11 +182,9 @@ while read -r mode n wall wall_min wall_max cpu cpu_min cpu_max user user_min us
     whole whole_min whole_max transfer transfer_min transfer_max daemon daemon_min daemon_max bus bus_min bus_max \
     guest guest_min guest_max device device_min device_max with_scan with_scan_min with_scan_max; do
     case $mode in
-        acquire-write) label="dfu, AcquireWrite" ;;
-        acquire-write-prn0) label="dfu --prn 0, AcquireWrite" ;;
-        write-value) label="dfu --no-acquire, WriteValue" ;;
-        write-value-prn0) label="dfu --no-acquire --prn 0, WriteValue" ;;
-        *) label="nrfdfu, WriteValue" ;;
+        nrfdfu) label="nrfdfu, WriteValue" ;;
+        write-value*) options=$(dfu_options "$mode"); label="dfu $options, WriteValue" ;;
+        *) options=$(dfu_options "$mode"); label="dfu${options:+ $options}, AcquireWrite" ;;
     esac
     per_mb=$(awk -v c="$cpu" -v s="$size" 'BEGIN { printf "%.2f", c / (s / 1e6) }')
     transfer_cell=$([ "$mode" = nrfdfu ] && echo "–" || format "$transfer" "$transfer_min" "$transfer_max" 1)
